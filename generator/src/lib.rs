@@ -1,0 +1,1 @@
+//! `aqlgen`: compiles MCP-AQL adapter schemas into typed Rust crates.

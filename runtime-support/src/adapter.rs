@@ -1,0 +1,285 @@
+//! The contract between generated code and the runtime.
+//!
+//! `aqlgen` emits, per adapter schema, one zero-sized type implementing [`Adapter`]: static
+//! metadata, a compile-time routing table and pre-serialized introspection answers. The
+//! runtime is generic over that trait and never sees YAML.
+
+use serde_json::{Map, Value};
+
+use crate::params::ParamError;
+
+/// What a generated adapter crate provides to the runtime.
+pub trait Adapter: Send + Sync + 'static {
+    /// Name, version, target and auth of the adapter.
+    const INFO: &'static AdapterInfo;
+    /// Every operation, in schema order (CREATE, READ, UPDATE, DELETE, EXECUTE families).
+    const ROUTES: &'static [&'static Route];
+    /// Introspection answers, pre-serialized.
+    const INTROSPECTION: &'static Introspection;
+    /// MCP tool descriptions rendered from the templates.
+    const TOOLS: &'static ToolDocs;
+
+    /// Looks an operation up by its wire name: a `match` fixed at compile time.
+    fn route(operation: &str) -> Option<&'static Route>;
+}
+
+/// Static facts about an adapter.
+#[derive(Debug)]
+pub struct AdapterInfo {
+    /// Adapter name from the schema, e.g. `github`.
+    pub name: &'static str,
+    /// Adapter version from the schema (semver).
+    pub version: &'static str,
+    /// One-line description from the schema.
+    pub description: &'static str,
+    /// Base URL of the target API, without a trailing `/`.
+    pub base_url: &'static str,
+    /// Environment variable that overrides `base_url`, e.g. `GITHUB_BASE_URL`.
+    pub base_url_env: &'static str,
+    /// How requests authenticate; secrets come from the environment only.
+    pub auth: Auth,
+    /// `sha256:<hex>` fingerprint of the schema's front matter.
+    pub schema_fingerprint: &'static str,
+}
+
+/// Upstream authentication. Holds names of environment variables, never secrets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Auth {
+    /// No credentials are sent.
+    None,
+    /// `<header>: <prefix><$token_env>`, by default `Authorization: Bearer <token>`.
+    Bearer {
+        /// Variable holding the token.
+        token_env: &'static str,
+        /// Header name.
+        header: &'static str,
+        /// Text before the token, e.g. `"Bearer "`.
+        prefix: &'static str,
+    },
+    /// An API key in a header or a query parameter.
+    ApiKey {
+        /// Variable holding the key.
+        key_env: &'static str,
+        /// Where the key goes.
+        location: ApiKeyLocation,
+    },
+    /// HTTP basic auth.
+    Basic {
+        /// Variable holding the user name.
+        username_env: &'static str,
+        /// Variable holding the password.
+        password_env: &'static str,
+    },
+}
+
+/// Where an API key is sent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ApiKeyLocation {
+    /// In this request header.
+    Header(&'static str),
+    /// In this query parameter.
+    Query(&'static str),
+}
+
+/// The five semantic categories, which are also the CRUDE endpoint families.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Category {
+    /// Additive, non-destructive.
+    Create,
+    /// Read-only.
+    Read,
+    /// Modifies existing state.
+    Update,
+    /// Removes state.
+    Delete,
+    /// Side effects and lifecycle actions.
+    Execute,
+}
+
+impl Category {
+    /// All categories in CRUDE order.
+    pub const ALL: [Category; 5] = [
+        Self::Create,
+        Self::Read,
+        Self::Update,
+        Self::Delete,
+        Self::Execute,
+    ];
+
+    /// `semantic_category` as introspection spells it: `READ`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Create => "CREATE",
+            Self::Read => "READ",
+            Self::Update => "UPDATE",
+            Self::Delete => "DELETE",
+            Self::Execute => "EXECUTE",
+        }
+    }
+
+    /// The endpoint family: `read`. The CRUDE tool is `mcp_aql_<family>`.
+    pub const fn family(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Read => "read",
+            Self::Update => "update",
+            Self::Delete => "delete",
+            Self::Execute => "execute",
+        }
+    }
+
+    /// `{readOnly, destructive}` per SPEC §6.1 (REQ-ROUTE-4).
+    pub const fn permissions(self) -> (bool, bool) {
+        match self {
+            Self::Create => (false, false),
+            Self::Read => (true, false),
+            Self::Update | Self::Delete | Self::Execute => (false, true),
+        }
+    }
+}
+
+/// Upstream HTTP method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// GET: non-path params go to the query string.
+    Get,
+    /// POST: non-path params go to a JSON body.
+    Post,
+    /// PUT: non-path params go to a JSON body.
+    Put,
+    /// PATCH: non-path params go to a JSON body.
+    Patch,
+    /// DELETE: non-path params go to the query string.
+    Delete,
+}
+
+impl Method {
+    /// The method as HTTP spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Get => "GET",
+            Self::Post => "POST",
+            Self::Put => "PUT",
+            Self::Patch => "PATCH",
+            Self::Delete => "DELETE",
+        }
+    }
+}
+
+/// Danger levels with their numeric ranks (REQ-DANGER-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum DangerLevel {
+    /// 0: no side effects.
+    Safe,
+    /// 1: can be undone.
+    Reversible,
+    /// 2: loses data.
+    Destructive,
+    /// 3: wide or irreversible effects.
+    Dangerous,
+    /// 4: never run without explicit confirmation.
+    Forbidden,
+}
+
+impl DangerLevel {
+    /// The wire spelling: `destructive`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Safe => "safe",
+            Self::Reversible => "reversible",
+            Self::Destructive => "destructive",
+            Self::Dangerous => "dangerous",
+            Self::Forbidden => "forbidden",
+        }
+    }
+}
+
+/// One operation of the routing table.
+#[derive(Debug)]
+pub struct Route {
+    /// Wire name, snake_case.
+    pub operation: &'static str,
+    /// Semantic category, which is also the CRUDE family.
+    pub category: Category,
+    /// Upstream method.
+    pub method: Method,
+    /// Upstream path template from `maps_to`, e.g. `/repos/{owner}/{repo}`.
+    pub path_template: &'static str,
+    /// Declared (or defaulted) danger level.
+    pub danger_level: DangerLevel,
+    /// Whether a confirmation token must be presented before the call runs.
+    pub requires_confirmation: bool,
+    /// Parameter names the operation accepts, in schema order (for UPDATE operations the
+    /// identifiers plus `input`).
+    pub params: &'static [&'static str],
+    /// Parses and checks the resolved params (unknown -> missing -> types -> constraints ->
+    /// defaults), then builds the upstream request.
+    pub build: fn(&Map<String, Value>) -> Result<UpstreamRequest, ParamError>,
+}
+
+/// The HTTP request an operation sends, before base URL and auth are applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UpstreamRequest {
+    /// HTTP method.
+    pub method: Method,
+    /// Path with every substituted value percent-encoded, starting with `/`.
+    pub path: String,
+    /// Query pairs, not yet encoded; an array param gives one pair per element.
+    pub query: Vec<(&'static str, String)>,
+    /// JSON body for POST, PUT and PATCH; `None` when no body param was given.
+    pub body: Option<Value>,
+}
+
+/// Pre-serialized introspection answers.
+#[derive(Debug)]
+pub struct Introspection {
+    /// Every adapter operation in schema order; `introspect` itself is added by the runtime.
+    pub operations: &'static [OperationDoc],
+    /// Named types of the adapter; protocol types are added by the runtime.
+    pub types: &'static [TypeDoc],
+}
+
+/// Introspection documents of one operation.
+#[derive(Debug)]
+pub struct OperationDoc {
+    /// Wire name.
+    pub name: &'static str,
+    /// Semantic category.
+    pub category: Category,
+    /// Description from the schema, used by the `search` filter.
+    pub description: &'static str,
+    /// The `OperationInfo` list entry as JSON.
+    pub summary_json: &'static str,
+    /// `OperationDetails` as a JSON object without `mcpTool`, which depends on the endpoint
+    /// mode and tool prefix: the runtime inserts `"mcpTool":"…",` after the opening brace.
+    pub details_json: &'static str,
+}
+
+/// Introspection documents of one named type.
+#[derive(Debug)]
+pub struct TypeDoc {
+    /// Type name.
+    pub name: &'static str,
+    /// The `TypeInfo` list entry as JSON.
+    pub summary_json: &'static str,
+    /// `TypeDetails` as JSON.
+    pub details_json: &'static str,
+}
+
+/// MCP tool descriptions, rendered from `templates/` at generation time. Each names
+/// `introspect` (seed mcp-integration §2.1). `None` marks a family with no operations.
+#[derive(Debug)]
+pub struct ToolDocs {
+    /// `mcp_aql_create`.
+    pub create: Option<&'static str>,
+    /// `mcp_aql_read` (always present: it carries `introspect`).
+    pub read: &'static str,
+    /// `mcp_aql_update`.
+    pub update: Option<&'static str>,
+    /// `mcp_aql_delete`.
+    pub delete: Option<&'static str>,
+    /// `mcp_aql_execute`.
+    pub execute: Option<&'static str>,
+    /// `mcp_aql` in single mode.
+    pub single: &'static str,
+}

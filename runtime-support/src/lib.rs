@@ -1,0 +1,9 @@
+//! The runtime every `aqlgen`-generated MCP-AQL adapter links.
+//!
+//! Generated code implements [`adapter::Adapter`]; everything that is the same for every
+//! adapter (request envelope, limits, results and error codes, introspection serving, the MCP
+//! server on stdio or streamable HTTP, the upstream HTTP client) lives here.
+
+pub mod adapter;
+pub mod error;
+pub mod params;

@@ -7,3 +7,4 @@
 pub mod adapter;
 pub mod error;
 pub mod params;
+pub mod upstream;

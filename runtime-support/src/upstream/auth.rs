@@ -1,0 +1,405 @@
+//! Upstream credentials: read from the environment on every call, never from the schema.
+//!
+//! The schema names environment variables; [`AuthPlan`] checks those names once, when the
+//! client is built, and [`AuthPlan::resolve`] reads the values per request. A server therefore
+//! starts without credentials, and the first call that needs a missing one fails with a
+//! `PERMISSION_DENIED` naming the variable. Every value read is also remembered in
+//! [`Secrets`], which scrubs it from any text that could reach a client or a log.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
+
+use crate::adapter::{ApiKeyLocation, Auth};
+use crate::error::{AqlError, ErrorCode};
+
+/// What stands in for a secret in any text we pass on.
+const REDACTED: &str = "[REDACTED]";
+
+/// Secrets shorter than this are not scrubbed from text: replacing every `a` of a message
+/// because a password is `a` would destroy the message and protect nothing.
+const MIN_REDACTED_LEN: usize = 3;
+
+/// How requests authenticate, with header names already checked.
+#[derive(Debug, Clone)]
+pub(crate) enum AuthPlan {
+    /// No credentials.
+    None,
+    /// `<name>: <prefix><value of env>`: bearer tokens and API keys sent in a header.
+    Header {
+        env: &'static str,
+        name: HeaderName,
+        prefix: &'static str,
+    },
+    /// `?<name>=<value of env>`: an API key in the query string.
+    Query {
+        env: &'static str,
+        name: &'static str,
+    },
+    /// `Authorization: Basic base64(user:password)`.
+    Basic {
+        username_env: &'static str,
+        password_env: &'static str,
+    },
+}
+
+/// Credentials for one request.
+#[derive(Debug, Default)]
+pub(crate) struct Credentials {
+    /// A header to send, marked sensitive so it never shows in `Debug` output.
+    pub header: Option<(HeaderName, HeaderValue)>,
+    /// A query pair to append.
+    pub query: Option<(&'static str, String)>,
+    /// Everything secret this request carries, for redaction.
+    pub secrets: Secrets,
+}
+
+impl AuthPlan {
+    /// Checks the static parts of `auth` (header names, prefixes).
+    ///
+    /// # Errors
+    ///
+    /// `INTERNAL_ERROR` when a header name or prefix from the schema cannot be sent.
+    pub(crate) fn new(auth: &Auth) -> Result<Self, AqlError> {
+        match *auth {
+            Auth::None => Ok(Self::None),
+            Auth::Bearer {
+                token_env,
+                header,
+                prefix,
+            } => Ok(Self::Header {
+                env: token_env,
+                name: header_name(header)?,
+                prefix: header_prefix(prefix)?,
+            }),
+            Auth::ApiKey {
+                key_env,
+                location: ApiKeyLocation::Header(header),
+            } => Ok(Self::Header {
+                env: key_env,
+                name: header_name(header)?,
+                prefix: "",
+            }),
+            Auth::ApiKey {
+                key_env,
+                location: ApiKeyLocation::Query(name),
+            } => {
+                if name.is_empty() {
+                    return Err(config_error(
+                        "the API key query parameter name in the schema is empty",
+                    ));
+                }
+                Ok(Self::Query { env: key_env, name })
+            }
+            Auth::Basic {
+                username_env,
+                password_env,
+            } => Ok(Self::Basic {
+                username_env,
+                password_env,
+            }),
+        }
+    }
+
+    /// Whether requests carry credentials.
+    pub(crate) fn sends_credentials(&self) -> bool {
+        !matches!(self, Self::None)
+    }
+
+    /// Reads the credentials from the environment.
+    ///
+    /// # Errors
+    ///
+    /// `PERMISSION_DENIED` naming the variable when it is unset or empty, holds text that is
+    /// not valid Unicode, or holds a control character (CR or LF would split the header).
+    pub(crate) fn resolve(&self) -> Result<Credentials, AqlError> {
+        self.resolve_with(&|name| std::env::var_os(name))
+    }
+
+    /// [`resolve`](Self::resolve) with the environment passed in, so tests need not mutate
+    /// the process environment.
+    pub(crate) fn resolve_with(
+        &self,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<Credentials, AqlError> {
+        match self {
+            Self::None => Ok(Credentials::default()),
+            Self::Header {
+                env: var,
+                name,
+                prefix,
+            } => {
+                let value = read_secret(env, var)?;
+                let header = sensitive_header(&format!("{prefix}{value}"), var)?;
+                Ok(Credentials {
+                    header: Some((name.clone(), header)),
+                    query: None,
+                    secrets: Secrets(vec![value]),
+                })
+            }
+            Self::Query { env: var, name } => {
+                let value = read_secret(env, var)?;
+                Ok(Credentials {
+                    header: None,
+                    query: Some((name, value.clone())),
+                    secrets: Secrets(vec![value]),
+                })
+            }
+            Self::Basic {
+                username_env,
+                password_env,
+            } => {
+                let username = read_secret(env, username_env)?;
+                if username.contains(':') {
+                    // RFC 7617: the user-id cannot contain a colon.
+                    return Err(credential_invalid(
+                        username_env,
+                        "a basic-auth user name cannot contain ':'",
+                    ));
+                }
+                let password = read_secret(env, password_env)?;
+                let encoded = BASE64.encode(format!("{username}:{password}"));
+                let header = sensitive_header(&format!("Basic {encoded}"), password_env)?;
+                Ok(Credentials {
+                    header: Some((AUTHORIZATION, header)),
+                    query: None,
+                    secrets: Secrets(vec![password, encoded, username]),
+                })
+            }
+        }
+    }
+}
+
+/// The secret values of one request; [`redact`](Secrets::redact) scrubs them from text.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Secrets(Vec<String>);
+
+impl Secrets {
+    /// `text` with every secret (and its percent-encoded spelling) replaced by `[REDACTED]`.
+    pub(crate) fn redact(&self, text: &str) -> String {
+        let mut out = text.to_owned();
+        for secret in &self.0 {
+            if secret.len() < MIN_REDACTED_LEN {
+                continue;
+            }
+            out = out.replace(secret.as_str(), REDACTED);
+            let encoded = percent_encode(secret);
+            if encoded != *secret {
+                out = out.replace(encoded.as_str(), REDACTED);
+            }
+        }
+        out
+    }
+}
+
+/// Reads one credential variable.
+fn read_secret(
+    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    var: &'static str,
+) -> Result<String, AqlError> {
+    let Some(raw) = env(var).filter(|value| !value.is_empty()) else {
+        return Err(AqlError::new(
+            ErrorCode::PermissionDenied,
+            format!(
+                "Permission denied: missing credential. Set the environment variable '{var}' \
+                 for the adapter process and call again"
+            ),
+        )
+        .with_detail("reason", "AUTH_CREDENTIAL_MISSING")
+        .with_detail("env_var", var));
+    };
+    let Ok(value) = raw.into_string() else {
+        return Err(credential_invalid(var, "its value is not valid UTF-8"));
+    };
+    if value.chars().any(char::is_control) {
+        return Err(credential_invalid(
+            var,
+            "its value contains a line break or another control character",
+        ));
+    }
+    Ok(value)
+}
+
+/// A header value that hyper and `Debug` never print.
+fn sensitive_header(value: &str, var: &'static str) -> Result<HeaderValue, AqlError> {
+    // `read_secret` already refused control characters; this catches anything else the
+    // header grammar forbids.
+    let mut header = HeaderValue::from_str(value)
+        .map_err(|_| credential_invalid(var, "its value cannot be sent in an HTTP header"))?;
+    header.set_sensitive(true);
+    Ok(header)
+}
+
+fn credential_invalid(var: &'static str, why: &str) -> AqlError {
+    AqlError::new(
+        ErrorCode::PermissionDenied,
+        format!("Permission denied: the environment variable '{var}' is unusable: {why}"),
+    )
+    .with_detail("reason", "AUTH_CONFIG_INVALID")
+    .with_detail("env_var", var)
+}
+
+fn header_name(name: &'static str) -> Result<HeaderName, AqlError> {
+    HeaderName::from_bytes(name.as_bytes()).map_err(|_| {
+        config_error(&format!(
+            "the auth header name '{name}' in the schema is not a valid HTTP header name"
+        ))
+    })
+}
+
+fn header_prefix(prefix: &'static str) -> Result<&'static str, AqlError> {
+    if prefix.chars().any(char::is_control) {
+        return Err(config_error(
+            "the auth header prefix in the schema contains a control character",
+        ));
+    }
+    Ok(prefix)
+}
+
+fn config_error(what: &str) -> AqlError {
+    AqlError::new(
+        ErrorCode::InternalError,
+        format!("Internal error: adapter configuration is invalid: {what}"),
+    )
+    .with_detail("reason", "AUTH_CONFIG_INVALID")
+}
+
+/// Percent-encodes everything but unreserved characters (RFC 3986 §2.3), the way a secret
+/// would look if an upstream echoed a query string back.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashMap;
+    use std::ffi::OsString;
+
+    use super::*;
+
+    fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+        let map: HashMap<String, OsString> = pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        move |name| map.get(name).cloned()
+    }
+
+    #[test]
+    fn bearer_builds_prefixed_sensitive_header() {
+        let plan = AuthPlan::new(&Auth::Bearer {
+            token_env: "T",
+            header: "Authorization",
+            prefix: "Bearer ",
+        })
+        .expect("valid plan");
+        let creds = plan
+            .resolve_with(&env_of(&[("T", "tok123")]))
+            .expect("resolves");
+        let (name, value) = creds.header.expect("header");
+        assert_eq!(name, AUTHORIZATION);
+        assert_eq!(value.to_str().expect("ascii"), "Bearer tok123");
+        assert!(value.is_sensitive());
+        assert!(!format!("{value:?}").contains("tok123"));
+    }
+
+    #[test]
+    fn basic_encodes_user_and_password() {
+        let plan = AuthPlan::new(&Auth::Basic {
+            username_env: "U",
+            password_env: "P",
+        })
+        .expect("valid plan");
+        let creds = plan
+            .resolve_with(&env_of(&[("U", "alice"), ("P", "s3cret")]))
+            .expect("resolves");
+        let (_, value) = creds.header.expect("header");
+        assert_eq!(value.to_str().expect("ascii"), "Basic YWxpY2U6czNjcmV0");
+        assert_eq!(
+            creds.secrets.redact("x YWxpY2U6czNjcmV0 s3cret"),
+            "x [REDACTED] [REDACTED]"
+        );
+    }
+
+    #[test]
+    fn missing_and_empty_variables_are_permission_denied_naming_the_variable() {
+        let plan = AuthPlan::new(&Auth::ApiKey {
+            key_env: "MY_KEY",
+            location: ApiKeyLocation::Query("api_key"),
+        })
+        .expect("valid plan");
+        for env in [env_of(&[]), env_of(&[("MY_KEY", "")])] {
+            let err = plan.resolve_with(&env).expect_err("missing");
+            assert_eq!(err.code, ErrorCode::PermissionDenied);
+            assert!(err.message.contains("'MY_KEY'"), "{}", err.message);
+            assert_eq!(err.details["env_var"], "MY_KEY");
+        }
+    }
+
+    #[test]
+    fn control_characters_in_credentials_are_refused_without_echoing_them() {
+        let plan = AuthPlan::new(&Auth::Bearer {
+            token_env: "T",
+            header: "Authorization",
+            prefix: "Bearer ",
+        })
+        .expect("valid plan");
+        for bad in ["abc\r\nX-Injected: 1", "abc\n", "a\rb", "a\0b"] {
+            let err = plan
+                .resolve_with(&env_of(&[("T", bad)]))
+                .expect_err("refused");
+            assert_eq!(err.code, ErrorCode::PermissionDenied);
+            assert!(!err.to_json().to_string().contains("abc"));
+            assert!(!err.to_json().to_string().contains("Injected"));
+        }
+    }
+
+    #[test]
+    fn basic_user_name_with_colon_is_refused() {
+        let plan = AuthPlan::new(&Auth::Basic {
+            username_env: "U",
+            password_env: "P",
+        })
+        .expect("valid plan");
+        let err = plan
+            .resolve_with(&env_of(&[("U", "a:b"), ("P", "pw")]))
+            .expect_err("refused");
+        assert_eq!(err.details["env_var"], "U");
+    }
+
+    #[test]
+    fn schema_header_names_and_prefixes_are_checked_up_front() {
+        let bad_name = Auth::ApiKey {
+            key_env: "K",
+            location: ApiKeyLocation::Header("X Bad\r\n"),
+        };
+        assert_eq!(
+            AuthPlan::new(&bad_name).expect_err("bad").code,
+            ErrorCode::InternalError
+        );
+        let bad_prefix = Auth::Bearer {
+            token_env: "T",
+            header: "Authorization",
+            prefix: "Bearer\r\n",
+        };
+        assert!(AuthPlan::new(&bad_prefix).is_err());
+    }
+
+    #[test]
+    fn redaction_covers_the_percent_encoded_spelling() {
+        let secrets = Secrets(vec!["a b/c+d".to_owned()]);
+        assert_eq!(
+            secrets.redact("echo a%20b%2Fc%2Bd and a b/c+d"),
+            "echo [REDACTED] and [REDACTED]"
+        );
+        assert_eq!(Secrets(vec!["ab".to_owned()]).redact("abc"), "abc");
+    }
+}

@@ -1,0 +1,490 @@
+//! Upstream HTTP execution: the one place requests leave the process.
+//!
+//! [`Upstream`] holds one `reqwest` client (rustls with bundled web PKI roots, so the binary
+//! needs neither OpenSSL nor system certificates and links statically; connections are
+//! pooled and reused), the checked base URL and the auth plan. [`Upstream::send`] joins an
+//! [`UpstreamRequest`] onto the base URL, adds credentials read from the environment, sends
+//! it, reads at most [`UpstreamConfig::max_response_bytes`] while the body streams in, and
+//! maps the answer (see `response.rs` for the status table and where the seeds disagree).
+//!
+//! Guarantees:
+//! * Requests only go to the configured origin: the path is appended to the base URL, never
+//!   parsed as a URL of its own; `.`/`..` segments are refused; redirects are followed only
+//!   within the same origin (at most [`MAX_REDIRECTS`]).
+//! * Credentials go over HTTPS only, or plain HTTP to a loopback host (seed
+//!   universal-adapter-runtime §11.2).
+//! * No secret reaches a client-visible error or a log line: header values are marked
+//!   sensitive, error text is redacted, and transport errors are described by kind. Those
+//!   descriptions also leave out host names and addresses (seed §11.3 forbids exposing
+//!   internal hosts, which overrides the `{host}:{port}` of the §8.3 message patterns).
+
+mod auth;
+mod response;
+
+use std::error::Error as StdError;
+use std::ffi::OsString;
+use std::net::IpAddr;
+use std::time::{Duration, Instant, SystemTime};
+
+use reqwest::header::{ACCEPT, HeaderValue};
+use reqwest::{Client, Url, redirect};
+use serde_json::Value;
+use tracing::debug;
+
+use crate::adapter::{AdapterInfo, Method, UpstreamRequest};
+use crate::error::{AqlError, ErrorCode};
+use auth::{AuthPlan, Secrets};
+use response::UpstreamResponse;
+
+/// Same-origin redirects followed before giving up.
+pub const MAX_REDIRECTS: usize = 5;
+
+/// Tunables of the upstream client.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UpstreamConfig {
+    /// Whole-request timeout, connect to last body byte. Default 30 s.
+    pub timeout: Duration,
+    /// Largest upstream body accepted, checked while it streams in. Default 10 MiB (the
+    /// spec's response limit).
+    pub max_response_bytes: usize,
+}
+
+impl Default for UpstreamConfig {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(30),
+            max_response_bytes: 10 * 1024 * 1024,
+        }
+    }
+}
+
+/// The HTTP client of one adapter.
+#[derive(Debug)]
+pub struct Upstream {
+    info: &'static AdapterInfo,
+    client: Client,
+    /// The checked base URL, e.g. `https://api.github.com/` or `https://host/api/v3`.
+    base: Url,
+    /// `base` as text without a trailing `/`, ready to have a path appended.
+    base_prefix: String,
+    auth: AuthPlan,
+    /// HTTPS, or HTTP to a loopback host.
+    credentials_allowed: bool,
+    config: UpstreamConfig,
+}
+
+impl Upstream {
+    /// Builds the client. The base URL is `$<info.base_url_env>` when that variable is set and
+    /// not empty, else `info.base_url`. Credentials are not read here: a server starts without
+    /// them.
+    ///
+    /// # Errors
+    ///
+    /// `INTERNAL_ERROR` when the base URL is not an absolute `http`/`https` URL without user
+    /// info, query or fragment (naming the environment variable when it came from there), when
+    /// an auth header name from the schema is invalid, or when the TLS client cannot start.
+    pub fn new(info: &'static AdapterInfo, config: UpstreamConfig) -> Result<Upstream, AqlError> {
+        Self::with_env(info, config, &|name| std::env::var_os(name))
+    }
+
+    fn with_env(
+        info: &'static AdapterInfo,
+        config: UpstreamConfig,
+        env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> Result<Upstream, AqlError> {
+        let base = base_url(info, env)?;
+        let base_prefix = base.as_str().trim_end_matches('/').to_owned();
+        let credentials_allowed = base.scheme() == "https" || is_loopback(&base);
+        let auth = AuthPlan::new(&info.auth)?;
+        let origin = base.origin();
+        let policy = redirect::Policy::custom(move |attempt| {
+            if attempt.previous().len() >= MAX_REDIRECTS {
+                attempt.error("too many redirects")
+            } else if attempt.url().origin() == origin {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        });
+        let client = Client::builder()
+            .user_agent(format!("{}-adapter/{} (aqlgen)", info.name, info.version))
+            .timeout(config.timeout)
+            .connect_timeout(config.timeout.min(Duration::from_secs(10)))
+            .redirect(policy)
+            .build()
+            .map_err(|err| {
+                debug!(error = %error_chain(&err), "upstream client could not start");
+                AqlError::new(
+                    ErrorCode::InternalError,
+                    "Internal error: the upstream HTTP client could not start",
+                )
+            })?;
+        debug!(adapter = info.name, base_url = %base, "upstream client ready");
+        Ok(Upstream {
+            info,
+            client,
+            base,
+            base_prefix,
+            auth,
+            credentials_allowed,
+            config,
+        })
+    }
+
+    /// The base URL requests go to.
+    pub fn base_url(&self) -> &str {
+        self.base.as_str()
+    }
+
+    /// Sends `request` and returns the upstream's JSON (`null` for an empty 2xx body).
+    ///
+    /// # Errors
+    ///
+    /// * `PERMISSION_DENIED`: a credential variable is missing or unusable (the error names
+    ///   it), credentials would go over plain HTTP to a remote host, or the upstream said
+    ///   401/403.
+    /// * `VALIDATION_INVALID_VALUE`: a path value is `.` or `..`.
+    /// * `VALIDATION_PAYLOAD_TOO_LARGE`: the body exceeds `max_response_bytes`.
+    /// * The status table of `response.rs` for non-2xx answers; `INTERNAL_ERROR` for a 2xx
+    ///   body that is not JSON and for transport failures (refused, DNS, timeout, TLS,
+    ///   network), with `details.upstream_error` naming the kind.
+    pub async fn send(&self, request: UpstreamRequest) -> Result<Value, AqlError> {
+        let credentials = if self.auth.sends_credentials() {
+            if !self.credentials_allowed {
+                return Err(AqlError::new(
+                    ErrorCode::PermissionDenied,
+                    format!(
+                        "Permission denied: credentials are only sent over HTTPS or to \
+                         localhost, and the upstream base URL uses plain HTTP. Set '{}' to an \
+                         https URL",
+                        self.info.base_url_env
+                    ),
+                )
+                .with_detail("reason", "INSECURE_TRANSPORT"));
+            }
+            self.auth.resolve()?
+        } else {
+            auth::Credentials::default()
+        };
+        let secrets = credentials.secrets;
+        let url = self.url_for(&request, credentials.query.as_ref())?;
+
+        let mut builder = self
+            .client
+            .request(http_method(request.method), url)
+            .header(ACCEPT, HeaderValue::from_static("application/json"));
+        if let Some((name, value)) = credentials.header {
+            builder = builder.header(name, value);
+        }
+        if let Some(body) = &request.body {
+            builder = builder.json(body);
+        }
+
+        debug!(
+            method = request.method.as_str(),
+            path = %request.path,
+            query_pairs = request.query.len(),
+            "upstream request"
+        );
+        let started = Instant::now();
+        let response = builder
+            .send()
+            .await
+            .map_err(|err| self.transport_error(&err, &secrets))?;
+        let status = response.status();
+        let headers = response.headers().clone();
+        let body = self.read_body(response, &secrets).await?;
+        debug!(
+            status = status.as_u16(),
+            bytes = body.len(),
+            elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            "upstream response"
+        );
+        response::interpret(
+            &UpstreamResponse {
+                status,
+                headers: &headers,
+                body: &body,
+            },
+            &secrets,
+            SystemTime::now(),
+        )
+    }
+
+    /// The full URL of `request`: the base URL, the path appended, then the query pairs.
+    fn url_for(
+        &self,
+        request: &UpstreamRequest,
+        credential_query: Option<&(&'static str, String)>,
+    ) -> Result<Url, AqlError> {
+        check_path(&request.path)?;
+        let joined = format!("{}{}", self.base_prefix, request.path);
+        let mut url = Url::parse(&joined).map_err(|_| bad_path())?;
+        let base_path = self.base.path().trim_end_matches('/');
+        let stays_under_base = url.path() == base_path
+            || url
+                .path()
+                .strip_prefix(base_path)
+                .is_some_and(|rest| rest.starts_with('/'));
+        if url.origin() != self.base.origin() || !stays_under_base {
+            return Err(bad_path());
+        }
+        if !request.query.is_empty() || credential_query.is_some() {
+            let mut pairs = url.query_pairs_mut();
+            for (name, value) in &request.query {
+                pairs.append_pair(name, value);
+            }
+            if let Some((name, value)) = credential_query {
+                pairs.append_pair(name, value);
+            }
+        }
+        Ok(url)
+    }
+
+    /// Reads the body, failing as soon as it grows past the cap.
+    async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+        secrets: &Secrets,
+    ) -> Result<Vec<u8>, AqlError> {
+        let limit = self.config.max_response_bytes;
+        let declared = response.content_length();
+        if let Some(length) = declared.filter(|&length| length > limit as u64) {
+            return Err(too_large(limit).with_detail("actual_value", length));
+        }
+        let initial = declared.map_or(0, |length| length as usize).min(64 * 1024);
+        let mut body = Vec::with_capacity(initial);
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|err| self.transport_error(&err, secrets))?
+        {
+            if body.len() + chunk.len() > limit {
+                return Err(too_large(limit));
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    /// A client-safe description of a transport failure; the redacted detail goes to the log.
+    fn transport_error(&self, err: &reqwest::Error, secrets: &Secrets) -> AqlError {
+        debug!(error = %secrets.redact(&error_chain(err)), "upstream transport failure");
+        let env = self.info.base_url_env;
+        let (kind, message) = if err.is_timeout() {
+            (
+                "TRANSPORT_TIMEOUT",
+                format!(
+                    "Internal error: the upstream request timed out after {}ms",
+                    self.config.timeout.as_millis()
+                ),
+            )
+        } else if err.is_redirect() {
+            (
+                "TRANSPORT_NETWORK_ERROR",
+                format!(
+                    "Internal error: the upstream API redirected more than {MAX_REDIRECTS} times"
+                ),
+            )
+        } else {
+            match classify(err) {
+                Failure::Timeout => (
+                    "TRANSPORT_TIMEOUT",
+                    format!(
+                        "Internal error: the upstream request timed out after {}ms",
+                        self.config.timeout.as_millis()
+                    ),
+                ),
+                Failure::Dns => (
+                    "TRANSPORT_DNS_ERROR",
+                    format!(
+                        "Internal error: could not resolve the upstream host; check the base \
+                         URL ('{env}') and DNS"
+                    ),
+                ),
+                Failure::Refused => (
+                    "TRANSPORT_CONNECTION_REFUSED",
+                    format!(
+                        "Internal error: connection refused by the upstream API; check that it \
+                         is running and the base URL ('{env}')"
+                    ),
+                ),
+                Failure::Tls => (
+                    "TRANSPORT_TLS_ERROR",
+                    "Internal error: TLS error connecting to the upstream API (certificate or \
+                     handshake rejected)"
+                        .to_owned(),
+                ),
+                Failure::Network => (
+                    "TRANSPORT_NETWORK_ERROR",
+                    "Internal error: network error talking to the upstream API (the connection \
+                     failed or closed early)"
+                        .to_owned(),
+                ),
+            }
+        };
+        let mut error =
+            AqlError::new(ErrorCode::InternalError, message).with_detail("upstream_error", kind);
+        if kind == "TRANSPORT_TIMEOUT" {
+            let ms = u64::try_from(self.config.timeout.as_millis()).unwrap_or(u64::MAX);
+            error = error.with_detail("timeout_ms", ms);
+        }
+        error
+    }
+}
+
+/// Transport failure kinds (plugin contracts' `TRANSPORT_*` codes).
+#[derive(Debug, PartialEq, Eq)]
+enum Failure {
+    Timeout,
+    Dns,
+    Refused,
+    Tls,
+    Network,
+}
+
+/// Walks the error chain for the first recognizable cause.
+fn classify(err: &(dyn StdError + 'static)) -> Failure {
+    let mut current = Some(err);
+    while let Some(cause) = current {
+        if cause.is::<rustls::Error>() {
+            return Failure::Tls;
+        }
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            match io.kind() {
+                std::io::ErrorKind::ConnectionRefused => return Failure::Refused,
+                std::io::ErrorKind::TimedOut => return Failure::Timeout,
+                _ => {}
+            }
+            // `io::Error::source` skips the wrapped error itself; tokio-rustls wraps there.
+            if io
+                .get_ref()
+                .is_some_and(|inner| inner.is::<rustls::Error>())
+            {
+                return Failure::Tls;
+            }
+        }
+        // hyper-util's connector names resolver failures this way.
+        if cause.to_string() == "dns error" {
+            return Failure::Dns;
+        }
+        current = cause.source();
+    }
+    Failure::Network
+}
+
+/// `Display` of an error and all its causes, for debug logs only.
+fn error_chain(err: &(dyn StdError + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut current = err.source();
+    while let Some(cause) = current {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        current = cause.source();
+    }
+    text
+}
+
+/// Reads and checks the base URL.
+fn base_url(
+    info: &'static AdapterInfo,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Result<Url, AqlError> {
+    let from_env = env(info.base_url_env).filter(|value| !value.is_empty());
+    let (text, source) = match &from_env {
+        Some(value) => (
+            value.to_str().map(str::to_owned),
+            format!("the environment variable '{}'", info.base_url_env),
+        ),
+        None => (
+            Some(info.base_url.to_owned()),
+            "the schema's target base URL".to_owned(),
+        ),
+    };
+    let invalid = |why: &str| {
+        AqlError::new(
+            ErrorCode::InternalError,
+            format!("Internal error: {source} is not a usable upstream base URL: {why}"),
+        )
+        .with_detail("env_var", info.base_url_env)
+    };
+    let text = text.ok_or_else(|| invalid("it is not valid UTF-8"))?;
+    let url =
+        Url::parse(text.trim()).map_err(|_| invalid("expected an absolute http or https URL"))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(invalid("only http and https are supported"));
+    }
+    if url.cannot_be_a_base() || url.host().is_none() {
+        return Err(invalid("it has no host"));
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(invalid(
+            "it must not embed credentials; use the auth environment variables",
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(invalid("it must not have a query or fragment"));
+    }
+    Ok(url)
+}
+
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(domain)) => {
+            domain.eq_ignore_ascii_case("localhost") || domain.ends_with(".localhost")
+        }
+        Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip).is_loopback(),
+        Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip).is_loopback(),
+        None => false,
+    }
+}
+
+/// The path must be the encoded form generated code builds: absolute, ASCII, no query,
+/// fragment, backslash or whitespace, and no `.`/`..` segment (the URL parser would resolve
+/// one, so a value of `..` could climb out of its place; `%2E` counts as a dot there too).
+fn check_path(path: &str) -> Result<(), AqlError> {
+    let well_formed = path.starts_with('/')
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_graphic() && !matches!(b, b'?' | b'#' | b'\\'));
+    if !well_formed {
+        return Err(bad_path());
+    }
+    for segment in path.split('/') {
+        let dots = segment.to_ascii_lowercase().replace("%2e", ".");
+        if dots == "." || dots == ".." {
+            return Err(AqlError::new(
+                ErrorCode::ValidationInvalidValue,
+                "Invalid value: a path parameter cannot be '.' or '..'",
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn bad_path() -> AqlError {
+    AqlError::new(
+        ErrorCode::InternalError,
+        "Internal error: the operation built an upstream path outside the base URL",
+    )
+}
+
+fn too_large(limit: usize) -> AqlError {
+    AqlError::new(
+        ErrorCode::ValidationPayloadTooLarge,
+        format!("Payload exceeds response_size limit of {limit} bytes (upstream response)"),
+    )
+    .with_detail("limit_type", "response_size")
+    .with_detail("limit_value", limit)
+    .with_detail("unit", "bytes")
+}
+
+fn http_method(method: Method) -> reqwest::Method {
+    match method {
+        Method::Get => reqwest::Method::GET,
+        Method::Post => reqwest::Method::POST,
+        Method::Put => reqwest::Method::PUT,
+        Method::Patch => reqwest::Method::PATCH,
+        Method::Delete => reqwest::Method::DELETE,
+    }
+}

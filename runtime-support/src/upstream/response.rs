@@ -1,0 +1,521 @@
+//! Turning an upstream HTTP answer into `data` or an [`AqlError`].
+//!
+//! Follows seed universal-adapter-runtime §7.3 and §8 with these choices:
+//!
+//! * **Status codes** use the MCP-integration table (spec digest §3D, §10 item 6), not the
+//!   error-codes algorithm: 409 is `CONFLICT_ALREADY_EXISTS` and 429 is `RATE_LIMIT_EXCEEDED`.
+//!   Other 4xx are `VALIDATION_INVALID_TYPE`, 5xx are `INTERNAL_ERROR`. A 403 whose
+//!   `X-RateLimit-Remaining` is `0` is a rate limit (GitHub's primary limit answers that way).
+//! * **Status wins over body:** a 502 HTML page is an `INTERNAL_ERROR` about HTTP 502 whose
+//!   message quotes the page's text, not a parse error. Only a 2xx body that is not JSON is a
+//!   parse error. The seed's `SERIALIZATION_PARSE_ERROR` is not a registered code, so the
+//!   error is `INTERNAL_ERROR` with `details.upstream_error = "SERIALIZATION_PARSE_ERROR"`.
+//! * **`retry_after_seconds` is always present on 429** (spec digest §11 item 13): from
+//!   `Retry-After` (seconds or an HTTP date), else from `X-RateLimit-Reset` (epoch seconds),
+//!   else [`DEFAULT_RETRY_AFTER_SECONDS`].
+//! * **Upstream text is untrusted:** messages and previews keep one line, lose control
+//!   characters, are cut to [`PREVIEW_CHARS`], have secrets redacted, and are withheld when
+//!   they look like a stack trace or a file path (seed §11.3).
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use reqwest::StatusCode;
+use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use serde_json::Value;
+
+use super::auth::Secrets;
+use crate::error::{AqlError, ErrorCode};
+
+/// How many characters of upstream text an error quotes (seed §7.3 uses 200).
+pub(crate) const PREVIEW_CHARS: usize = 200;
+
+/// `retry_after_seconds` when the upstream gives no hint.
+pub(crate) const DEFAULT_RETRY_AFTER_SECONDS: u64 = 60;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// The upstream's answer, fully read.
+pub(crate) struct UpstreamResponse<'a> {
+    pub status: StatusCode,
+    pub headers: &'a HeaderMap,
+    pub body: &'a [u8],
+}
+
+/// Maps a complete upstream answer to `data` or an error.
+pub(crate) fn interpret(
+    response: &UpstreamResponse<'_>,
+    secrets: &Secrets,
+    now: SystemTime,
+) -> Result<Value, AqlError> {
+    let body = response.body.strip_prefix(BOM).unwrap_or(response.body);
+    if response.status.is_success() {
+        return parse_success(response, body, secrets);
+    }
+    Err(status_error(response, body, secrets, now))
+}
+
+fn parse_success(
+    response: &UpstreamResponse<'_>,
+    body: &[u8],
+    secrets: &Secrets,
+) -> Result<Value, AqlError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(Value::Null);
+    }
+    if let Ok(value) = serde_json::from_slice(body) {
+        return Ok(value);
+    }
+    let status = response.status.as_u16();
+    let content_type = content_type(response.headers);
+    let text = std::str::from_utf8(body).ok();
+    let message = match (&content_type, text) {
+        (_, None) => format!(
+            "Internal error: the upstream API answered HTTP {status} with binary content \
+             (content type '{}') where JSON was expected",
+            content_type.as_deref().unwrap_or("none")
+        ),
+        (Some(ct), Some(_)) if is_html(ct) => format!(
+            "Internal error: the upstream API answered HTTP {status} with an HTML page \
+             instead of JSON"
+        ),
+        (ct, Some(_)) => format!(
+            "Internal error: the upstream API answered HTTP {status} with a body that is not \
+             valid JSON (content type '{}')",
+            ct.as_deref().unwrap_or("none")
+        ),
+    };
+    let mut error = AqlError::new(ErrorCode::InternalError, message)
+        .with_detail("upstream_error", "SERIALIZATION_PARSE_ERROR")
+        .with_detail("http_status", status);
+    if let Some(ct) = &content_type {
+        error = error.with_detail("content_type", secrets.redact(ct));
+    }
+    if let Some(text) = text {
+        let preview = preview(text, content_type.as_deref(), secrets);
+        if !preview.is_empty() {
+            error = error.with_detail("body_preview", preview);
+        }
+    }
+    Err(error)
+}
+
+fn status_error(
+    response: &UpstreamResponse<'_>,
+    body: &[u8],
+    secrets: &Secrets,
+    now: SystemTime,
+) -> AqlError {
+    let status = response.status;
+    let code = status_code(status, response.headers);
+    let label = match (code, status.as_u16()) {
+        (ErrorCode::RateLimitExceeded, _) => "Rate limit exceeded",
+        (_, 400) => "Invalid request",
+        (_, 401) => "Authentication required",
+        (_, 403) => "Permission denied",
+        (_, 404) => "Not found",
+        (_, 409) => "Conflict",
+        (_, 422) => "Validation failed",
+        (_, 502) => "Bad gateway",
+        (_, 503) => "Service unavailable",
+        (_, 504) => "Gateway timeout",
+        (_, 500..=599) => "Server error",
+        _ => "Request failed",
+    };
+    let upstream_message = upstream_message(body, response.headers, secrets);
+    let message = match (&upstream_message, status.canonical_reason()) {
+        (Some(text), _) => format!("{label} (upstream HTTP {}): {text}", status.as_u16()),
+        (None, Some(reason)) => format!("{label} (upstream HTTP {} {reason})", status.as_u16()),
+        (None, None) => format!("{label} (upstream HTTP {})", status.as_u16()),
+    };
+    let mut error = AqlError::new(code, message).with_detail("http_status", status.as_u16());
+    if let Some(text) = upstream_message {
+        error = error.with_detail("upstream_message", text);
+    }
+    if code == ErrorCode::RateLimitExceeded {
+        error = rate_limit_details(error, response.headers, now);
+    }
+    error
+}
+
+/// The MCP-integration status table (spec digest §3D).
+fn status_code(status: StatusCode, headers: &HeaderMap) -> ErrorCode {
+    match status.as_u16() {
+        401 => ErrorCode::PermissionDenied,
+        403 if header_str(headers, "x-ratelimit-remaining") == Some("0") => {
+            ErrorCode::RateLimitExceeded
+        }
+        403 => ErrorCode::PermissionDenied,
+        404 => ErrorCode::NotFoundResource,
+        409 => ErrorCode::ConflictAlreadyExists,
+        429 => ErrorCode::RateLimitExceeded,
+        400..=499 => ErrorCode::ValidationInvalidType,
+        // 5xx, and the 1xx/3xx that should never reach here (redirects to other origins are
+        // not followed, so their 3xx arrives as is).
+        _ => ErrorCode::InternalError,
+    }
+}
+
+/// The upstream's own explanation: `message`, `error`, `error.message` or `errors[]` of a
+/// JSON body (seed §7.3 `extractErrorMessage`), else the text of a textual body.
+fn upstream_message(body: &[u8], headers: &HeaderMap, secrets: &Secrets) -> Option<String> {
+    let text = std::str::from_utf8(body).ok()?;
+    let extracted = match serde_json::from_str::<Value>(text) {
+        Ok(json) => json_message(&json)?,
+        Err(_) => preview(text, content_type(headers).as_deref(), secrets),
+    };
+    let safe = safe_line(&extracted, secrets);
+    (!safe.is_empty()).then_some(safe)
+}
+
+fn json_message(body: &Value) -> Option<String> {
+    let object = body.as_object()?;
+    if let Some(message) = object.get("message").and_then(scalar_text) {
+        return Some(message);
+    }
+    match object.get("error") {
+        Some(Value::Object(error)) => {
+            if let Some(message) = error.get("message").and_then(scalar_text) {
+                return Some(message);
+            }
+        }
+        Some(error) => {
+            if let Some(message) = scalar_text(error) {
+                return Some(message);
+            }
+        }
+        None => {}
+    }
+    let errors = object.get("errors")?.as_array()?;
+    let parts: Vec<String> = errors
+        .iter()
+        .filter_map(|item| match item {
+            Value::Object(entry) => entry.get("message").and_then(scalar_text),
+            other => scalar_text(other),
+        })
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("; "))
+}
+
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(text) if !text.trim().is_empty() => Some(text.clone()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::Bool(flag) => Some(flag.to_string()),
+        _ => None,
+    }
+}
+
+/// `retry_after_seconds` always; `limit` and `remaining` when the upstream sends them.
+fn rate_limit_details(mut error: AqlError, headers: &HeaderMap, now: SystemTime) -> AqlError {
+    let retry_after = header_str(headers, RETRY_AFTER.as_str())
+        .and_then(|value| retry_after_seconds(value, now))
+        .or_else(|| {
+            let reset: u64 = header_str(headers, "x-ratelimit-reset")?
+                .trim()
+                .parse()
+                .ok()?;
+            let now = now.duration_since(UNIX_EPOCH).ok()?.as_secs();
+            Some(reset.saturating_sub(now))
+        })
+        .unwrap_or(DEFAULT_RETRY_AFTER_SECONDS);
+    error = error.with_detail("retry_after_seconds", retry_after);
+    for (header, key) in [
+        ("x-ratelimit-limit", "limit"),
+        ("x-ratelimit-remaining", "remaining"),
+    ] {
+        if let Some(value) = header_str(headers, header).and_then(|v| v.trim().parse::<u64>().ok())
+        {
+            error = error.with_detail(key, value);
+        }
+    }
+    error
+}
+
+/// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in whole seconds from
+/// `now`, rounded up; a date in the past gives 0.
+pub(crate) fn retry_after_seconds(value: &str, now: SystemTime) -> Option<u64> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(seconds);
+    }
+    let when = httpdate::parse_http_date(value).ok()?;
+    let wait = when.duration_since(now).unwrap_or(Duration::ZERO);
+    Some(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+}
+
+fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name)?.to_str().ok()
+}
+
+fn content_type(headers: &HeaderMap) -> Option<String> {
+    let value = header_str(headers, CONTENT_TYPE.as_str())?;
+    let clean: String = value
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(100)
+        .collect();
+    Some(clean)
+}
+
+fn is_html(content_type: &str) -> bool {
+    let lower = content_type.to_ascii_lowercase();
+    lower.contains("text/html") || lower.contains("application/xhtml")
+}
+
+/// A short, safe rendering of a non-JSON body: HTML loses its tags, whitespace collapses.
+fn preview(text: &str, content_type: Option<&str>, secrets: &Secrets) -> String {
+    let looks_html = content_type.is_some_and(is_html)
+        || text.trim_start().starts_with('<') && text.contains('>');
+    let plain = if looks_html {
+        html_text(text)
+    } else {
+        text.to_owned()
+    };
+    let collapsed = plain.split_whitespace().collect::<Vec<_>>().join(" ");
+    safe_line(&collapsed, secrets)
+}
+
+/// Text of an HTML page: tags, comments, scripts and styles removed, common entities decoded.
+fn html_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len().min(4096));
+    let mut rest = html;
+    while let Some(start) = rest.find('<') {
+        out.push_str(&rest[..start]);
+        out.push(' ');
+        let tag = &rest[start..];
+        let lower_head: String = tag.chars().take(8).collect::<String>().to_ascii_lowercase();
+        let closing = if lower_head.starts_with("<!--") {
+            "-->"
+        } else if lower_head.starts_with("<script") {
+            "</script>"
+        } else if lower_head.starts_with("<style") {
+            "</style>"
+        } else {
+            ">"
+        };
+        let lower_tag = tag.to_ascii_lowercase();
+        match lower_tag.find(closing) {
+            Some(end) => rest = &tag[end + closing.len()..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out.replace("&nbsp;", " ")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// One line of upstream text fit to show a client: the first line, no control characters,
+/// at most [`PREVIEW_CHARS`] characters, secrets redacted, withheld if it looks like a stack
+/// trace or a file path.
+fn safe_line(text: &str, secrets: &Secrets) -> String {
+    let redacted = secrets.redact(text);
+    let first_line = redacted
+        .lines()
+        .find(|line| !line.trim().is_empty())
+        .unwrap_or("");
+    if looks_internal(first_line) || looks_internal(&redacted) {
+        return "(upstream detail withheld: it looked like internal diagnostics)".to_owned();
+    }
+    let clean: String = first_line
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let clean = clean.trim();
+    let mut cut: String = clean.chars().take(PREVIEW_CHARS).collect();
+    if cut.len() < clean.len() {
+        cut.push('…');
+    }
+    cut
+}
+
+/// Stack traces and file paths (seed §11.3): Java/JS frames, Python tracebacks, Rust panics,
+/// absolute Unix and Windows paths, source-file line references.
+fn looks_internal(text: &str) -> bool {
+    const MARKERS: &[&str] = &[
+        "Traceback (most recent call last)",
+        "panicked at",
+        "stack backtrace",
+        "\tat ",
+        "    at ",
+        "Exception in thread",
+        "/home/",
+        "/usr/",
+        "/var/",
+        "/etc/",
+        "/opt/",
+        "/srv/",
+        "/tmp/",
+        ":\\",
+    ];
+    const SOURCE_EXTENSIONS: &[&str] = &[
+        ".rs:", ".py\"", ".py:", ".java:", ".js:", ".ts:", ".go:", ".rb:", ".php", ".cs:",
+    ];
+    MARKERS.iter().any(|m| text.contains(m)) || SOURCE_EXTENSIONS.iter().any(|m| text.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use reqwest::header::HeaderValue;
+
+    use super::*;
+
+    fn run(status: u16, headers: &[(&str, &str)], body: &[u8]) -> Result<Value, AqlError> {
+        let mut map = HeaderMap::new();
+        for (name, value) in headers {
+            map.insert(
+                reqwest::header::HeaderName::from_bytes(name.as_bytes()).expect("name"),
+                HeaderValue::from_str(value).expect("value"),
+            );
+        }
+        let response = UpstreamResponse {
+            status: StatusCode::from_u16(status).expect("status"),
+            headers: &map,
+            body,
+        };
+        interpret(
+            &response,
+            &Secrets::default(),
+            UNIX_EPOCH + Duration::from_secs(1_000),
+        )
+    }
+
+    #[test]
+    fn status_table() {
+        let cases = [
+            (400, ErrorCode::ValidationInvalidType),
+            (401, ErrorCode::PermissionDenied),
+            (403, ErrorCode::PermissionDenied),
+            (404, ErrorCode::NotFoundResource),
+            (405, ErrorCode::ValidationInvalidType),
+            (409, ErrorCode::ConflictAlreadyExists),
+            (410, ErrorCode::ValidationInvalidType),
+            (422, ErrorCode::ValidationInvalidType),
+            (429, ErrorCode::RateLimitExceeded),
+            (500, ErrorCode::InternalError),
+            (502, ErrorCode::InternalError),
+            (503, ErrorCode::InternalError),
+            (504, ErrorCode::InternalError),
+            (302, ErrorCode::InternalError),
+        ];
+        for (status, code) in cases {
+            let err = run(status, &[], b"{}").expect_err("error status");
+            assert_eq!(err.code, code, "HTTP {status}");
+            assert_eq!(err.details["http_status"], status, "HTTP {status}");
+        }
+    }
+
+    #[test]
+    fn message_extraction_table() {
+        let cases: [(&str, &str); 7] = [
+            (r#"{"message":"Bad credentials"}"#, "Bad credentials"),
+            (r#"{"error":"invalid_grant"}"#, "invalid_grant"),
+            (r#"{"error":{"message":"Nope","code":7}}"#, "Nope"),
+            (r#"{"errors":[{"message":"a"},{"message":"b"}]}"#, "a; b"),
+            (r#"{"errors":["x","y"]}"#, "x; y"),
+            (r#"{"message":"first","error":"second"}"#, "first"),
+            ("plain text reason", "plain text reason"),
+        ];
+        for (body, expected) in cases {
+            let err = run(400, &[], body.as_bytes()).expect_err("400");
+            assert_eq!(err.details["upstream_message"], expected, "{body}");
+            assert!(err.message.ends_with(expected), "{}", err.message);
+        }
+        let err = run(404, &[], br#"{"id":1}"#).expect_err("404");
+        assert_eq!(err.message, "Not found (upstream HTTP 404 Not Found)");
+        assert!(!err.details.contains_key("upstream_message"));
+    }
+
+    #[test]
+    fn retry_after_forms() {
+        let now = UNIX_EPOCH + Duration::from_secs(1_445_412_480);
+        assert_eq!(retry_after_seconds("120", now), Some(120));
+        assert_eq!(
+            retry_after_seconds("Wed, 21 Oct 2015 07:28:30 GMT", now),
+            Some(30)
+        );
+        assert_eq!(
+            retry_after_seconds("Wed, 21 Oct 2015 07:20:00 GMT", now),
+            Some(0)
+        );
+        assert_eq!(retry_after_seconds("soon", now), None);
+    }
+
+    #[test]
+    fn rate_limit_always_carries_retry_after_seconds() {
+        let err = run(429, &[], b"").expect_err("429");
+        assert_eq!(
+            err.details["retry_after_seconds"],
+            DEFAULT_RETRY_AFTER_SECONDS
+        );
+        let err = run(429, &[("x-ratelimit-reset", "1030")], b"").expect_err("429");
+        assert_eq!(err.details["retry_after_seconds"], 30);
+        let err = run(
+            403,
+            &[("x-ratelimit-remaining", "0"), ("x-ratelimit-limit", "60")],
+            br#"{"message":"API rate limit exceeded"}"#,
+        )
+        .expect_err("403");
+        assert_eq!(err.code, ErrorCode::RateLimitExceeded);
+        assert_eq!(err.details["limit"], 60);
+        assert_eq!(err.details["remaining"], 0);
+    }
+
+    #[test]
+    fn success_bodies() {
+        assert_eq!(run(200, &[], b"").expect("ok"), Value::Null);
+        assert_eq!(run(204, &[], b"  \n").expect("ok"), Value::Null);
+        assert_eq!(run(200, &[], b"\xEF\xBB\xBF{\"a\":1}").expect("ok")["a"], 1);
+        assert_eq!(run(201, &[], b"[1,2]").expect("ok")[1], 2);
+    }
+
+    #[test]
+    fn unparsable_success_bodies() {
+        let err = run(
+            200,
+            &[("content-type", "text/html; charset=utf-8")],
+            b"<html><head><title>Oops</title><style>p{}</style></head><body><p>Gateway &amp; friends</p></body></html>",
+        )
+        .expect_err("html");
+        assert_eq!(err.code, ErrorCode::InternalError);
+        assert!(err.message.contains("HTML"), "{}", err.message);
+        assert_eq!(err.details["upstream_error"], "SERIALIZATION_PARSE_ERROR");
+        assert_eq!(err.details["content_type"], "text/html; charset=utf-8");
+        assert_eq!(err.details["body_preview"], "Oops Gateway & friends");
+
+        let err = run(200, &[("content-type", "application/json")], b"{\"trunc").expect_err("bad");
+        assert!(err.message.contains("not valid JSON"), "{}", err.message);
+        assert_eq!(err.details["body_preview"], "{\"trunc");
+
+        let err = run(200, &[("content-type", "image/png")], b"\x89PNG\xff\xfe").expect_err("bin");
+        assert!(err.message.contains("binary"), "{}", err.message);
+        assert!(!err.details.contains_key("body_preview"));
+    }
+
+    #[test]
+    fn upstream_text_is_cut_and_scrubbed() {
+        let long = "x".repeat(1000);
+        let err = run(500, &[], long.as_bytes()).expect_err("500");
+        let shown = err.details["upstream_message"].as_str().expect("text");
+        assert_eq!(shown.chars().count(), PREVIEW_CHARS + 1);
+
+        let trace = "Error: boom\n    at Object.<anonymous> (/srv/app/index.js:10:5)";
+        let err = run(500, &[], trace.as_bytes()).expect_err("500");
+        assert!(!err.message.contains("/srv"), "{}", err.message);
+        assert!(err.message.contains("withheld"), "{}", err.message);
+
+        let html502 = b"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
+        let err = run(502, &[("content-type", "text/html")], html502).expect_err("502");
+        assert_eq!(err.code, ErrorCode::InternalError);
+        assert_eq!(
+            err.message,
+            "Bad gateway (upstream HTTP 502): 502 Bad Gateway 502 Bad Gateway nginx"
+        );
+    }
+}

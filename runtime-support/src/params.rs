@@ -1,7 +1,7 @@
 //! Support for generated parameter parsing: the checks every `from_params` calls, in the
 //! order unknown -> missing -> types -> constraints -> defaults (spec digest §10, item 35).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{AqlError, ErrorCode};
 
@@ -88,7 +88,11 @@ impl From<ParamError> for AqlError {
                 format!(
                     "Unknown parameter(s) for operation '{operation}': {}. Valid parameters: {}",
                     quoted_list(&unknown),
-                    if valid.is_empty() { "none".to_owned() } else { quoted_list(valid) }
+                    if valid.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        quoted_list(valid)
+                    }
                 ),
             )
             .with_detail("operation", operation)
@@ -114,7 +118,8 @@ impl From<ParamError> for AqlError {
                 expected,
                 description,
             } => {
-                let mut message = format!("Missing required parameter '{param}'. Expected: {expected}");
+                let mut message =
+                    format!("Missing required parameter '{param}'. Expected: {expected}");
                 if !description.is_empty() {
                     message.push_str(&format!(" ({description})"));
                 }
@@ -145,5 +150,335 @@ impl From<ParamError> for AqlError {
             .with_detail("constraint", constraint)
             .with_detail("value", value),
         }
+    }
+}
+
+/// A Rust type a schema param type parses into.
+pub trait ParamValue: Sized {
+    /// The schema type name, e.g. `integer`.
+    const EXPECTED: &'static str;
+    /// The value, when its JSON type fits.
+    fn from_json(value: &Value) -> Option<Self>;
+}
+
+impl ParamValue for String {
+    const EXPECTED: &'static str = "string";
+    fn from_json(value: &Value) -> Option<Self> {
+        value.as_str().map(str::to_owned)
+    }
+}
+
+impl ParamValue for i64 {
+    const EXPECTED: &'static str = "integer";
+    fn from_json(value: &Value) -> Option<Self> {
+        value.as_i64()
+    }
+}
+
+impl ParamValue for f64 {
+    const EXPECTED: &'static str = "number";
+    fn from_json(value: &Value) -> Option<Self> {
+        value.as_f64()
+    }
+}
+
+impl ParamValue for bool {
+    const EXPECTED: &'static str = "boolean";
+    fn from_json(value: &Value) -> Option<Self> {
+        value.as_bool()
+    }
+}
+
+impl ParamValue for Vec<Value> {
+    const EXPECTED: &'static str = "array";
+    fn from_json(value: &Value) -> Option<Self> {
+        value.as_array().cloned()
+    }
+}
+
+impl ParamValue for Map<String, Value> {
+    const EXPECTED: &'static str = "object";
+    fn from_json(value: &Value) -> Option<Self> {
+        value.as_object().cloned()
+    }
+}
+
+/// The map key of a param label: `input.title` -> `title`, `owner` -> `owner`.
+fn key_of(label: &'static str) -> &'static str {
+    label.rsplit('.').next().unwrap_or(label)
+}
+
+/// The value under `label`'s key, treating JSON `null` as absent.
+fn present<'a>(raw: &'a Map<String, Value>, label: &'static str) -> Option<&'a Value> {
+    raw.get(key_of(label)).filter(|value| !value.is_null())
+}
+
+/// Refuses every key of `raw` not in `valid` (`VALIDATION_UNKNOWN_PARAM`).
+pub fn reject_unknown(
+    operation: &'static str,
+    raw: &Map<String, Value>,
+    valid: &'static [&'static str],
+) -> Result<(), ParamError> {
+    let unknown: Vec<String> = raw
+        .keys()
+        .filter(|key| !valid.contains(&key.as_str()))
+        .cloned()
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(ParamError::Unknown {
+            operation,
+            unknown,
+            valid,
+        })
+    }
+}
+
+/// Refuses every key of an UPDATE `input` not in `valid` (`VALIDATION_UNKNOWN_FIELD`).
+pub fn reject_unknown_fields(
+    operation: &'static str,
+    input: &Map<String, Value>,
+    valid: &'static [&'static str],
+) -> Result<(), ParamError> {
+    reject_unknown(operation, input, valid).map_err(|error| match error {
+        ParamError::Unknown {
+            operation,
+            unknown,
+            valid,
+        } => ParamError::UnknownField {
+            operation,
+            unknown,
+            valid,
+        },
+        other => other,
+    })
+}
+
+/// Refuses an absent (or `null`) required param (`VALIDATION_MISSING_PARAM`).
+pub fn require(
+    raw: &Map<String, Value>,
+    label: &'static str,
+    expected: &'static str,
+    description: &'static str,
+) -> Result<(), ParamError> {
+    match present(raw, label) {
+        Some(_) => Ok(()),
+        None => Err(ParamError::Missing {
+            param: label,
+            expected,
+            description,
+        }),
+    }
+}
+
+/// The param under `label` as `T`, or `None` when absent (`VALIDATION_INVALID_TYPE`).
+pub fn optional<T: ParamValue>(
+    raw: &Map<String, Value>,
+    label: &'static str,
+) -> Result<Option<T>, ParamError> {
+    let Some(value) = present(raw, label) else {
+        return Ok(None);
+    };
+    T::from_json(value)
+        .map(Some)
+        .ok_or_else(|| ParamError::InvalidType {
+            param: label.to_owned(),
+            expected: T::EXPECTED,
+            actual: json_type(value),
+        })
+}
+
+/// The param under `label` as `T`; call [`require`] first so a missing param is reported
+/// before any type error.
+pub fn required<T: ParamValue>(
+    raw: &Map<String, Value>,
+    label: &'static str,
+) -> Result<T, ParamError> {
+    optional(raw, label)?.ok_or(ParamError::Missing {
+        param: label,
+        expected: T::EXPECTED,
+        description: "",
+    })
+}
+
+/// Refuses a value outside `allowed` (`VALIDATION_INVALID_VALUE`).
+pub fn one_of<T>(label: &'static str, value: Option<T>, allowed: &[T]) -> Result<(), ParamError>
+where
+    T: PartialEq + Copy + Into<Value> + std::fmt::Display,
+{
+    match value {
+        Some(value) if !allowed.contains(&value) => Err(ParamError::InvalidValue {
+            param: label.to_owned(),
+            constraint: format!(
+                "one of {}",
+                allowed
+                    .iter()
+                    .map(|a| format!("'{a}'"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            value: value.into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a value below `minimum` (`VALIDATION_INVALID_VALUE`).
+pub fn at_least<T>(label: &'static str, value: Option<T>, minimum: T) -> Result<(), ParamError>
+where
+    T: PartialOrd + Copy + Into<Value> + std::fmt::Display,
+{
+    match value {
+        Some(value) if value < minimum => Err(ParamError::InvalidValue {
+            param: label.to_owned(),
+            constraint: format!(">= {minimum}"),
+            value: value.into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a value above `maximum` (`VALIDATION_INVALID_VALUE`).
+pub fn at_most<T>(label: &'static str, value: Option<T>, maximum: T) -> Result<(), ParamError>
+where
+    T: PartialOrd + Copy + Into<Value> + std::fmt::Display,
+{
+    match value {
+        Some(value) if value > maximum => Err(ParamError::InvalidValue {
+            param: label.to_owned(),
+            constraint: format!("<= {maximum}"),
+            value: value.into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a string that `matches` says does not match `pattern` (`VALIDATION_INVALID_VALUE`).
+/// Generated code passes its compiled regex as `matches`, so this crate needs no regex engine.
+pub fn matching(
+    label: &'static str,
+    value: Option<&str>,
+    pattern: &str,
+    matches: impl Fn(&str) -> bool,
+) -> Result<(), ParamError> {
+    match value {
+        Some(value) if !matches(value) => Err(ParamError::InvalidValue {
+            param: label.to_owned(),
+            constraint: format!("a string matching the pattern '{pattern}'"),
+            value: value.into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Percent-encodes one path segment: everything but RFC 3986 unreserved characters, so a `/`
+/// in a value never becomes a separator.
+pub fn encode_segment(value: &str) -> String {
+    let mut encoded = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    encoded
+}
+
+/// Adds a query param: strings as they are, numbers and booleans as JSON text, one pair per
+/// array element, objects as JSON text. `None` adds nothing.
+pub fn push_query(
+    query: &mut Vec<(&'static str, String)>,
+    name: &'static str,
+    value: Option<Value>,
+) {
+    let text = |value: Value| match value {
+        Value::String(text) => text,
+        other => other.to_string(),
+    };
+    match value {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => query.extend(items.into_iter().map(|item| (name, text(item)))),
+        Some(value) => query.push((name, text(value))),
+    }
+}
+
+/// Adds a JSON body member; `None` adds nothing.
+pub fn insert_body(body: &mut Map<String, Value>, name: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        body.insert(name.to_owned(), value);
+    }
+}
+
+/// The request body: `None` when no member was given.
+pub fn body(members: Map<String, Value>) -> Option<Value> {
+    (!members.is_empty()).then_some(Value::Object(members))
+}
+
+#[cfg(test)]
+mod helper_tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn map(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().expect("an object")
+    }
+
+    #[test]
+    fn encodes_path_segments() {
+        assert_eq!(encode_segment("a/b c%"), "a%2Fb%20c%25");
+        assert_eq!(encode_segment("héllo"), "h%C3%A9llo");
+        assert_eq!(encode_segment("A-z_0.~"), "A-z_0.~");
+    }
+
+    #[test]
+    fn reports_unknown_then_types() {
+        let raw = map(json!({"x": 1, "n": "1"}));
+        assert!(matches!(
+            reject_unknown("op", &raw, &["n"]),
+            Err(ParamError::Unknown { .. })
+        ));
+        assert!(matches!(
+            optional::<i64>(&raw, "n"),
+            Err(ParamError::InvalidType {
+                actual: "string",
+                ..
+            })
+        ));
+        assert_eq!(optional::<String>(&map(json!({"n": null})), "n"), Ok(None));
+        assert!(matches!(
+            require(&raw, "input.title", "string", ""),
+            Err(ParamError::Missing {
+                param: "input.title",
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn checks_constraints() {
+        assert!(one_of("s", Some("x"), &["a", "b"]).is_err());
+        assert!(one_of("s", Some("a"), &["a", "b"]).is_ok());
+        assert!(at_least("n", Some(0_i64), 1).is_err());
+        assert!(at_most("n", Some(2.5_f64), 2.0).is_err());
+        assert!(matching("p", Some("ab"), "^a$", |v| v == "a").is_err());
+    }
+
+    #[test]
+    fn spreads_arrays_over_query_pairs() {
+        let mut query = Vec::new();
+        push_query(&mut query, "l", Some(json!(["a", 2])));
+        push_query(&mut query, "o", Some(json!({"k": 1})));
+        push_query(&mut query, "n", None);
+        assert_eq!(
+            query,
+            [
+                ("l", "a".to_owned()),
+                ("l", "2".to_owned()),
+                ("o", "{\"k\":1}".to_owned())
+            ]
+        );
     }
 }

@@ -5,6 +5,17 @@
 //! server on stdio or streamable HTTP, the upstream HTTP client) lives here.
 
 pub mod adapter;
+pub mod config;
+pub mod confirm;
+pub mod envelope;
 pub mod error;
+pub mod introspect;
 pub mod params;
+pub mod result;
+mod serve;
+pub mod server;
+pub mod session;
+pub mod tools;
 pub mod upstream;
+
+pub use serve::{run, serve};

@@ -1,0 +1,403 @@
+//! The `introspect` operation: answers built once from the generated documents, plus
+//! `introspect` itself, the protocol types and `_protocol` metadata (INTRO §3-5).
+//!
+//! Every answer validates against the root of the introspection response schema, which is
+//! closed: failures carry only `code` and `message`, and extra list facts live in `_protocol`.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value, json};
+
+use crate::adapter::{Adapter, Category};
+use crate::config::Config;
+use crate::error::{AqlError, ErrorCode};
+use crate::params::json_type;
+use crate::tools::ToolSet;
+
+/// The specification version this runtime implements.
+pub const SPEC_VERSION: &str = "1.0.0-draft";
+
+/// The name of the one operation every adapter has.
+pub const INTROSPECT: &str = "introspect";
+
+/// Parameter names `introspect` accepts.
+pub const PARAMS: &[&str] = &["query", "name", "endpoint", "search"];
+
+const INTROSPECT_DESCRIPTION: &str = "Discover what this adapter offers. With query 'operations' and no name: every operation with its category and endpoint, plus '_protocol' metadata (spec version, endpoint mode, tools, limits, session). Narrow that list with 'endpoint' (a family: create, read, update, delete, execute) and/or 'search' (case-insensitive text in an operation's name or description). With a name: the full details of one operation or type (parameters, permissions, return type, examples), or null when no such name exists. With query 'types': the named types.";
+
+struct OperationEntry {
+    name: &'static str,
+    family: &'static str,
+    description: &'static str,
+    summary: String,
+    details: String,
+}
+
+struct TypeEntry {
+    summary: String,
+    details: String,
+}
+
+/// Introspection answers for one server, built once at start-up.
+pub struct Catalog {
+    /// `_protocol` as JSON text without its closing brace; the session id is appended.
+    protocol_open: String,
+    operations: Vec<OperationEntry>,
+    operation_index: HashMap<&'static str, usize>,
+    /// Every operation summary, comma-joined.
+    operations_joined: String,
+    types: Vec<TypeEntry>,
+    type_index: HashMap<String, usize>,
+    /// `{"types":[...]}`.
+    types_list: String,
+}
+
+/// The introspection documents of the protocol types every adapter shares (INTRO §7.3).
+fn protocol_types() -> Vec<(&'static str, Value)> {
+    let field = |name: &str, ty: &str, required: bool, description: &str| json!({"name": name, "type": ty, "required": required, "description": description});
+    vec![
+        (
+            "SemanticCategory",
+            json!({"name": "SemanticCategory", "kind": "enum",
+                "description": "The standard category of an operation; in the CRUDE profile also its endpoint family.",
+                "values": ["CREATE", "READ", "UPDATE", "DELETE", "EXECUTE"]}),
+        ),
+        (
+            "OperationInput",
+            json!({"name": "OperationInput", "kind": "object",
+            "description": "The arguments of every MCP-AQL tool call.",
+            "fields": [
+                field("operation", "string", true, "Operation name in snake_case."),
+                field("params", "object", false, "Operation parameters; they may also be given next to 'operation', and 'params' wins when a name is in both places. Keys starting with '_' are metadata and are ignored."),
+            ]}),
+        ),
+        (
+            "OperationResult",
+            json!({"name": "OperationResult", "kind": "union",
+                "description": "Every answer: a success or a failure, told apart by 'success'.",
+                "members": ["OperationSuccess", "OperationFailure"]}),
+        ),
+        (
+            "OperationSuccess",
+            json!({"name": "OperationSuccess", "kind": "object",
+            "description": "A successful answer.",
+            "fields": [
+                field("success", "boolean", true, "Always true."),
+                field("data", "any", true, "The operation's result; may be null."),
+            ]}),
+        ),
+        (
+            "OperationFailure",
+            json!({"name": "OperationFailure", "kind": "object",
+            "description": "A failed answer.",
+            "fields": [
+                field("success", "boolean", true, "Always false."),
+                field("error", "object", true, "'code' (an MCP-AQL error code), 'message' and optional 'details'."),
+            ]}),
+        ),
+        (
+            "EndpointPermissions",
+            json!({"name": "EndpointPermissions", "kind": "object",
+            "description": "What an operation may do.",
+            "fields": [
+                field("readOnly", "boolean", true, "True when the operation never changes state."),
+                field("destructive", "boolean", true, "True when the operation may change or remove existing state."),
+            ]}),
+        ),
+    ]
+}
+
+fn type_summary(details: &Value) -> Value {
+    let mut summary = Map::new();
+    for key in ["name", "kind", "description"] {
+        if let Some(value) = details.get(key) {
+            summary.insert(key.to_owned(), value.clone());
+        }
+    }
+    Value::Object(summary)
+}
+
+/// Inserts `"mcpTool":"<tool>",` after the opening brace of generated details.
+fn with_mcp_tool(details: &str, tool: &str) -> String {
+    let tool = Value::String(tool.to_owned()).to_string();
+    match details.strip_prefix('{') {
+        Some(rest) if rest.trim_start().starts_with('}') => format!("{{\"mcpTool\":{tool}{rest}"),
+        Some(rest) => format!("{{\"mcpTool\":{tool},{rest}"),
+        None => details.to_owned(),
+    }
+}
+
+impl Catalog {
+    /// Builds every answer for `A` under `config`, whose tools are `tools`.
+    pub fn new<A: Adapter>(config: &Config, tools: &ToolSet) -> Self {
+        let mut operations = Vec::with_capacity(A::INTROSPECTION.operations.len() + 1);
+        let read_tool = tools.tool_for(Category::Read);
+        let introspect_details = json!({
+            "mcpTool": read_tool,
+            "name": INTROSPECT,
+            "semantic_category": "READ",
+            "endpoint": "read",
+            "description": INTROSPECT_DESCRIPTION,
+            "permissions": {"readOnly": true, "destructive": false},
+            "parameters": [
+                {"name": "query", "type": "string", "required": true, "enum": ["operations", "types"],
+                 "description": "What to list or look up."},
+                {"name": "name", "type": "string", "required": false,
+                 "description": "An operation or type name: returns its details, or null when unknown."},
+                {"name": "endpoint", "type": "string", "required": false,
+                 "enum": ["create", "read", "update", "delete", "execute"],
+                 "description": "Only with query 'operations' and no name: keep operations of this endpoint family."},
+                {"name": "search", "type": "string", "required": false,
+                 "description": "Only with query 'operations' and no name: keep operations whose name or description holds this text (case-insensitive)."}
+            ],
+            "returns": {"name": "OperationResult", "kind": "union"},
+            "examples": [
+                {"description": "List every operation", "request": {"operation": INTROSPECT, "params": {"query": "operations"}}},
+                {"description": "Find read operations about issues", "request": {"operation": INTROSPECT, "params": {"query": "operations", "endpoint": "read", "search": "issue"}}},
+                {"description": "Details of one operation", "request": {"operation": INTROSPECT, "params": {"query": "operations", "name": INTROSPECT}}}
+            ]
+        });
+        let introspect_summary = json!({
+            "name": INTROSPECT,
+            "semantic_category": "READ",
+            "endpoint": "read",
+            "description": INTROSPECT_DESCRIPTION,
+        });
+        operations.push(OperationEntry {
+            name: INTROSPECT,
+            family: "read",
+            description: INTROSPECT_DESCRIPTION,
+            summary: introspect_summary.to_string(),
+            details: introspect_details.to_string(),
+        });
+        for doc in A::INTROSPECTION.operations {
+            operations.push(OperationEntry {
+                name: doc.name,
+                family: doc.category.family(),
+                description: doc.description,
+                summary: doc.summary_json.to_owned(),
+                details: with_mcp_tool(doc.details_json, &tools.tool_for(doc.category)),
+            });
+        }
+        let operation_index = operations
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| (entry.name, index))
+            .collect();
+        let operations_joined = join(operations.iter().map(|entry| entry.summary.as_str()));
+
+        let mut types: Vec<TypeEntry> = A::INTROSPECTION
+            .types
+            .iter()
+            .map(|doc| TypeEntry {
+                summary: doc.summary_json.to_owned(),
+                details: doc.details_json.to_owned(),
+            })
+            .collect();
+        let mut type_index: HashMap<String, usize> = A::INTROSPECTION
+            .types
+            .iter()
+            .enumerate()
+            .map(|(index, doc)| (doc.name.to_owned(), index))
+            .collect();
+        for (name, details) in protocol_types() {
+            if type_index.contains_key(name) {
+                continue;
+            }
+            type_index.insert(name.to_owned(), types.len());
+            types.push(TypeEntry {
+                summary: type_summary(&details).to_string(),
+                details: details.to_string(),
+            });
+        }
+        let types_list = format!(
+            "{{\"types\":[{}]}}",
+            join(types.iter().map(|entry| entry.summary.as_str()))
+        );
+
+        let limits = &config.limits;
+        let protocol = json!({
+            "version": SPEC_VERSION,
+            "conformance": "level-1",
+            "mode": config.mode.protocol_name(),
+            "capabilities": {
+                "batch": false,
+                "field_selection": false,
+                "aggregations": false,
+                "computed_fields": false,
+                "pagination": false,
+                "relationship_queries": false,
+                "warnings": false,
+                "confirmation": false,
+                "dangerous_operations": false,
+                "operation_filters": true
+            },
+            "adapter": {
+                "name": A::INFO.name,
+                "version": A::INFO.version,
+                "schema_fingerprint": A::INFO.schema_fingerprint
+            },
+            "tools": tools.names(),
+            "limits": {
+                "max_request_size": limits.max_request_size,
+                "max_response_size": limits.max_response_size,
+                "max_string_length": limits.max_string_length,
+                "max_array_elements": limits.max_array_elements,
+                "max_nesting_depth": limits.max_nesting_depth
+            },
+            "concurrency": "fully-concurrent",
+            "supports_etag": false
+        })
+        .to_string();
+        let protocol_open = protocol
+            .strip_suffix('}')
+            .map(str::to_owned)
+            .unwrap_or(protocol);
+
+        Self {
+            protocol_open,
+            operations,
+            operation_index,
+            operations_joined,
+            types,
+            type_index,
+            types_list,
+        }
+    }
+
+    /// Whether `name` is an operation (including `introspect`).
+    pub fn has_operation(&self, name: &str) -> bool {
+        self.operation_index.contains_key(name)
+    }
+
+    /// Every operation name, `introspect` first.
+    pub fn operation_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.operations.iter().map(|entry| entry.name)
+    }
+
+    /// Answers an `introspect` call: the `data` member as JSON text.
+    pub fn answer(
+        &self,
+        params: &Map<String, Value>,
+        session_id: &str,
+    ) -> Result<String, AqlError> {
+        let unknown: Vec<String> = params
+            .keys()
+            .filter(|key| !PARAMS.contains(&key.as_str()))
+            .cloned()
+            .collect();
+        if !unknown.is_empty() {
+            return Err(crate::params::ParamError::Unknown {
+                operation: INTROSPECT,
+                unknown,
+                valid: PARAMS,
+            }
+            .into());
+        }
+        let query = match params.get("query") {
+            None => {
+                return Err(AqlError::new(
+                    ErrorCode::ValidationMissingParam,
+                    "Missing required parameter 'query'. Expected: string (one of 'operations', 'types')",
+                ));
+            }
+            Some(value) => string_param("query", value)?,
+        };
+        let name = params
+            .get("name")
+            .map(|v| string_param("name", v))
+            .transpose()?;
+        let endpoint = params
+            .get("endpoint")
+            .map(|v| string_param("endpoint", v))
+            .transpose()?;
+        let search = params
+            .get("search")
+            .map(|v| string_param("search", v))
+            .transpose()?;
+        if let Some(endpoint) = endpoint
+            && !Category::ALL.iter().any(|c| c.family() == endpoint)
+        {
+            return Err(AqlError::new(
+                ErrorCode::ValidationInvalidValue,
+                format!(
+                    "Parameter 'endpoint' must be one of 'create', 'read', 'update', 'delete', 'execute', got '{endpoint}'"
+                ),
+            ));
+        }
+        let filtered = endpoint.is_some() || search.is_some();
+        match (query, name) {
+            ("operations", None) => Ok(self.operations_list(endpoint, search, session_id)),
+            ("operations", Some(name)) if !filtered => Ok(match self.operation_index.get(name) {
+                Some(&index) => format!("{{\"operation\":{}}}", self.operations[index].details),
+                None => "{\"operation\":null}".to_owned(),
+            }),
+            ("types", None) if !filtered => Ok(self.types_list.clone()),
+            ("types", Some(name)) if !filtered => Ok(match self.type_index.get(name) {
+                Some(&index) => format!("{{\"type\":{}}}", self.types[index].details),
+                None => "{\"type\":null}".to_owned(),
+            }),
+            ("operations" | "types", _) => Err(AqlError::new(
+                ErrorCode::ValidationInvalidValue,
+                "Parameters 'endpoint' and 'search' filter the operations list: use them only with query 'operations' and without 'name'",
+            )),
+            (other, _) => Err(AqlError::new(
+                ErrorCode::ValidationInvalidValue,
+                format!("Parameter 'query' must be one of 'operations', 'types', got '{other}'"),
+            )),
+        }
+    }
+
+    fn operations_list(
+        &self,
+        endpoint: Option<&str>,
+        search: Option<&str>,
+        session_id: &str,
+    ) -> String {
+        let mut text =
+            String::with_capacity(self.protocol_open.len() + self.operations_joined.len() + 96);
+        text.push_str("{\"_protocol\":");
+        text.push_str(&self.protocol_open);
+        text.push_str(",\"session_id\":");
+        text.push_str(&Value::String(session_id.to_owned()).to_string());
+        text.push_str("},\"operations\":[");
+        if endpoint.is_none() && search.is_none() {
+            text.push_str(&self.operations_joined);
+        } else {
+            let needle = search.map(str::to_lowercase);
+            let matching = self.operations.iter().filter(|entry| {
+                endpoint.is_none_or(|family| entry.family == family)
+                    && needle.as_deref().is_none_or(|needle| {
+                        entry.name.contains(needle)
+                            || entry.description.to_lowercase().contains(needle)
+                    })
+            });
+            text.push_str(&join(matching.map(|entry| entry.summary.as_str())));
+        }
+        text.push_str("]}");
+        text
+    }
+}
+
+fn string_param<'a>(name: &'static str, value: &'a Value) -> Result<&'a str, AqlError> {
+    value.as_str().ok_or_else(|| {
+        AqlError::new(
+            ErrorCode::ValidationInvalidType,
+            format!(
+                "Parameter '{name}' expected 'string', got '{}'",
+                json_type(value)
+            ),
+        )
+    })
+}
+
+fn join<'a>(parts: impl Iterator<Item = &'a str>) -> String {
+    let mut text = String::new();
+    for (index, part) in parts.enumerate() {
+        if index > 0 {
+            text.push(',');
+        }
+        text.push_str(part);
+    }
+    text
+}

@@ -1,0 +1,96 @@
+//! Answers as MCP sees them: the MCP-AQL discriminated union as JSON text content of a
+//! `CallToolResult` (seed mcp-integration §4.1), with `isError` set from the error code.
+
+use rmcp::model::{CallToolResult, ContentBlock};
+use serde_json::Value;
+
+use crate::error::{AqlError, ErrorCode};
+
+/// `{"success":true,"data":<data>}`.
+pub fn success(data: &Value) -> CallToolResult {
+    success_raw(&data.to_string())
+}
+
+/// A success whose `data` is already JSON text (pre-serialized introspection answers).
+pub fn success_raw(data_json: &str) -> CallToolResult {
+    let mut text = String::with_capacity(data_json.len() + 26);
+    text.push_str("{\"success\":true,\"data\":");
+    text.push_str(data_json);
+    text.push('}');
+    CallToolResult::success(vec![ContentBlock::text(text)])
+}
+
+/// `{"success":false,"error":{code,message,details?}}`; `isError` is false for codes an
+/// agent recovers from by changing its request, true for the others.
+pub fn failure(error: &AqlError) -> CallToolResult {
+    let mut body = serde_json::json!({"success": false, "error": error.to_json()});
+    if error.code == ErrorCode::ConfirmationRequired
+        && let (Some(token), Some(expires_at)) = (
+            error.details.get("confirmation_token"),
+            error.details.get("expires_at"),
+        )
+    {
+        body["confirmation"] = serde_json::json!({
+            "token": token,
+            "expires_at": expires_at,
+            "message": error.message,
+        });
+    }
+    wrap_failure(error, body.to_string())
+}
+
+/// A failure of `introspect`: the introspection response schema allows only `code` and
+/// `message` in its error object, so `details` are left out.
+pub fn introspection_failure(error: &AqlError) -> CallToolResult {
+    let body = serde_json::json!({
+        "success": false,
+        "error": {"code": error.code.as_str(), "message": error.message},
+    });
+    wrap_failure(error, body.to_string())
+}
+
+fn wrap_failure(error: &AqlError, text: String) -> CallToolResult {
+    let content = vec![ContentBlock::text(text)];
+    if error.code.is_recoverable() {
+        CallToolResult::success(content)
+    } else {
+        CallToolResult::error(content)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(result: &CallToolResult) -> Value {
+        let raw = result.content[0].as_text().expect("text content");
+        serde_json::from_str(&raw.text).expect("JSON text")
+    }
+
+    #[test]
+    fn is_error_follows_recoverability() {
+        let recoverable = failure(&AqlError::new(ErrorCode::NotFoundResource, "gone"));
+        assert_eq!(recoverable.is_error, Some(false));
+        let fatal = failure(&AqlError::new(ErrorCode::InternalError, "upstream failed"));
+        assert_eq!(fatal.is_error, Some(true));
+        assert_eq!(text(&fatal)["error"]["code"], "INTERNAL_ERROR");
+    }
+
+    #[test]
+    fn introspection_failures_carry_no_details() {
+        let error = AqlError::new(ErrorCode::ValidationInvalidValue, "bad").with_detail("x", 1);
+        let body = text(&introspection_failure(&error));
+        assert_eq!(
+            body,
+            serde_json::json!({"success": false, "error": {"code": "VALIDATION_INVALID_VALUE", "message": "bad"}})
+        );
+    }
+
+    #[test]
+    fn success_wraps_data() {
+        assert_eq!(
+            text(&success_raw("null")),
+            serde_json::json!({"success": true, "data": null})
+        );
+    }
+}

@@ -1,0 +1,143 @@
+//! Process entry: tracing, configuration, and serving on stdio or streamable HTTP.
+
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio_util::sync::CancellationToken;
+
+use crate::adapter::Adapter;
+use crate::config::{Config, Transport};
+use crate::server::{AqlServer, Shared};
+
+/// Runs a generated adapter binary: parses its command line and environment, then serves
+/// MCP until the client disconnects (stdio) or the process is interrupted (HTTP).
+///
+/// Logs go to stderr, without colours; `RUST_LOG` picks the level (default `info`).
+pub fn run<A: Adapter>() -> ExitCode {
+    init_tracing();
+    let config = Config::from_env(A::INFO);
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            tracing::error!(%error, "cannot start the async runtime");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(serve::<A>(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            tracing::error!("{message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    // A second initialisation (e.g. a test harness already set one) keeps the first.
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .with_env_filter(filter)
+        .try_init();
+}
+
+/// Serves `A` with `config` until the transport ends.
+///
+/// # Errors
+///
+/// A message for the operator when the server cannot start or the transport fails.
+pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
+    let shared = Arc::new(Shared::<A>::new(config).map_err(|error| error.message)?);
+    let config = shared.config().clone();
+    tracing::info!(
+        adapter = A::INFO.name,
+        version = A::INFO.version,
+        mode = config.mode.protocol_name(),
+        prefix = %config.tool_prefix,
+        "starting MCP-AQL server"
+    );
+    match config.transport {
+        Transport::Stdio => serve_stdio(shared).await,
+        Transport::Http => serve_http(shared, SocketAddr::new(config.bind, config.port)).await,
+    }
+}
+
+async fn serve_stdio<A: Adapter>(shared: Arc<Shared<A>>) -> Result<(), String> {
+    let running = AqlServer::new(shared)
+        .serve(rmcp::transport::stdio())
+        .await
+        .map_err(|error| format!("MCP initialization over stdio failed: {error}"))?;
+    let reason = running
+        .waiting()
+        .await
+        .map_err(|error| format!("the stdio session ended abnormally: {error}"))?;
+    tracing::info!(?reason, "stdio transport closed");
+    Ok(())
+}
+
+async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> Result<(), String> {
+    let shutdown = CancellationToken::new();
+    let limits = shared.config().limits;
+    let mut http_config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(shutdown.child_token())
+        // Room for the JSON-RPC envelope around an over-limit request, so the MCP-AQL limit
+        // check answers it with VALIDATION_PAYLOAD_TOO_LARGE rather than a bare HTTP 413.
+        .with_max_request_body_bytes(limits.max_request_size.saturating_mul(2) + 64 * 1024);
+    if !address.ip().is_loopback() {
+        tracing::warn!(%address, "listening beyond loopback: Host header checks are off");
+        http_config = http_config.disable_allowed_hosts();
+    }
+    let factory_shared = shared.clone();
+    let service = StreamableHttpService::new(
+        move || Ok(AqlServer::new(factory_shared.clone())),
+        Arc::new(LocalSessionManager::default()),
+        http_config,
+    );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|error| format!("cannot listen on {address}: {error}"))?;
+    let local = listener
+        .local_addr()
+        .map_err(|error| format!("cannot read the listening address: {error}"))?;
+    tracing::info!(url = %format!("http://{local}/mcp"), "streamable HTTP endpoint listening");
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async move {
+            wait_for_signal().await;
+            shutdown.cancel();
+        })
+        .await
+        .map_err(|error| format!("the HTTP server failed: {error}"))
+}
+
+async fn wait_for_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = terminate.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    tracing::info!("shutting down");
+}

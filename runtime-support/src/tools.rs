@@ -1,0 +1,175 @@
+//! The MCP tools a server registers: the CRUDE family tools and/or `mcp_aql`, with the
+//! configured prefix, annotations per seed mcp-integration §2.3 and the base input schema.
+
+use std::sync::Arc;
+
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use serde_json::json;
+
+use crate::adapter::{Adapter, Category, ToolDocs};
+use crate::config::EndpointMode;
+
+/// Which entry point a tool is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Surface {
+    /// `mcp_aql_<family>`: accepts only operations of that category.
+    Family(Category),
+    /// `mcp_aql`: accepts every operation.
+    Single,
+}
+
+/// The registered tools of one server, built once at start-up.
+#[derive(Debug, Clone)]
+pub struct ToolSet {
+    prefix: String,
+    tools: Vec<(Surface, Tool)>,
+}
+
+/// Unprefixed tool name of a surface: `mcp_aql_read`, `mcp_aql`.
+pub const fn base_name(surface: Surface) -> &'static str {
+    match surface {
+        Surface::Single => "mcp_aql",
+        Surface::Family(Category::Create) => "mcp_aql_create",
+        Surface::Family(Category::Read) => "mcp_aql_read",
+        Surface::Family(Category::Update) => "mcp_aql_update",
+        Surface::Family(Category::Delete) => "mcp_aql_delete",
+        Surface::Family(Category::Execute) => "mcp_aql_execute",
+    }
+}
+
+fn family_doc(docs: &ToolDocs, category: Category) -> Option<&'static str> {
+    match category {
+        Category::Create => docs.create,
+        Category::Read => Some(docs.read),
+        Category::Update => docs.update,
+        Category::Delete => docs.delete,
+        Category::Execute => docs.execute,
+    }
+}
+
+/// The base input schema of every tool (seed mcp-integration §3).
+pub fn input_schema() -> JsonObject {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "operation": {
+                "type": "string",
+                "description": "Operation name in snake_case; call operation 'introspect' with params {\"query\": \"operations\"} to list them"
+            },
+            "params": {
+                "type": "object",
+                "additionalProperties": true,
+                "description": "Operation parameters"
+            }
+        },
+        "required": ["operation"]
+    });
+    match schema {
+        serde_json::Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+impl ToolSet {
+    /// Tools for `A` in `mode` with names prefixed by `prefix`. A CRUDE family with no
+    /// operations is left out, except `read`, which carries `introspect`.
+    pub fn new<A: Adapter>(mode: EndpointMode, prefix: &str) -> Self {
+        let schema = Arc::new(input_schema());
+        let mut tools = Vec::new();
+        if mode.has_crude() {
+            for category in Category::ALL {
+                let Some(description) = family_doc(A::TOOLS, category) else {
+                    continue;
+                };
+                let (read_only, destructive) = category.permissions();
+                let surface = Surface::Family(category);
+                tools.push((
+                    surface,
+                    tool(
+                        prefix,
+                        surface,
+                        description,
+                        &schema,
+                        read_only,
+                        destructive,
+                    ),
+                ));
+            }
+        }
+        if mode.has_single() {
+            tools.push((
+                Surface::Single,
+                tool(
+                    prefix,
+                    Surface::Single,
+                    A::TOOLS.single,
+                    &schema,
+                    false,
+                    true,
+                ),
+            ));
+        }
+        Self {
+            prefix: prefix.to_owned(),
+            tools,
+        }
+    }
+
+    /// The tools, in registration order.
+    pub fn tools(&self) -> impl Iterator<Item = &Tool> {
+        self.tools.iter().map(|(_, tool)| tool)
+    }
+
+    /// The surface a (prefixed) tool name stands for, if it is registered.
+    pub fn surface(&self, name: &str) -> Option<Surface> {
+        self.tools
+            .iter()
+            .find(|(_, tool)| tool.name == name)
+            .map(|(surface, _)| *surface)
+    }
+
+    /// The prefixed name of a surface, whether or not it is registered.
+    pub fn name(&self, surface: Surface) -> String {
+        format!("{}{}", self.prefix, base_name(surface))
+    }
+
+    /// The tool that carries operations of `category`: its CRUDE tool when the CRUDE tools
+    /// are registered, else `mcp_aql`.
+    pub fn tool_for(&self, category: Category) -> String {
+        let family = Surface::Family(category);
+        if self.tools.iter().any(|(surface, _)| *surface == family) {
+            self.name(family)
+        } else {
+            self.name(Surface::Single)
+        }
+    }
+
+    /// Prefixed names of every registered tool.
+    pub fn names(&self) -> Vec<String> {
+        self.tools
+            .iter()
+            .map(|(_, tool)| tool.name.to_string())
+            .collect()
+    }
+}
+
+fn tool(
+    prefix: &str,
+    surface: Surface,
+    description: &'static str,
+    schema: &Arc<JsonObject>,
+    read_only: bool,
+    destructive: bool,
+) -> Tool {
+    let mut tool = Tool::new(
+        format!("{prefix}{}", base_name(surface)),
+        description,
+        schema.clone(),
+    );
+    tool.annotations = Some(
+        ToolAnnotations::new()
+            .read_only(read_only)
+            .destructive(destructive),
+    );
+    tool
+}

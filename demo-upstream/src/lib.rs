@@ -1,0 +1,321 @@
+//! A small in-memory HTTP server that plays the two APIs of `adapters/`: the GitHub-like API of
+//! `github-adapter.md` and the todo API of `todo-adapter.md`.
+//!
+//! It serves the README's quick start (`demo-upstream --port 4010`) and the end-to-end tests,
+//! which start it in-process, point a generated adapter at it and then read back exactly what
+//! the adapter sent:
+//!
+//! ```no_run
+//! # async fn demo() -> std::io::Result<()> {
+//! use demo_upstream::{Fault, Options, StatusCode};
+//!
+//! let server = demo_upstream::spawn(Options {
+//!     bearer_token: Some("test-token".into()),
+//!     ..Options::default()
+//! })
+//! .await?;
+//! server.add_fault(
+//!     Fault::new("/repos/octo/busy", StatusCode::TOO_MANY_REQUESTS).header("retry-after", "7"),
+//! );
+//! // ... point GITHUB_BASE_URL at server.base_url() and call the adapter ...
+//! let sent = server.requests();
+//! assert_eq!(sent[0].header("authorization"), Some("Bearer test-token"));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! State lives in memory and starts from the same seed every time (user `octo`, repository
+//! `octo/hello-world` with issues, a pull request, a label and workflow runs; three todos), so a
+//! create followed by a get round-trips and tests can rely on the seed.
+
+mod api;
+mod github;
+mod todo;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::{Body, Bytes, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderName, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+pub use axum::http::StatusCode;
+
+use crate::api::Api;
+
+/// Request bodies above this size are refused with 413 and not recorded in full.
+const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+
+/// How to start the server.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Port on 127.0.0.1; 0 picks any free port.
+    pub port: u16,
+    /// When set, every GitHub-like route wants `Authorization: Bearer <token>` and answers 401
+    /// `{"message": "Bad credentials"}` otherwise. When unset, any or no credential passes.
+    pub bearer_token: Option<String>,
+    /// When set, every `/todos` route wants `X-Api-Key: <key>` and answers 401
+    /// `{"error": "..."}` otherwise. When unset, any or no key passes.
+    pub api_key: Option<String>,
+    /// Canned answers that replace the normal one, checked before auth and routing.
+    pub faults: Vec<Fault>,
+}
+
+/// A canned answer for one path: the server records the request, waits `delay`, then answers
+/// with `status`, `body` and `headers` instead of running the API.
+#[derive(Debug, Clone)]
+pub struct Fault {
+    path: String,
+    status: StatusCode,
+    body: Bytes,
+    headers: Vec<(String, String)>,
+    delay: Duration,
+}
+
+impl Fault {
+    /// A fault for requests whose path (as sent, still percent-encoded, without the query) is
+    /// exactly `path`, answering `status` with an empty body.
+    pub fn new(path: impl Into<String>, status: StatusCode) -> Self {
+        Self {
+            path: path.into(),
+            status,
+            body: Bytes::new(),
+            headers: Vec::new(),
+            delay: Duration::ZERO,
+        }
+    }
+
+    /// Answers with these bytes. Without a `content-type` header the answer is sent as
+    /// `application/json`, whatever the bytes are.
+    #[must_use]
+    pub fn body(mut self, body: impl Into<Bytes>) -> Self {
+        self.body = body.into();
+        self
+    }
+
+    /// Adds a response header, e.g. `("retry-after", "7")` or `("content-type", "text/html")`.
+    #[must_use]
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// Waits this long before answering: a slow upstream.
+    #[must_use]
+    pub fn delay(mut self, delay: Duration) -> Self {
+        self.delay = delay;
+        self
+    }
+
+    fn response(&self) -> Response {
+        let mut response = Response::new(Body::from(self.body.clone()));
+        *response.status_mut() = self.status;
+        let headers = response.headers_mut();
+        for (name, value) in &self.headers {
+            // A name or value HTTP cannot carry is a mistake in the test; answering without
+            // that header makes the test fail on its own assertion.
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::try_from(name.as_str()),
+                HeaderValue::try_from(value.as_str()),
+            ) {
+                headers.append(name, value);
+            }
+        }
+        if !headers.contains_key(header::CONTENT_TYPE) {
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+        }
+        response
+    }
+}
+
+/// One request as the server received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedRequest {
+    /// `GET`, `POST`, ...
+    pub method: String,
+    /// The path as sent, still percent-encoded.
+    pub path: String,
+    /// The raw query string without `?`, if the URL had one.
+    pub query: Option<String>,
+    /// The body bytes (empty when there was none).
+    pub body: Vec<u8>,
+    /// Every header in arrival order; names are lowercase.
+    pub headers: Vec<(String, String)>,
+}
+
+impl RecordedRequest {
+    fn new(parts: &Parts, body: &[u8]) -> Self {
+        Self {
+            method: parts.method.to_string(),
+            path: parts.uri.path().to_owned(),
+            query: parts.uri.query().map(str::to_owned),
+            body: body.to_vec(),
+            headers: parts
+                .headers
+                .iter()
+                .map(|(name, value)| {
+                    let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                    (name.as_str().to_owned(), value)
+                })
+                .collect(),
+        }
+    }
+
+    /// The first value of the header `name` (any case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The decoded query pairs, in order; repeated keys appear once per value.
+    pub fn query_pairs(&self) -> Vec<(String, String)> {
+        let query = self.query.as_deref().unwrap_or_default();
+        form_urlencoded::parse(query.as_bytes())
+            .into_owned()
+            .collect()
+    }
+
+    /// The body parsed as JSON; `None` when it is empty or not JSON.
+    pub fn body_json(&self) -> Option<Value> {
+        serde_json::from_slice(&self.body).ok()
+    }
+}
+
+/// A server started by [`spawn`]. Dropping it stops the server.
+#[derive(Debug)]
+pub struct Running {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    stop: Option<oneshot::Sender<()>>,
+}
+
+impl Running {
+    /// The bound address, always on 127.0.0.1.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:<port>`, the value for `GITHUB_BASE_URL` or `TODO_BASE_URL`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Every request received so far, oldest first.
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.shared.log).clone()
+    }
+
+    /// Every request received so far, emptying the log.
+    pub fn take_requests(&self) -> Vec<RecordedRequest> {
+        std::mem::take(&mut *lock(&self.shared.log))
+    }
+
+    /// Adds a fault; it wins over earlier faults for the same path.
+    pub fn add_fault(&self, fault: Fault) {
+        lock(&self.shared.faults).insert(0, fault);
+    }
+
+    /// Removes every fault, so all paths answer normally again.
+    pub fn clear_faults(&self) {
+        lock(&self.shared.faults).clear();
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            // The server task may already be gone with its runtime; then there is nothing to stop.
+            let _ = stop.send(());
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Shared {
+    bearer_token: Option<String>,
+    api_key: Option<String>,
+    faults: Mutex<Vec<Fault>>,
+    log: Mutex<Vec<RecordedRequest>>,
+    api: Mutex<Api>,
+}
+
+/// Binds 127.0.0.1 on `options.port` and serves in a task of the current tokio runtime until
+/// the returned [`Running`] is dropped.
+///
+/// # Errors
+///
+/// Fails when the port cannot be bound.
+pub async fn spawn(options: Options) -> std::io::Result<Running> {
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, options.port)).await?;
+    let addr = listener.local_addr()?;
+    let shared = Arc::new(Shared {
+        bearer_token: options.bearer_token,
+        api_key: options.api_key,
+        faults: Mutex::new(options.faults.into_iter().rev().collect()),
+        log: Mutex::new(Vec::new()),
+        api: Mutex::new(Api::seeded()),
+    });
+    let router = Router::new()
+        .fallback(answer)
+        .with_state(Arc::clone(&shared));
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let shutdown = async {
+            // Either a stop message or the sender's drop ends the server.
+            let _ = stopped.await;
+        };
+        if let Err(error) = axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown)
+            .await
+        {
+            tracing::warn!(%error, "demo upstream stopped with an error");
+        }
+    });
+    tracing::debug!(%addr, "demo upstream listening");
+    Ok(Running {
+        addr,
+        shared,
+        stop: Some(stop),
+    })
+}
+
+async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let Ok(body) = to_bytes(body, MAX_REQUEST_BYTES).await else {
+        return (StatusCode::PAYLOAD_TOO_LARGE, "request body too large").into_response();
+    };
+    tracing::debug!(method = %parts.method, path = parts.uri.path(), "request");
+    lock(&shared.log).push(RecordedRequest::new(&parts, &body));
+
+    let fault = lock(&shared.faults)
+        .iter()
+        .find(|fault| fault.path == parts.uri.path())
+        .cloned();
+    if let Some(fault) = fault {
+        tokio::time::sleep(fault.delay).await;
+        return fault.response();
+    }
+
+    let credentials = api::Credentials {
+        bearer_token: shared.bearer_token.as_deref(),
+        api_key: shared.api_key.as_deref(),
+    };
+    lock(&shared.api).answer(&credentials, &parts, &body)
+}
+
+/// Locks `mutex`; a panic elsewhere while holding it leaves plain data behind, still usable.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

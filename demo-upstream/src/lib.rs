@@ -32,6 +32,7 @@ mod api;
 mod github;
 mod todo;
 
+use std::convert::Infallible;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
@@ -52,6 +53,9 @@ use crate::api::Api;
 
 /// Request bodies above this size are refused with 413 and not recorded in full.
 const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
+
+/// Chunk size of a [`Fault::streamed`] body.
+const STREAM_CHUNK_BYTES: usize = 64 * 1024;
 
 /// How to start the server.
 #[derive(Debug, Clone, Default)]
@@ -77,6 +81,7 @@ pub struct Fault {
     body: Bytes,
     headers: Vec<(String, String)>,
     delay: Duration,
+    streamed: bool,
 }
 
 impl Fault {
@@ -89,6 +94,7 @@ impl Fault {
             body: Bytes::new(),
             headers: Vec::new(),
             delay: Duration::ZERO,
+            streamed: false,
         }
     }
 
@@ -114,8 +120,28 @@ impl Fault {
         self
     }
 
+    /// Sends the body in chunks with no `Content-Length`, so a client learns its size only by
+    /// reading it: the case a response size cap must catch while streaming.
+    #[must_use]
+    pub fn streamed(mut self) -> Self {
+        self.streamed = true;
+        self
+    }
+
     fn response(&self) -> Response {
-        let mut response = Response::new(Body::from(self.body.clone()));
+        let body = if self.streamed {
+            let body = self.body.clone();
+            let chunks = (0..body.len())
+                .step_by(STREAM_CHUNK_BYTES)
+                .map(move |start| {
+                    let end = body.len().min(start + STREAM_CHUNK_BYTES);
+                    Ok::<_, Infallible>(body.slice(start..end))
+                });
+            Body::from_stream(futures_util::stream::iter(chunks))
+        } else {
+            Body::from(self.body.clone())
+        };
+        let mut response = Response::new(body);
         *response.status_mut() = self.status;
         let headers = response.headers_mut();
         for (name, value) in &self.headers {

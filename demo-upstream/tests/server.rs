@@ -278,3 +278,30 @@ fn the_binary_prints_only_its_base_url() {
     );
     assert_eq!(repo.expect("repository")["full_name"], "octo/hello-world");
 }
+
+#[tokio::test]
+async fn a_streamed_fault_body_has_no_length_up_front() {
+    let (server, client) = start(Options::default()).await;
+    let huge = vec![b'x'; 11 * 1024 * 1024];
+    server.add_fault(Fault::new("/huge", StatusCode::OK).body(huge.clone()));
+    server.add_fault(
+        Fault::new("/huge-streamed", StatusCode::OK)
+            .body(huge.clone())
+            .streamed(),
+    );
+
+    let sized = client
+        .get(format!("{}/huge", server.base_url()))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(sized.content_length(), Some(huge.len() as u64));
+
+    let streamed = client
+        .get(format!("{}/huge-streamed", server.base_url()))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(streamed.content_length(), None);
+    assert_eq!(streamed.bytes().await.expect("body"), huge);
+}

@@ -183,9 +183,13 @@ impl Secrets {
                 continue;
             }
             out = out.replace(secret.as_str(), REDACTED);
+            // As a query string carries it: percent-encoded, and form-encoded (`+` for space).
             let encoded = percent_encode(secret);
-            if encoded != *secret {
-                out = out.replace(encoded.as_str(), REDACTED);
+            let form_encoded = encoded.replace("%20", "+");
+            for spelling in [encoded, form_encoded] {
+                if spelling != *secret {
+                    out = out.replace(spelling.as_str(), REDACTED);
+                }
             }
         }
         out
@@ -397,8 +401,8 @@ mod tests {
     fn redaction_covers_the_percent_encoded_spelling() {
         let secrets = Secrets(vec!["a b/c+d".to_owned()]);
         assert_eq!(
-            secrets.redact("echo a%20b%2Fc%2Bd and a b/c+d"),
-            "echo [REDACTED] and [REDACTED]"
+            secrets.redact("echo a%20b%2Fc%2Bd, a+b%2Fc%2Bd and a b/c+d"),
+            "echo [REDACTED], [REDACTED] and [REDACTED]"
         );
         assert_eq!(Secrets(vec!["ab".to_owned()]).redact("abc"), "abc");
     }

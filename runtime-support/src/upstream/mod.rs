@@ -356,12 +356,16 @@ fn classify(err: &(dyn StdError + 'static)) -> Failure {
                 std::io::ErrorKind::TimedOut => return Failure::Timeout,
                 _ => {}
             }
-            // `io::Error::source` skips the wrapped error itself; tokio-rustls wraps there.
-            if io
-                .get_ref()
-                .is_some_and(|inner| inner.is::<rustls::Error>())
-            {
-                return Failure::Tls;
+            // `io::Error::source` skips the error it wraps, and the TLS stack wraps rustls
+            // errors in one or two layers of `io::Error`: look inside.
+            let mut wrapped = io.get_ref();
+            while let Some(inner) = wrapped {
+                if inner.is::<rustls::Error>() {
+                    return Failure::Tls;
+                }
+                wrapped = inner
+                    .downcast_ref::<std::io::Error>()
+                    .and_then(std::io::Error::get_ref);
             }
         }
         // hyper-util's connector names resolver failures this way.

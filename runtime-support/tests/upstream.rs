@@ -84,6 +84,30 @@ fn get(path: &str) -> UpstreamRequest {
     }
 }
 
+/// What every client-visible error must satisfy: no Rust or library names, no file paths,
+/// no local address, and no "at <word>" (the conformance runner reads that as a stack frame).
+#[track_caller]
+fn assert_client_safe(err: &AqlError) {
+    let text = err.to_json().to_string();
+    for marker in [
+        "::",
+        ".rs",
+        "serde",
+        "panicked",
+        "reqwest",
+        "hyper",
+        "rustls",
+        "127.0.0.1",
+    ] {
+        assert!(!text.contains(marker), "{marker:?} in {text}");
+    }
+    let lower = err.message.to_ascii_lowercase();
+    let at_word = lower
+        .match_indices("at")
+        .any(|(i, _)| lower[i + 2..].starts_with(char::is_whitespace));
+    assert!(!at_word, "runner-unsafe message: {}", err.message);
+}
+
 // ---------------------------------------------------------------------------------------
 // The recording server.
 
@@ -406,10 +430,12 @@ async fn encoded_traversal_stays_encoded_and_dot_segments_are_refused() {
 
     for path in ["/files/..", "/files/%2e%2E", "/files/./x", "/a/../../b"] {
         let err = upstream.send(get(path)).await.expect_err(path);
+        assert_client_safe(&err);
         assert_eq!(err.code, ErrorCode::ValidationInvalidValue, "{path}");
     }
     for path in ["files", "/a?b=c", "/a#frag", "/a\\..\\b", "/a b"] {
         let err = upstream.send(get(path)).await.expect_err(path);
+        assert_client_safe(&err);
         assert_eq!(err.code, ErrorCode::InternalError, "{path}");
     }
     assert_eq!(
@@ -445,6 +471,7 @@ async fn base_url_comes_from_the_environment_when_set() {
         Auth::None,
     );
     let err = Upstream::new(bad, UpstreamConfig::default()).expect_err("ftp refused");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert!(
         err.message.contains("'UPSTREAM_TEST_BAD_BASE'"),
@@ -468,6 +495,7 @@ async fn base_url_comes_from_the_environment_when_set() {
 async fn credentials_never_go_over_plain_http_to_a_remote_host() {
     let upstream = client("http://api.example.invalid".to_owned(), bearer());
     let err = upstream.send(get("/x")).await.expect_err("refused");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::PermissionDenied);
     assert_eq!(err.details["reason"], "INSECURE_TRANSPORT");
 }
@@ -491,6 +519,7 @@ async fn redirects_are_followed_only_within_the_origin() {
     let upstream = client(server.base.clone(), Auth::None);
     assert_eq!(upstream.send(get("/old")).await.expect("ok")["moved"], true);
     let err = upstream.send(get("/away")).await.expect_err("not followed");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["http_status"], 302);
 }
@@ -508,6 +537,7 @@ async fn missing_credential_is_permission_denied_naming_the_variable() {
     };
     let upstream = client(server.base.clone(), auth);
     let err = upstream.send(get("/x")).await.expect_err("missing");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::PermissionDenied);
     assert!(
         err.message.contains("'UPSTREAM_TEST_NEVER_SET_TOKEN'"),
@@ -529,6 +559,7 @@ async fn credential_with_cr_or_lf_is_refused() {
         .send(get("/x"))
         .await
         .expect_err("refused");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::PermissionDenied);
     assert_eq!(err.details["env_var"], "UPSTREAM_TEST_CRLF");
     assert!(!err.to_json().to_string().contains("Injected"));
@@ -573,6 +604,7 @@ async fn status_codes_map_to_the_spec_codes_with_the_upstream_message() {
             .send(get(&format!("/status/{status}")))
             .await
             .expect_err("error status");
+        assert_client_safe(&err);
         assert_eq!(err.code, code, "HTTP {status}");
         assert_eq!(err.details["http_status"], status);
         let said = format!("upstream says {status}");
@@ -686,6 +718,7 @@ async fn empty_bom_html_and_binary_bodies() {
     );
 
     let err = upstream.send(get("/html")).await.expect_err("html");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["upstream_error"], "SERIALIZATION_PARSE_ERROR");
     assert_eq!(err.details["content_type"], "text/html");
@@ -693,6 +726,7 @@ async fn empty_bom_html_and_binary_bodies() {
     assert!(err.message.contains("HTML"), "{}", err.message);
 
     let err = upstream.send(get("/binary")).await.expect_err("binary");
+    assert_client_safe(&err);
     assert!(
         err.message.contains("application/octet-stream"),
         "{}",
@@ -701,6 +735,7 @@ async fn empty_bom_html_and_binary_bodies() {
     assert!(!err.details.contains_key("body_preview"));
 
     let err = upstream.send(get("/gateway")).await.expect_err("502");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["http_status"], 502);
     assert_eq!(err.details["upstream_message"], "502 Bad Gateway nginx");
@@ -727,6 +762,7 @@ async fn response_size_cap_is_enforced_while_streaming() {
         Upstream::new(info(server.base.clone(), Auth::None), config).expect("valid config");
     // An endless body can only end in this error if the cap is checked as bytes arrive.
     let err = upstream.send(get("/endless")).await.expect_err("too large");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::ValidationPayloadTooLarge);
     assert_eq!(err.details["limit_type"], "response_size");
     assert_eq!(err.details["limit_value"], 1024 * 1024);
@@ -761,6 +797,7 @@ async fn timeout_is_reported_with_its_duration() {
     };
     let upstream = Upstream::new(info(server.base.clone(), Auth::None), config).expect("valid");
     let err = upstream.send(get("/slow")).await.expect_err("timeout");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["upstream_error"], "TRANSPORT_TIMEOUT");
     assert_eq!(err.details["timeout_ms"], 300);
@@ -778,6 +815,7 @@ async fn connection_refused_names_no_host() {
     drop(listener);
     let upstream = client(format!("http://{addr}"), Auth::None);
     let err = upstream.send(get("/x")).await.expect_err("refused");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(
         err.details["upstream_error"],
@@ -799,6 +837,7 @@ async fn tls_failure_is_reported_as_tls() {
         .send(get("/x"))
         .await
         .expect_err("not TLS");
+    assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["upstream_error"], "TRANSPORT_TLS_ERROR");
     assert!(server.requests().is_empty());
@@ -898,6 +937,7 @@ async fn secrets_never_appear_in_errors_or_logs_even_when_the_upstream_echoes_th
     );
     for secret in [TOKEN, API_KEY, PASSWORD, basic.as_str()] {
         for error in &errors {
+            assert_client_safe(error);
             let text = format!("{} {}", error, error.to_json());
             assert!(!text.contains(secret), "{secret} leaked in {text}");
         }

@@ -305,8 +305,8 @@ impl Upstream {
                 Failure::Refused => (
                     "TRANSPORT_CONNECTION_REFUSED",
                     format!(
-                        "Internal error: connection refused by the upstream API; check that it \
-                         is running and the base URL ('{env}')"
+                        "Internal error: connection refused by the upstream API; is it running? \
+                         Check the base URL ('{env}')"
                     ),
                 ),
                 Failure::Tls => (
@@ -490,5 +490,69 @@ fn http_method(method: Method) -> reqwest::Method {
         Method::Put => reqwest::Method::PUT,
         Method::Patch => reqwest::Method::PATCH,
         Method::Delete => reqwest::Method::DELETE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt;
+    use std::io;
+
+    use super::*;
+
+    /// Stands in for hyper-util's private connector error.
+    #[derive(Debug)]
+    struct Connect(&'static str, io::Error);
+
+    impl fmt::Display for Connect {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(self.0)
+        }
+    }
+
+    impl StdError for Connect {
+        fn source(&self) -> Option<&(dyn StdError + 'static)> {
+            Some(&self.1)
+        }
+    }
+
+    #[test]
+    fn transport_failures_are_classified_from_the_cause_chain() {
+        let lookup = io::Error::other("failed to lookup address information");
+        assert_eq!(classify(&Connect("dns error", lookup)), Failure::Dns);
+        let refused = io::Error::from(io::ErrorKind::ConnectionRefused);
+        assert_eq!(
+            classify(&Connect("tcp connect error", refused)),
+            Failure::Refused
+        );
+        let tls = io::Error::other(io::Error::new(
+            io::ErrorKind::InvalidData,
+            rustls::Error::InvalidCertificate(rustls::CertificateError::Expired),
+        ));
+        assert_eq!(classify(&Connect("tls", tls)), Failure::Tls);
+        let reset = io::Error::from(io::ErrorKind::ConnectionReset);
+        assert_eq!(classify(&Connect("io", reset)), Failure::Network);
+    }
+
+    #[test]
+    fn path_checks() {
+        for ok in [
+            "/",
+            "/repos/a%2Fb/c",
+            "/x/..%2F..",
+            "/a/.../b",
+            "/a//b",
+            "/%E5%90%8D",
+        ] {
+            assert!(check_path(ok).is_ok(), "{ok}");
+        }
+        for dots in ["/..", "/a/.", "/a/%2E%2e/b", "/a/.%2e"] {
+            let err = check_path(dots).expect_err(dots);
+            assert_eq!(err.code, ErrorCode::ValidationInvalidValue, "{dots}");
+        }
+        for bad in ["", "a/b", "/a?x", "/a#x", "/a\\b", "/a b", "/名前", "/a\n"] {
+            let err = check_path(bad).expect_err(bad);
+            assert_eq!(err.code, ErrorCode::InternalError, "{bad}");
+        }
     }
 }

@@ -29,6 +29,9 @@ use crate::error::{AqlError, ErrorCode};
 /// How many characters of upstream text an error quotes (seed §7.3 uses 200).
 pub(crate) const PREVIEW_CHARS: usize = 200;
 
+/// How much of a non-JSON body is scanned to build its preview.
+const PREVIEW_SCAN_CHARS: usize = 16 * 1024;
+
 /// `retry_after_seconds` when the upstream gives no hint.
 pub(crate) const DEFAULT_RETRY_AFTER_SECONDS: u64 = 60;
 
@@ -119,6 +122,7 @@ fn status_error(
         (_, 503) => "Service unavailable",
         (_, 504) => "Gateway timeout",
         (_, 500..=599) => "Server error",
+        (_, 300..=399) => "Redirect to another origin not followed",
         _ => "Request failed",
     };
     let upstream_message = upstream_message(body, response.headers, secrets);
@@ -264,6 +268,12 @@ fn is_html(content_type: &str) -> bool {
 
 /// A short, safe rendering of a non-JSON body: HTML loses its tags, whitespace collapses.
 fn preview(text: &str, content_type: Option<&str>, secrets: &Secrets) -> String {
+    // A preview needs the first few hundred characters; bounding the input keeps tag
+    // stripping and redaction cheap on a 10 MB page.
+    let text = match text.char_indices().nth(PREVIEW_SCAN_CHARS) {
+        Some((cut, _)) => &text[..cut],
+        None => text,
+    };
     let looks_html = content_type.is_some_and(is_html)
         || text.trim_start().starts_with('<') && text.contains('>');
     let plain = if looks_html {
@@ -277,32 +287,33 @@ fn preview(text: &str, content_type: Option<&str>, secrets: &Secrets) -> String 
 
 /// Text of an HTML page: tags, comments, scripts and styles removed, common entities decoded.
 fn html_text(html: &str) -> String {
-    let mut out = String::with_capacity(html.len().min(4096));
-    let mut rest = html;
-    while let Some(start) = rest.find('<') {
-        out.push_str(&rest[..start]);
+    // ASCII lowercasing keeps byte offsets, so `lower` indexes `html` too.
+    let lower = html.to_ascii_lowercase();
+    let mut out = String::with_capacity(html.len());
+    let mut pos = 0;
+    while let Some(found) = lower[pos..].find('<') {
+        let start = pos + found;
+        out.push_str(&html[pos..start]);
         out.push(' ');
-        let tag = &rest[start..];
-        let lower_head: String = tag.chars().take(8).collect::<String>().to_ascii_lowercase();
-        let closing = if lower_head.starts_with("<!--") {
+        let tag = &lower[start..];
+        let closing = if tag.starts_with("<!--") {
             "-->"
-        } else if lower_head.starts_with("<script") {
+        } else if tag.starts_with("<script") {
             "</script>"
-        } else if lower_head.starts_with("<style") {
+        } else if tag.starts_with("<style") {
             "</style>"
         } else {
             ">"
         };
-        let lower_tag = tag.to_ascii_lowercase();
-        match lower_tag.find(closing) {
-            Some(end) => rest = &tag[end + closing.len()..],
+        match tag.find(closing) {
+            Some(end) => pos = start + end + closing.len(),
             None => {
-                rest = "";
+                pos = html.len();
                 break;
             }
         }
     }
-    out.push_str(rest);
+    out.push_str(&html[pos..]);
     out.replace("&nbsp;", " ")
         .replace("&lt;", "<")
         .replace("&gt;", ">")

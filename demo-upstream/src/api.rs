@@ -176,7 +176,8 @@ impl IntoResponse for Reply {
 }
 
 /// Every answer carries a creation time; a logical clock keeps them distinct, ordered and the
-/// same from one run to the next: tick `n` is `n` seconds after 2026-01-01T00:00:00Z.
+/// same from one run to the next: tick `n` is `n` seconds after 2026-01-01T00:00:00Z. (A demo
+/// stays far below the 2.6 million ticks after which the day of month would wrap.)
 pub(crate) fn timestamp(tick: u64) -> String {
     let (days, seconds) = (tick / 86_400, tick % 86_400);
     format!(

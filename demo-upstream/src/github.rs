@@ -35,8 +35,10 @@ pub(crate) struct Github {
 }
 
 impl Github {
-    /// User `octo` with `octo/hello-world`: two issues (one closed), one open pull request, a
-    /// comment, the `bug` label and two workflow runs; user `hubot` with no repositories.
+    /// User `octo` with `octo/hello-world`: open issue #1 "Found a bug" (label `bug`, comment
+    /// id 5), closed issue #2, open pull request #3 (`fix-crash` into `main`), label `bug`,
+    /// workflow runs 9 (success) and 10 (failure); user `hubot` with no repositories. Tests and
+    /// the README use these numbers, so keep the insertion order.
     pub(crate) fn seeded() -> Self {
         let mut github = Self {
             users: BTreeMap::new(),

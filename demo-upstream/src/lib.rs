@@ -24,9 +24,16 @@
 //! # }
 //! ```
 //!
-//! State lives in memory and starts from the same seed every time (user `octo`, repository
-//! `octo/hello-world` with issues, a pull request, a label and workflow runs; three todos), so a
-//! create followed by a get round-trips and tests can rely on the seed.
+//! State lives in memory and starts from the same seed every time, so a create followed by a
+//! get round-trips and tests can rely on the seed:
+//!
+//! - GitHub-like: users `octo` and `hubot`; `octo/hello-world` with open issue #1 (label `bug`,
+//!   comment id 5), closed issue #2, open pull request #3, label `bug`, workflow runs 9 and 10.
+//!   Errors look like GitHub's: `{"message": ...}`, 422 with `errors[]`.
+//! - Todo: items 1 "Buy milk", 2 "Write the report" (open) and 3 "Call the plumber"
+//!   (completed). Errors look like `{"error": ...}`.
+//!
+//! With [`Options::bearer_token`] or [`Options::api_key`] unset, any credential is accepted.
 
 mod api;
 mod github;

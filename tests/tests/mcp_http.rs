@@ -1,0 +1,93 @@
+//! rmcp's client over streamable HTTP on 127.0.0.1 to the fixture adapter binary.
+
+mod support;
+
+use rmcp::ServiceExt;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::json;
+use support::{assert_introspection, assert_result, call, http_server, start_upstream};
+
+#[tokio::test]
+async fn streamable_http_serves_sessions_and_concurrent_calls() {
+    let upstream = start_upstream().await;
+    let (mut server, url) =
+        http_server(&upstream, &["--mode", "all", "--tool-prefix", "fx_"]).await;
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+
+    let first =
+        ().serve(StreamableHttpClientTransport::from_uri(url.clone()))
+            .await
+            .expect("initialize over HTTP");
+    let second =
+        ().serve(StreamableHttpClientTransport::from_uri(url.clone()))
+            .await
+            .expect("second session");
+    let tools = first.list_all_tools().await.expect("tools/list");
+    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "fx_mcp_aql_create",
+            "fx_mcp_aql_read",
+            "fx_mcp_aql_update",
+            "fx_mcp_aql_delete",
+            "fx_mcp_aql"
+        ]
+    );
+
+    let (a, _) = call(
+        first.peer(),
+        "fx_mcp_aql",
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await;
+    let (b, _) = call(
+        second.peer(),
+        "fx_mcp_aql_read",
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await;
+    assert_introspection(&a);
+    assert_introspection(&b);
+    assert_eq!(a["data"]["_protocol"]["mode"], "all");
+    assert_ne!(
+        a["data"]["_protocol"]["session_id"],
+        b["data"]["_protocol"]["session_id"]
+    );
+
+    let mut calls = tokio::task::JoinSet::new();
+    for index in 0..32 {
+        let peer = first.peer().clone();
+        calls.spawn(async move {
+            let id = format!("h{index}");
+            let (answer, is_error) = call(
+                &peer,
+                "fx_mcp_aql_read",
+                json!({"operation": "get_item", "id": id}),
+            )
+            .await;
+            assert_result(&answer);
+            assert!(!is_error);
+            assert_eq!(answer["data"]["id"], json!(id));
+        });
+    }
+    while let Some(outcome) = calls.join_next().await {
+        outcome.expect("call task");
+    }
+
+    let (mismatch, _) = call(
+        first.peer(),
+        "fx_mcp_aql_create",
+        json!({"operation": "get_item", "id": "1"}),
+    )
+    .await;
+    assert_result(&mismatch);
+    assert_eq!(
+        mismatch["error"]["details"]["expected_tool"],
+        "fx_mcp_aql_read"
+    );
+
+    first.cancel().await.expect("close first");
+    second.cancel().await.expect("close second");
+    server.kill().await.expect("stop the server");
+}

@@ -1,0 +1,663 @@
+//! rmcp's client over a real stdio pipe to the fixture adapter binary.
+
+mod support;
+
+use rmcp::model::Tool;
+use serde_json::{Value, json};
+use support::{assert_introspection, assert_result, call, start_upstream, stdio_client};
+
+fn names(tools: &[Tool]) -> Vec<String> {
+    tools.iter().map(|tool| tool.name.to_string()).collect()
+}
+
+#[tokio::test]
+async fn initialize_and_crude_tools() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &[], &[]).await;
+    let info = client.peer_info().expect("server info after initialize");
+    let server = info.server_info.as_ref().expect("server identity");
+    assert_eq!(server.name, "fixture");
+    assert_eq!(server.version, "0.3.0");
+    assert!(info.capabilities.tools.is_some());
+
+    let tools = client.list_all_tools().await.expect("tools/list");
+    // No EXECUTE operations, so no execute tool.
+    assert_eq!(
+        names(&tools),
+        [
+            "mcp_aql_create",
+            "mcp_aql_read",
+            "mcp_aql_update",
+            "mcp_aql_delete"
+        ]
+    );
+    let expected_hints = [(false, false), (true, false), (false, true), (false, true)];
+    for (tool, (read_only, destructive)) in tools.iter().zip(expected_hints) {
+        let annotations = tool.annotations.as_ref().expect("annotations");
+        assert_eq!(annotations.read_only_hint, Some(read_only), "{}", tool.name);
+        assert_eq!(
+            annotations.destructive_hint,
+            Some(destructive),
+            "{}",
+            tool.name
+        );
+        assert!(
+            tool.description
+                .as_deref()
+                .unwrap_or("")
+                .contains("introspect")
+        );
+        let schema = Value::Object((*tool.input_schema).clone());
+        assert_eq!(schema["required"], json!(["operation"]));
+        assert_eq!(schema["properties"]["params"]["type"], "object");
+    }
+    client.cancel().await.expect("close");
+}
+
+/// Command-line flags, environment variables and the tool names they give.
+type ModeCase<'a> = (&'a [&'a str], &'a [(&'a str, &'a str)], &'a [&'a str]);
+
+#[tokio::test]
+async fn modes_and_prefixes_from_flags_and_environment() {
+    let upstream = start_upstream().await;
+    let cases: [ModeCase; 5] = [
+        (&["--mode", "single"], &[], &["mcp_aql"]),
+        (
+            &[],
+            &[
+                ("MCP_AQL_ENDPOINT_MODE", "single"),
+                ("MCP_AQL_TOOL_PREFIX", "fx_"),
+            ],
+            &["fx_mcp_aql"],
+        ),
+        (
+            &["--tool-prefix", "flag_", "--mode", "semantic"],
+            &[
+                ("MCP_AQL_TOOL_PREFIX", "env_"),
+                ("MCP_AQL_ENDPOINT_MODE", "single"),
+            ],
+            &[
+                "flag_mcp_aql_create",
+                "flag_mcp_aql_read",
+                "flag_mcp_aql_update",
+                "flag_mcp_aql_delete",
+            ],
+        ),
+        (
+            &[],
+            &[("MCP_AQL_ENDPOINT_MODE", "all")],
+            &[
+                "mcp_aql_create",
+                "mcp_aql_read",
+                "mcp_aql_update",
+                "mcp_aql_delete",
+                "mcp_aql",
+            ],
+        ),
+        (
+            &["--mode", "crude", "--tool-prefix", "gh_"],
+            &[],
+            &[
+                "gh_mcp_aql_create",
+                "gh_mcp_aql_read",
+                "gh_mcp_aql_update",
+                "gh_mcp_aql_delete",
+            ],
+        ),
+    ];
+    for (args, env, expected) in cases {
+        let client = stdio_client(&upstream, args, env).await;
+        let tools = client.list_all_tools().await.expect("tools/list");
+        assert_eq!(names(&tools), expected, "{args:?} {env:?}");
+        let single = tools.iter().find(|t| t.name.ends_with("mcp_aql"));
+        if let Some(single) = single {
+            let annotations = single.annotations.as_ref().expect("annotations");
+            assert_eq!(annotations.read_only_hint, Some(false));
+            assert_eq!(annotations.destructive_hint, Some(true));
+        }
+        client.cancel().await.expect("close");
+    }
+}
+
+#[tokio::test]
+async fn bad_configuration_stops_start_up_with_a_clear_message() {
+    for (args, env, needle) in [
+        (vec![], vec![("MCP_AQL_TOOL_PREFIX", "GitHub")], "lowercase"),
+        (
+            vec![],
+            vec![("MCP_AQL_TOOL_PREFIX", "github")],
+            "must end with '_'",
+        ),
+        (
+            vec![],
+            vec![("MCP_AQL_ENDPOINT_MODE", "five")],
+            "not an endpoint mode",
+        ),
+        (vec!["--max-nesting-depth", "99"], vec![], "allowed range"),
+    ] {
+        let output = support::command("http://127.0.0.1:9", &args, &env)
+            .output()
+            .await
+            .expect("run the binary");
+        assert!(!output.status.success(), "{args:?} {env:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(needle), "{needle}: {stderr}");
+    }
+    let version = support::command("http://127.0.0.1:9", &["--version"], &[])
+        .output()
+        .await
+        .expect("run the binary");
+    assert!(version.status.success());
+    assert!(String::from_utf8_lossy(&version.stdout).contains("0.3.0"));
+}
+
+#[tokio::test]
+async fn introspection_answers_validate_against_the_schema() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &["--tool-prefix", "fx_"], &[]).await;
+    let peer = client.peer();
+    let read = "fx_mcp_aql_read";
+
+    let (list, is_error) = call(
+        peer,
+        read,
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await;
+    assert!(!is_error);
+    assert_introspection(&list);
+    let protocol = &list["data"]["_protocol"];
+    assert_eq!(protocol["version"], "1.0.0-draft");
+    assert_eq!(protocol["mode"], "semantic");
+    assert_eq!(protocol["conformance"], "level-1");
+    assert_eq!(protocol["limits"]["max_nesting_depth"], 32);
+    assert_eq!(protocol["tools"][1], read);
+    assert!(
+        protocol["session_id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("sess_"))
+    );
+    let operations: Vec<&str> = list["data"]["operations"]
+        .as_array()
+        .expect("operations")
+        .iter()
+        .filter_map(|op| op["name"].as_str())
+        .collect();
+    assert_eq!(
+        operations,
+        [
+            "introspect",
+            "create_item",
+            "get_item",
+            "list_items",
+            "update_item",
+            "delete_item"
+        ]
+    );
+
+    for name in &operations {
+        let (details, _) = call(
+            peer,
+            read,
+            json!({"operation": "introspect", "query": "operations", "params": {"name": name}}),
+        )
+        .await;
+        assert_introspection(&details);
+        let tool = details["data"]["operation"]["mcpTool"]
+            .as_str()
+            .expect("mcpTool");
+        assert!(tool.starts_with("fx_mcp_aql_"), "{tool}");
+    }
+    let (details, _) = call(peer, read, json!({"operation": "introspect", "params": {"query": "operations", "name": "delete_item"}})).await;
+    assert_eq!(details["data"]["operation"]["mcpTool"], "fx_mcp_aql_delete");
+
+    let (types, _) = call(
+        peer,
+        read,
+        json!({"operation": "introspect", "params": {"query": "types"}}),
+    )
+    .await;
+    assert_introspection(&types);
+    let type_names: Vec<String> = types["data"]["types"]
+        .as_array()
+        .expect("types")
+        .iter()
+        .filter_map(|t| t["name"].as_str().map(str::to_owned))
+        .collect();
+    for expected in [
+        "Item",
+        "Status",
+        "SemanticCategory",
+        "OperationInput",
+        "OperationResult",
+        "OperationSuccess",
+        "OperationFailure",
+        "EndpointPermissions",
+    ] {
+        assert!(
+            type_names.iter().any(|n| n == expected),
+            "{expected} in {type_names:?}"
+        );
+    }
+    for name in &type_names {
+        let (details, _) = call(
+            peer,
+            read,
+            json!({"operation": "introspect", "params": {"query": "types", "name": name}}),
+        )
+        .await;
+        assert_introspection(&details);
+        assert_eq!(details["data"]["type"]["name"], json!(name));
+    }
+
+    for (params, key) in [
+        (json!({"query": "operations", "name": "nope"}), "operation"),
+        (json!({"query": "types", "name": "Nope"}), "type"),
+    ] {
+        let (answer, is_error) = call(
+            peer,
+            read,
+            json!({"operation": "introspect", "params": params}),
+        )
+        .await;
+        assert_introspection(&answer);
+        assert!(!is_error);
+        assert_eq!(answer, json!({"success": true, "data": {key: null}}));
+    }
+
+    let (filtered, _) = call(peer, read, json!({"operation": "introspect", "params": {"query": "operations", "endpoint": "read", "search": "ITEM"}})).await;
+    assert_introspection(&filtered);
+    let names: Vec<&str> = filtered["data"]["operations"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert_eq!(names, ["get_item", "list_items"]);
+
+    for params in [
+        json!({"query": "everything"}),
+        json!({}),
+        json!({"query": 7}),
+        json!({"query": "operations", "verbose": true}),
+        json!({"query": "operations", "endpoint": "query"}),
+        json!({"query": "types", "search": "x"}),
+    ] {
+        let (answer, _) = call(
+            peer,
+            read,
+            json!({"operation": "introspect", "params": params}),
+        )
+        .await;
+        assert_introspection(&answer);
+        assert_eq!(answer["success"], false, "{params}");
+        assert!(answer["error"].get("details").is_none());
+    }
+    let (bad_query, _) = call(
+        peer,
+        read,
+        json!({"operation": "introspect", "params": {"query": "everything"}}),
+    )
+    .await;
+    assert_eq!(bad_query["error"]["code"], "VALIDATION_INVALID_VALUE");
+    let message = bad_query["error"]["message"].as_str().expect("message");
+    assert!(
+        message.contains("'operations'") && message.contains("'types'"),
+        "{message}"
+    );
+
+    // Introspect sent to the wrong family still answers in the introspection shape.
+    let (wrong, _) = call(
+        peer,
+        "fx_mcp_aql_create",
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await;
+    assert_introspection(&wrong);
+    assert_eq!(wrong["error"]["code"], "VALIDATION_ENDPOINT_MISMATCH");
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn single_mode_introspection_names_the_single_tool() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &["--mode", "single"], &[]).await;
+    let peer = client.peer();
+    let (list, _) = call(
+        peer,
+        "mcp_aql",
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await;
+    assert_introspection(&list);
+    assert_eq!(list["data"]["_protocol"]["mode"], "single");
+    let (details, _) = call(peer, "mcp_aql", json!({"operation": "introspect", "params": {"query": "operations", "name": "delete_item"}})).await;
+    assert_eq!(details["data"]["operation"]["mcpTool"], "mcp_aql");
+    // Every category goes through the one tool.
+    let (created, is_error) = call(
+        peer,
+        "mcp_aql",
+        json!({"operation": "create_item", "params": {"title": "Tea"}}),
+    )
+    .await;
+    assert_result(&created);
+    assert!(!is_error);
+    assert_eq!(created["data"]["created"]["title"], "Tea");
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn operations_reach_the_upstream() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &[], &[]).await;
+    let peer = client.peer();
+    let cases = [
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "a b/c"}}),
+            json!({"id": "a b/c", "title": "Milk", "status": "open"}),
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_item", "id": "top", "params": {"id": "inner"}, "_meta": {"trace": 1}}),
+            json!({"id": "inner", "title": "Milk", "status": "open"}),
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "list_items", "params": {"status": "done"}}),
+            json!({"items": [{"id": "1", "title": "Milk", "status": "open"}], "query": [["status", "done"]]}),
+        ),
+        (
+            "mcp_aql_create",
+            json!({"operation": "create_item", "title": "Tea"}),
+            json!({"id": "2", "created": {"title": "Tea"}}),
+        ),
+        (
+            "mcp_aql_update",
+            json!({"operation": "update_item", "params": {"id": "1", "input": {"status": "done"}}}),
+            json!({"id": "1", "changed": {"status": "done"}}),
+        ),
+    ];
+    for (tool, arguments, data) in cases {
+        let (answer, is_error) = call(peer, tool, arguments.clone()).await;
+        assert_result(&answer);
+        assert!(!is_error, "{arguments}");
+        assert_eq!(
+            answer,
+            json!({"success": true, "data": data}),
+            "{arguments}"
+        );
+    }
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn every_error_path_answers_with_its_code() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(
+        &upstream,
+        &[
+            "--tool-prefix",
+            "fx_",
+            "--max-string-length",
+            "65536",
+            "--max-array-elements",
+            "100",
+            "--max-nesting-depth",
+            "8",
+        ],
+        &[],
+    )
+    .await;
+    let peer = client.peer();
+    let long = "x".repeat(70_000);
+    let many: Vec<u32> = (0..101).collect();
+    let deep = json!({"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": 1}}}}}}}});
+    let cases: Vec<(&str, Value, &str, bool)> = vec![
+        (
+            "fx_mcp_aql_read",
+            json!({"params": {"id": "1"}}),
+            "VALIDATION_MISSING_PARAM",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "GetItem"}),
+            "VALIDATION_INVALID_VALUE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": ""}),
+            "VALIDATION_INVALID_VALUE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": 5}),
+            "VALIDATION_INVALID_TYPE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": "id=1"}),
+            "VALIDATION_INVALID_TYPE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_itme", "params": {"id": "1"}}),
+            "NOT_FOUND_OPERATION",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "delete_item", "params": {"id": "1"}}),
+            "VALIDATION_ENDPOINT_MISMATCH",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": long}}),
+            "VALIDATION_PAYLOAD_TOO_LARGE",
+            true,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "1", "tags": many}}),
+            "VALIDATION_PAYLOAD_TOO_LARGE",
+            true,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "1", "deep": deep}}),
+            "VALIDATION_PAYLOAD_TOO_LARGE",
+            true,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "a\u{0}b"}}),
+            "VALIDATION_INVALID_ENCODING",
+            true,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "1", "idd": "2"}}),
+            "VALIDATION_UNKNOWN_PARAM",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {}}),
+            "VALIDATION_MISSING_PARAM",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": 1}}),
+            "VALIDATION_INVALID_TYPE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "list_items", "params": {"status": "closed"}}),
+            "VALIDATION_INVALID_VALUE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_update",
+            json!({"operation": "update_item", "params": {"id": "1", "input": {"colour": "red"}}}),
+            "VALIDATION_UNKNOWN_FIELD",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "missing"}}),
+            "NOT_FOUND_RESOURCE",
+            false,
+        ),
+    ];
+    for (tool, arguments, code, is_error_expected) in cases {
+        let (answer, is_error) = call(peer, tool, arguments.clone()).await;
+        assert_result(&answer);
+        assert_eq!(answer["success"], false, "{arguments}");
+        assert_eq!(answer["error"]["code"], code, "{arguments}: {answer}");
+        assert_eq!(is_error, is_error_expected, "isError for {code}");
+    }
+
+    let (not_found, _) = call(peer, "fx_mcp_aql_read", json!({"operation": "get_itme"})).await;
+    assert_eq!(not_found["error"]["details"]["suggestions"][0], "get_item");
+    let (mismatch, _) = call(
+        peer,
+        "fx_mcp_aql_read",
+        json!({"operation": "delete_item", "params": {"id": "1"}}),
+    )
+    .await;
+    assert!(
+        mismatch["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("'fx_mcp_aql_delete'")
+    );
+    assert_eq!(
+        mismatch["error"]["details"]["expected_tool"],
+        "fx_mcp_aql_delete"
+    );
+    let (too_long, _) = call(
+        peer,
+        "fx_mcp_aql_read",
+        json!({"operation": "get_item", "params": {"id": "x".repeat(70_000)}}),
+    )
+    .await;
+    assert_eq!(too_long["error"]["details"]["limit_type"], "string_length");
+    assert_eq!(too_long["error"]["details"]["limit_value"], 65536);
+
+    // A tool that is not registered is a protocol error, not an MCP-AQL answer.
+    let unknown_tool = peer
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("fx_mcp_aql_execute")
+                .with_arguments(support::object(json!({"operation": "x"}))),
+        )
+        .await;
+    assert!(unknown_tool.is_err());
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn confirmation_tokens_gate_destructive_operations() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &[], &[]).await;
+    let peer = client.peer();
+    let delete = |id: &str, token: Option<&str>| {
+        let mut params = json!({"id": id});
+        if let Some(token) = token {
+            params["confirmation_token"] = json!(token);
+        }
+        json!({"operation": "delete_item", "params": params})
+    };
+    let (required, is_error) = call(peer, "mcp_aql_delete", delete("1", None)).await;
+    assert_result(&required);
+    assert!(!is_error);
+    assert_eq!(required["error"]["code"], "CONFIRMATION_REQUIRED");
+    let token = required["error"]["details"]["confirmation_token"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    assert!(token.starts_with("conf_"));
+    assert_eq!(required["confirmation"]["token"], json!(token));
+
+    let (scope, _) = call(peer, "mcp_aql_delete", delete("2", Some(&token))).await;
+    assert_result(&scope);
+    assert_eq!(scope["error"]["code"], "TOKEN_SCOPE_MISMATCH");
+    let (done, is_error) = call(peer, "mcp_aql_delete", delete("1", Some(&token))).await;
+    assert_result(&done);
+    assert!(!is_error);
+    assert_eq!(done, json!({"success": true, "data": {"deleted": "1"}}));
+    let (reused, is_error) = call(peer, "mcp_aql_delete", delete("1", Some(&token))).await;
+    assert_eq!(reused["error"]["code"], "TOKEN_ALREADY_USED");
+    assert!(is_error);
+    let (invalid, _) = call(peer, "mcp_aql_delete", delete("1", Some("conf_forged"))).await;
+    assert_eq!(invalid["error"]["code"], "TOKEN_INVALID");
+    client.cancel().await.expect("close");
+
+    // Tokens belong to the session that asked for them.
+    let other = stdio_client(&upstream, &[], &[]).await;
+    let (_, _) = call(other.peer(), "mcp_aql_delete", delete("1", None)).await;
+    let (foreign, _) = call(other.peer(), "mcp_aql_delete", delete("1", Some(&token))).await;
+    assert_eq!(foreign["error"]["code"], "TOKEN_INVALID");
+    other.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn many_concurrent_calls_on_one_connection() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &[], &[]).await;
+    let mut calls = tokio::task::JoinSet::new();
+    for index in 0..64 {
+        let peer = client.peer().clone();
+        calls.spawn(async move {
+            let id = format!("item-{index}");
+            let (answer, is_error) = call(
+                &peer,
+                "mcp_aql_read",
+                json!({"operation": "get_item", "params": {"id": id}}),
+            )
+            .await;
+            assert!(!is_error);
+            assert_eq!(answer["data"]["id"], json!(id));
+            let (list, _) = call(
+                &peer,
+                "mcp_aql_read",
+                json!({"operation": "introspect", "params": {"query": "operations"}}),
+            )
+            .await;
+            assert_introspection(&list);
+        });
+    }
+    let mut finished = 0;
+    while let Some(outcome) = calls.join_next().await {
+        outcome.expect("call task");
+        finished += 1;
+    }
+    assert_eq!(finished, 64);
+    client.cancel().await.expect("close");
+}
+
+#[test]
+fn the_schemas_reject_what_the_spec_forbids() {
+    use support::{introspection_errors, result_errors};
+    for bad in [
+        json!({"success": false, "error": {"code": "X", "message": "m", "details": {}}}),
+        json!({"success": true, "data": {"_protocol": {"version": "1.0.0", "mode": "crude"}, "operations": []}}),
+        json!({"success": true, "data": {"operation": null}, "_meta": {}}),
+    ] {
+        assert!(!introspection_errors(&bad).is_empty(), "{bad}");
+    }
+    for bad in [
+        json!({"success": true}),
+        json!({"success": false, "error": {"code": "X", "message": "m"}, "_meta": {}}),
+        json!({"success": false, "error": {"code": "lower", "message": "m"}}),
+    ] {
+        assert!(!result_errors(&bad).is_empty(), "{bad}");
+    }
+}

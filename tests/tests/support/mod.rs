@@ -1,0 +1,212 @@
+//! Shared pieces of the end-to-end tests: a real HTTP server on 127.0.0.1 standing in for
+//! the target API, the adapter binary behind a real MCP client, and schema validation.
+
+#![allow(dead_code)] // each test file uses a different subset of these helpers
+
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::OnceLock;
+
+use axum::Json;
+use axum::extract::{Path, Query};
+use axum::http::StatusCode;
+use axum::routing::get;
+use rmcp::model::{CallToolRequestParams, CallToolResult, JsonObject};
+use rmcp::service::{Peer, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{RoleClient, ServiceExt};
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_fixture-adapter");
+
+/// The directory of the official MCP-AQL JSON Schemas (`AQLGEN_SPEC_SCHEMAS`, else the
+/// team's shared copy).
+fn schema_dir() -> PathBuf {
+    std::env::var_os("AQLGEN_SPEC_SCHEMAS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/shared/spec-schemas"))
+}
+
+fn load(name: &str) -> jsonschema::Validator {
+    let path = schema_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|error| {
+        panic!(
+            "cannot read {} (set AQLGEN_SPEC_SCHEMAS): {error}",
+            path.display()
+        )
+    });
+    let schema: Value = serde_json::from_str(&text).expect("schema is JSON");
+    jsonschema::draft202012::new(&schema).expect("schema compiles")
+}
+
+/// Where `value` breaks the root of introspection-response.schema.json.
+pub fn introspection_errors(value: &Value) -> Vec<String> {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| load("introspection-response.schema.json"));
+    validator
+        .iter_errors(value)
+        .map(|e| format!("{e} in {}", e.instance_path))
+        .collect()
+}
+
+/// Where `value` breaks operation-result.schema.json.
+pub fn result_errors(value: &Value) -> Vec<String> {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| load("operation-result.schema.json"));
+    validator
+        .iter_errors(value)
+        .map(|e| format!("{e} in {}", e.instance_path))
+        .collect()
+}
+
+/// Validates `value` against the root of introspection-response.schema.json.
+pub fn assert_introspection(value: &Value) {
+    let errors = introspection_errors(value);
+    assert!(
+        errors.is_empty(),
+        "introspection answer breaks the schema: {errors:?}\n{value:#}"
+    );
+}
+
+/// Validates `value` against operation-result.schema.json.
+pub fn assert_result(value: &Value) {
+    let errors = result_errors(value);
+    assert!(
+        errors.is_empty(),
+        "operation result breaks the schema: {errors:?}\n{value:#}"
+    );
+}
+
+/// Starts the stand-in item API on 127.0.0.1 and returns its base URL. It runs until the
+/// test's runtime stops.
+pub async fn start_upstream() -> String {
+    async fn get_item(Path(id): Path<String>) -> (StatusCode, Json<Value>) {
+        if id == "missing" {
+            (StatusCode::NOT_FOUND, Json(json!({"message": "Not Found"})))
+        } else {
+            (
+                StatusCode::OK,
+                Json(json!({"id": id, "title": "Milk", "status": "open"})),
+            )
+        }
+    }
+    async fn list_items(Query(query): Query<Vec<(String, String)>>) -> Json<Value> {
+        Json(json!({"items": [{"id": "1", "title": "Milk", "status": "open"}], "query": query}))
+    }
+    async fn create_item(Json(body): Json<Value>) -> (StatusCode, Json<Value>) {
+        (
+            StatusCode::CREATED,
+            Json(json!({"id": "2", "created": body})),
+        )
+    }
+    async fn update_item(Path(id): Path<String>, Json(body): Json<Value>) -> Json<Value> {
+        Json(json!({"id": id, "changed": body}))
+    }
+    async fn delete_item(Path(id): Path<String>) -> Json<Value> {
+        Json(json!({"deleted": id}))
+    }
+    let router = axum::Router::new()
+        .route("/items", get(list_items).post(create_item))
+        .route(
+            "/items/{id}",
+            get(get_item).patch(update_item).delete(delete_item),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1");
+    let address = listener.local_addr().expect("local address");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    format!("http://{address}")
+}
+
+/// A command for the adapter binary with a clean MCP environment.
+pub fn command(upstream: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .args(args)
+        .env_remove("MCP_AQL_ENDPOINT_MODE")
+        .env_remove("MCP_AQL_TOOL_PREFIX")
+        .env("FIXTURE_BASE_URL", upstream)
+        .env("RUST_LOG", "warn")
+        .kill_on_drop(true);
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    command
+}
+
+pub type Client = RunningService<RoleClient, ()>;
+
+/// The binary over a real stdio pipe, behind rmcp's client.
+pub async fn stdio_client(upstream: &str, args: &[&str], env: &[(&str, &str)]) -> Client {
+    let (transport, _stderr) = TokioChildProcess::builder(command(upstream, args, env))
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("spawn the adapter binary");
+    ().serve(transport)
+        .await
+        .expect("MCP initialize over stdio")
+}
+
+/// The binary serving streamable HTTP on a free port of 127.0.0.1, and its `/mcp` URL.
+pub async fn http_server(upstream: &str, args: &[&str]) -> (Child, String) {
+    let mut all = vec!["--transport", "http", "--port", "0"];
+    all.extend_from_slice(args);
+    let mut child = command(upstream, &all, &[("RUST_LOG", "info")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the adapter binary");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let url = loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("server starts within 30 s")
+            .expect("read stderr")
+            .expect("server printed its URL before exiting");
+        if let Some(start) = line.find("http://") {
+            let url = line[start..].split_whitespace().next().unwrap_or_default();
+            break url.trim_matches('"').to_owned();
+        }
+    };
+    // Keep draining stderr so the server never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, url)
+}
+
+/// Calls `tool` and returns the parsed JSON text and `isError`.
+pub async fn call(peer: &Peer<RoleClient>, tool: &str, arguments: Value) -> (Value, bool) {
+    let Value::Object(arguments) = arguments else {
+        panic!("arguments must be an object");
+    };
+    let result = peer
+        .call_tool(CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments))
+        .await
+        .expect("tools/call answers");
+    parse(&result)
+}
+
+/// The MCP-AQL answer inside a tool result.
+pub fn parse(result: &CallToolResult) -> (Value, bool) {
+    assert_eq!(result.content.len(), 1, "one content block");
+    let text = &result.content[0].as_text().expect("text content").text;
+    for leak in ["::", ".rs", "serde", "panicked", "Error {"] {
+        assert!(!text.contains(leak), "answer leaks '{leak}': {text}");
+    }
+    let value: Value = serde_json::from_str(text).expect("JSON text");
+    (value, result.is_error.unwrap_or(false))
+}
+
+/// Arguments as a JSON object.
+pub fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}

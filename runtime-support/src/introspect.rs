@@ -228,7 +228,7 @@ impl Catalog {
                 "pagination": false,
                 "relationship_queries": false,
                 "warnings": false,
-                "confirmation": false,
+                "confirmation": true,
                 "dangerous_operations": false,
                 "operation_filters": true
             },

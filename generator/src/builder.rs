@@ -1,0 +1,60 @@
+//! `aqlgen::Builder`: generation from `build.rs`, in the manner of prost-build.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::Error;
+
+/// Compiles adapter schemas into `OUT_DIR` for `include!`.
+#[derive(Debug, Clone, Default)]
+pub struct Builder {
+    out_dir: Option<PathBuf>,
+    emit_rerun_if_changed: Option<bool>,
+}
+
+impl Builder {
+    /// A builder writing to `OUT_DIR`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Writes into `dir` instead of `OUT_DIR`.
+    pub fn out_dir(&mut self, dir: impl Into<PathBuf>) -> &mut Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Whether to print `cargo:rerun-if-changed=<schema>`; by default only under Cargo.
+    pub fn emit_rerun_if_changed(&mut self, emit: bool) -> &mut Self {
+        self.emit_rerun_if_changed = Some(emit);
+        self
+    }
+
+    /// Validates `schema` and writes `<name>_adapter.rs` into the output directory; include
+    /// it with `include!(concat!(env!("OUT_DIR"), "/<name>_adapter.rs"))`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when no output directory is set and `OUT_DIR` is unset; the errors
+    /// of [`crate::check`] and [`crate::generate_include`]; [`Error::Io`] when writing fails.
+    pub fn compile(&self, schema: impl AsRef<Path>) -> Result<(), Error> {
+        let schema = schema.as_ref();
+        let out_dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or_else(|| {
+                    Error::Config(
+                        "OUT_DIR is not set: call Builder::out_dir or run from build.rs".to_owned(),
+                    )
+                })?,
+        };
+        let under_cargo = std::env::var_os("CARGO").is_some();
+        if self.emit_rerun_if_changed.unwrap_or(under_cargo) {
+            println!("cargo:rerun-if-changed={}", schema.display());
+        }
+        let checked = crate::check(schema)?;
+        let file = crate::generate_include(&checked)?;
+        crate::write_if_changed(&out_dir, &[file])?;
+        Ok(())
+    }
+}

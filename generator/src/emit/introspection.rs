@@ -1,0 +1,222 @@
+//! `introspection.rs`: the operations and types lists and details as JSON literals.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use serde_json::{Map, Value, json};
+
+use crate::ir::{Adapter, Operation, Param, Placement};
+
+/// The items of `introspection.rs`.
+pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
+    let operations = adapter.operations.iter().map(|operation| {
+        let (name, description) = (&operation.name, &operation.description);
+        let category = crate::ident::ident(operation.category.variant());
+        let summary = operation_summary(operation).to_string();
+        let details = operation_details(operation).to_string();
+        quote! {
+            OperationDoc {
+                name: #name,
+                category: Category::#category,
+                description: #description,
+                summary_json: #summary,
+                details_json: #details,
+            }
+        }
+    });
+    let types = types(adapter).into_iter().map(|(summary, details)| {
+        let name = summary["name"]
+            .as_str()
+            .expect("types have names")
+            .to_owned();
+        let (summary, details) = (summary.to_string(), details.to_string());
+        quote! { TypeDoc { name: #name, summary_json: #summary, details_json: #details } }
+    });
+    vec![
+        quote! { use ::runtime_support::adapter::{Category, OperationDoc, TypeDoc}; },
+        quote! {
+            /// Every operation's introspection documents, in schema order.
+            pub static OPERATIONS: &[OperationDoc] = &[#(#operations),*];
+        },
+        quote! {
+            /// The adapter's named types: enums, UPDATE inputs and results.
+            pub static TYPES: &[TypeDoc] = &[#(#types),*];
+        },
+    ]
+}
+
+fn operation_summary(operation: &Operation) -> Value {
+    json!({
+        "name": operation.name,
+        "semantic_category": operation.category.upper(),
+        "endpoint": operation.category.family(),
+        "description": operation.description,
+    })
+}
+
+/// `OperationDetails` without `mcpTool`, which the runtime inserts.
+fn operation_details(operation: &Operation) -> Value {
+    let (read_only, destructive) = operation.category.permissions();
+    let mut parameters: Vec<Value> = operation.params.iter().map(parameter_info).collect();
+    if let Some(input) = &operation.input {
+        parameters.push(json!({
+            "name": "input",
+            "type": input.struct_name,
+            "required": true,
+            "description": "The fields to change; only the fields given are sent.",
+        }));
+    }
+    if operation.requires_confirmation {
+        parameters.push(json!({
+            "name": "confirmation_token",
+            "type": "string",
+            "required": false,
+            "description": "Token from confirm_operation; this operation runs only with a valid one.",
+        }));
+    }
+    json!({
+        "name": operation.name,
+        "semantic_category": operation.category.upper(),
+        "endpoint": operation.category.family(),
+        "description": operation.description,
+        "permissions": {"readOnly": read_only, "destructive": destructive},
+        "parameters": parameters,
+        "returns": returns_summary(operation),
+        "examples": [{
+            "description": format!("Call {}", operation.name),
+            "request": {"operation": operation.name, "params": example_params(operation)},
+        }],
+    })
+}
+
+fn parameter_info(param: &Param) -> Value {
+    let mut info = Map::new();
+    info.insert("name".into(), param.name.clone().into());
+    let ty = param
+        .enum_type
+        .clone()
+        .unwrap_or_else(|| param.ty.schema_name().to_owned());
+    info.insert("type".into(), ty.into());
+    info.insert("required".into(), param.required.into());
+    if !param.description.is_empty() {
+        info.insert("description".into(), param.description.clone().into());
+    }
+    if let Some(default) = &param.default {
+        info.insert("default".into(), default.clone());
+    }
+    if !param.allowed.is_empty() {
+        info.insert("enum".into(), param.allowed.clone().into());
+    }
+    for (key, bound) in [("minimum", param.minimum), ("maximum", param.maximum)] {
+        if let Some(bound) = bound {
+            info.insert(key.into(), number(bound));
+        }
+    }
+    if let Some(pattern) = &param.pattern {
+        info.insert("pattern".into(), pattern.clone().into());
+    }
+    if let Some(format) = &param.format {
+        info.insert("format".into(), format.clone().into());
+    }
+    Value::Object(info)
+}
+
+fn number(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        Value::from(value as i64)
+    } else {
+        Value::from(value)
+    }
+}
+
+fn returns_summary(operation: &Operation) -> Value {
+    let mut info = json!({"name": operation.returns, "kind": "object"});
+    if !operation.returns_description.is_empty() {
+        info["description"] = operation.returns_description.clone().into();
+    }
+    info
+}
+
+/// A request that passes validation: required params with placeholder values.
+fn example_params(operation: &Operation) -> Value {
+    let sample = |param: &Param| {
+        param
+            .allowed
+            .first()
+            .cloned()
+            .or_else(|| param.default.clone())
+            .unwrap_or_else(|| match param.ty {
+                crate::ir::ParamType::String => Value::from(format!("<{}>", param.name)),
+                crate::ir::ParamType::Integer => Value::from(param.minimum.map_or(1, |m| m as i64)),
+                crate::ir::ParamType::Number => Value::from(param.minimum.unwrap_or(1.0)),
+                crate::ir::ParamType::Boolean => Value::from(true),
+                crate::ir::ParamType::Array => json!([]),
+                crate::ir::ParamType::Object => json!({}),
+            })
+    };
+    let mut params: Map<String, Value> = operation
+        .params
+        .iter()
+        .filter(|param| param.required || param.placement == Placement::Path)
+        .map(|param| (param.name.clone(), sample(param)))
+        .collect();
+    if let Some(input) = &operation.input {
+        let fields: Map<String, Value> = input
+            .fields
+            .iter()
+            .filter(|param| param.required)
+            .chain(input.fields.iter().filter(|param| !param.required).take(1))
+            .map(|param| (param.name.clone(), sample(param)))
+            .collect();
+        params.insert("input".into(), fields.into());
+    }
+    Value::Object(params)
+}
+
+/// `(TypeInfo, TypeDetails)` of every named type, sorted by name.
+fn types(adapter: &Adapter) -> Vec<(Value, Value)> {
+    let mut types: std::collections::BTreeMap<String, (Value, Value)> =
+        std::collections::BTreeMap::new();
+    for operation in &adapter.operations {
+        for param in operation.all_params() {
+            if let Some(name) = &param.enum_type {
+                let description = format!(
+                    "Allowed values of `{}` in `{}`.",
+                    param.label, operation.name
+                );
+                let values: Vec<String> = param
+                    .allowed
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                    .collect();
+                types.insert(
+                    name.clone(),
+                    (
+                        json!({"name": name, "kind": "enum", "description": description}),
+                        json!({"name": name, "kind": "enum", "description": description, "values": values}),
+                    ),
+                );
+            }
+        }
+        if let Some(input) = &operation.input {
+            let description = format!(
+                "The `input` object of `{}`: the fields it may change.",
+                operation.name
+            );
+            let fields: Vec<Value> = input.fields.iter().map(parameter_info).collect();
+            types.insert(
+                input.struct_name.clone(),
+                (
+                    json!({"name": input.struct_name, "kind": "object", "description": description}),
+                    json!({"name": input.struct_name, "kind": "object", "description": description, "fields": fields}),
+                ),
+            );
+        }
+        types.entry(operation.returns.clone()).or_insert_with(|| {
+            let summary = returns_summary(operation);
+            let mut details = summary.clone();
+            details["fields"] = json!([]);
+            (summary, details)
+        });
+    }
+    types.into_values().collect()
+}

@@ -1,0 +1,123 @@
+//! Lowered model -> Rust tokens, one module per output file.
+
+mod introspection;
+mod params;
+mod routes;
+
+pub use introspection::emit_introspection;
+pub use params::emit_params;
+pub use routes::emit_routes;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use crate::ir::Adapter;
+
+/// One `#[doc]` per line, each with a leading space, so prettyplease prints tidy `///` lines.
+pub fn doc_lines(text: &str) -> TokenStream {
+    let lines = text
+        .lines()
+        .map(|line| format!(" {line}").trim_end().to_owned());
+    quote! { #(#[doc = #lines])* }
+}
+
+/// The adapter type and its `impl Adapter`; `tools` are the rendered tool descriptions.
+pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> TokenStream {
+    let type_name = crate::ident::ident(&adapter.type_name);
+    let doc = doc_lines(&format!(
+        "The `{}` adapter, version {}: {}\n\nGenerated from `{}`; serve it with `runtime_support::run::<{}>()`.",
+        adapter.name, adapter.version, adapter.description, adapter.schema_path, adapter.type_name
+    ));
+    let (name, version, description) = (&adapter.name, &adapter.version, &adapter.description);
+    let (base_url, base_url_env, fingerprint) = (
+        &adapter.base_url,
+        &adapter.base_url_env,
+        &adapter.fingerprint,
+    );
+    let auth = emit_auth(&adapter.auth);
+    let optional = |text: &Option<String>| match text {
+        Some(text) => quote! { Some(#text) },
+        None => quote! { None },
+    };
+    let (create, update, delete, execute) = (
+        optional(&tools.create),
+        optional(&tools.update),
+        optional(&tools.delete),
+        optional(&tools.execute),
+    );
+    let (read, single) = (&tools.read, &tools.single);
+    quote! {
+        #doc
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct #type_name;
+
+        impl Adapter for #type_name {
+            const INFO: &'static AdapterInfo = &AdapterInfo {
+                name: #name,
+                version: #version,
+                description: #description,
+                base_url: #base_url,
+                base_url_env: #base_url_env,
+                auth: #auth,
+                schema_fingerprint: #fingerprint,
+            };
+            const ROUTES: &'static [&'static Route] = routes::ROUTES;
+            const INTROSPECTION: &'static Introspection = &Introspection {
+                operations: introspection::OPERATIONS,
+                types: introspection::TYPES,
+            };
+            const TOOLS: &'static ToolDocs = &ToolDocs {
+                create: #create,
+                read: #read,
+                update: #update,
+                delete: #delete,
+                execute: #execute,
+                single: #single,
+            };
+
+            fn route(operation: &str) -> Option<&'static Route> {
+                routes::route(operation)
+            }
+        }
+    }
+}
+
+fn emit_auth(auth: &crate::ir::Auth) -> TokenStream {
+    use crate::ir::Auth;
+    match auth {
+        Auth::None => quote! { Auth::None },
+        Auth::Bearer {
+            token_env,
+            header,
+            prefix,
+        } => {
+            quote! { Auth::Bearer { token_env: #token_env, header: #header, prefix: #prefix } }
+        }
+        Auth::ApiKeyHeader { key_env, header } => {
+            quote! { Auth::ApiKey { key_env: #key_env, location: ApiKeyLocation::Header(#header) } }
+        }
+        Auth::ApiKeyQuery { key_env, param } => {
+            quote! { Auth::ApiKey { key_env: #key_env, location: ApiKeyLocation::Query(#param) } }
+        }
+        Auth::Basic {
+            username_env,
+            password_env,
+        } => {
+            quote! { Auth::Basic { username_env: #username_env, password_env: #password_env } }
+        }
+    }
+}
+
+/// The `use` line the adapter items need.
+pub fn adapter_uses(adapter: &Adapter) -> TokenStream {
+    let location = matches!(
+        adapter.auth,
+        crate::ir::Auth::ApiKeyHeader { .. } | crate::ir::Auth::ApiKeyQuery { .. }
+    )
+    .then(|| quote! { ApiKeyLocation, });
+    quote! {
+        use ::runtime_support::adapter::{
+            Adapter, AdapterInfo, #location Auth, Introspection, Route, ToolDocs,
+        };
+    }
+}

@@ -1,0 +1,162 @@
+//! `routes.rs`: one static `Route` per operation, its request builder, and `route()`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::doc_lines;
+use crate::ident::ident;
+use crate::ir::{Adapter, Operation, Param, ParamType, PathSegment, Placement};
+
+/// The items of `routes.rs`.
+pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
+    let mut items = vec![quote! {
+        use ::runtime_support::adapter::{Category, DangerLevel, Method, Route, UpstreamRequest};
+        use ::runtime_support::params::{self, ParamError};
+        use ::serde_json::{Map, Value};
+
+        use super::params as schema_params;
+    }];
+    for operation in &adapter.operations {
+        items.push(emit_route(operation));
+        items.push(emit_builder(operation));
+    }
+    let statics: Vec<_> = adapter
+        .operations
+        .iter()
+        .map(|op| ident(&op.route_static))
+        .collect();
+    let names = adapter.operations.iter().map(|op| &op.name);
+    items.push(quote! {
+        /// Every route, in schema order (CREATE, READ, UPDATE, DELETE, EXECUTE).
+        pub static ROUTES: &[&Route] = &[#(&#statics),*];
+    });
+    items.push(quote! {
+        /// The route of an operation, by wire name.
+        pub fn route(operation: &str) -> Option<&'static Route> {
+            match operation {
+                #(#names => Some(&#statics),)*
+                _ => None,
+            }
+        }
+    });
+    items
+}
+
+fn emit_route(operation: &Operation) -> TokenStream {
+    let name = &operation.name;
+    let doc = doc_lines(&format!(
+        "`{name}`: {} `{}`.",
+        operation.method.variant().to_uppercase(),
+        operation.path_template
+    ));
+    let static_name = ident(&operation.route_static);
+    let category = ident(operation.category.variant());
+    let method = ident(operation.method.variant());
+    let danger = ident(operation.danger.variant());
+    let path_template = &operation.path_template;
+    let requires_confirmation = operation.requires_confirmation;
+    let mut names = operation.top_level_names();
+    if operation.requires_confirmation {
+        names.push("confirmation_token");
+    }
+    let build = ident(&operation.build_fn);
+    quote! {
+        #doc
+        pub static #static_name: Route = Route {
+            operation: #name,
+            category: Category::#category,
+            method: Method::#method,
+            path_template: #path_template,
+            danger_level: DangerLevel::#danger,
+            requires_confirmation: #requires_confirmation,
+            params: &[#(#names),*],
+            build: #build,
+        };
+    }
+}
+
+fn emit_builder(operation: &Operation) -> TokenStream {
+    let build = ident(&operation.build_fn);
+    let struct_name = ident(&operation.struct_name);
+    let method = ident(operation.method.variant());
+    let pieces = operation.path.iter().map(|segment| match segment {
+        PathSegment::Literal(text) => quote! { #text },
+        PathSegment::Param(index) => {
+            let param = &operation.params[*index];
+            let field = ident(&param.field);
+            match param.ty {
+                ParamType::String => quote! { &params::encode_segment(&parsed.#field) },
+                _ => quote! { &params::encode_segment(&parsed.#field.to_string()) },
+            }
+        }
+    });
+    let top = operation
+        .params
+        .iter()
+        .map(|param| (param, quote! { parsed }));
+    let input = operation.input.iter().flat_map(|input| {
+        input
+            .fields
+            .iter()
+            .map(|param| (param, quote! { parsed.input }))
+    });
+    let placed: Vec<(&Param, TokenStream)> = top.chain(input).collect();
+    let query: Vec<_> = placed
+        .iter()
+        .filter(|(param, _)| param.placement == Placement::Query)
+        .map(|(param, owner)| {
+            let (name, value) = (&param.name, value_of(param, owner));
+            quote! { params::push_query(&mut query, #name, #value); }
+        })
+        .collect();
+    let body: Vec<_> = placed
+        .iter()
+        .filter(|(param, _)| param.placement == Placement::Body)
+        .map(|(param, owner)| {
+            let (name, value) = (&param.name, value_of(param, owner));
+            quote! { params::insert_body(&mut body, #name, #value); }
+        })
+        .collect();
+    let query_init = if query.is_empty() {
+        quote! { let query = Vec::new(); }
+    } else {
+        quote! { let mut query = Vec::new(); }
+    };
+    let body_expr = if body.is_empty() {
+        quote! { None }
+    } else {
+        quote! { params::body(body) }
+    };
+    let body_init = (!body.is_empty()).then(|| quote! { let mut body = Map::new(); });
+    let doc = format!(
+        " Parses `{}` params and builds its upstream request.",
+        operation.name
+    );
+    let parse = if operation.params.is_empty() && operation.input.is_none() {
+        quote! { schema_params::#struct_name::from_params(raw)?; }
+    } else {
+        quote! { let parsed = schema_params::#struct_name::from_params(raw)?; }
+    };
+    quote! {
+        #[doc = #doc]
+        fn #build(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+            #parse
+            let path = [#(#pieces),*].concat();
+            #query_init
+            #(#query)*
+            #body_init
+            #(#body)*
+            Ok(UpstreamRequest { method: Method::#method, path, query, body: #body_expr })
+        }
+    }
+}
+
+/// `Option<Value>` of a parsed field, moving it out of `owner`.
+fn value_of(param: &Param, owner: &TokenStream) -> TokenStream {
+    let field = ident(&param.field);
+    if param.is_optional() {
+        quote! { #owner.#field.map(Value::from) }
+    } else {
+        quote! { Some(Value::from(#owner.#field)) }
+    }
+}

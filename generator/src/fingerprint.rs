@@ -1,0 +1,85 @@
+//! The schema fingerprint (REQ-GEN-6): `sha256:` of the front matter as canonical JSON.
+//!
+//! The YAML front matter is converted to JSON (comments and layout vanish), then written in
+//! the style of RFC 8785 (JCS): object keys sorted by UTF-16 code units, no whitespace,
+//! integral numbers without a fraction, strings as serde_json escapes them. The Markdown body
+//! is not included, so editing documentation keeps the fingerprint.
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// `sha256:<hex>` of the canonical JSON form of `front_matter`.
+pub fn fingerprint(document: &Value) -> String {
+    let mut canonical = String::new();
+    write_canonical(document, &mut canonical);
+    let digest = Sha256::digest(canonical.as_bytes());
+    let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+    format!("sha256:{hex}")
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            out.push('{');
+            for (index, (key, member)) in entries.into_iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::from(key.as_str()).to_string());
+                out.push(':');
+                write_canonical(member, out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (index, item) in items.iter().enumerate() {
+                if index > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Number(number) => match number.as_f64() {
+            Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 1e15 => {
+                out.push_str(&format!("{float:.0}"));
+            }
+            _ => out.push_str(&number.to_string()),
+        },
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_form_ignores_key_order_and_layout() {
+        for (a, b, same) in [
+            (
+                r#"{"b":1,"a":[true,null]}"#,
+                r#"{ "a": [true, null], "b": 1 }"#,
+                true,
+            ),
+            (r#"{"n":1.0}"#, r#"{"n":1}"#, true),
+            (r#"{"n":1}"#, r#"{"n":2}"#, false),
+            (r#"{"s":"é"}"#, r#"{"s":"\u00e9"}"#, true),
+        ] {
+            let a: Value = serde_json::from_str(a).expect("json");
+            let b: Value = serde_json::from_str(b).expect("json");
+            assert_eq!(fingerprint(&a) == fingerprint(&b), same, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn fingerprint_of_an_empty_object_is_fixed() {
+        assert_eq!(
+            fingerprint(&Value::Object(serde_json::Map::new())),
+            "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        );
+    }
+}

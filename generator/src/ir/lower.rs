@@ -1,0 +1,214 @@
+//! Validated schema -> lowered model. Decides names, types, placement and defaults.
+
+use heck::{ToShoutySnakeCase, ToSnakeCase};
+
+use super::{
+    Adapter, Auth, Category, Danger, Input, Method, Operation, Param, ParamType, PathSegment,
+    Placement,
+};
+use crate::ident;
+use crate::schema::maps_to::{self, PathPiece};
+use crate::schema::{self, AdapterSchema};
+use crate::source::Source;
+
+/// Lowers a schema that passed validation.
+pub fn lower(source: &Source, schema: &AdapterSchema, fingerprint: String) -> Adapter {
+    let families = [
+        (Category::Create, &schema.operations.create),
+        (Category::Read, &schema.operations.read),
+        (Category::Update, &schema.operations.update),
+        (Category::Delete, &schema.operations.delete),
+        (Category::Execute, &schema.operations.execute),
+    ];
+    let operations = families
+        .into_iter()
+        .flat_map(|(category, list)| {
+            list.iter()
+                .map(move |operation| lower_operation(category, operation))
+        })
+        .collect();
+    Adapter {
+        name: schema.name.clone(),
+        package: format!("{}-adapter", schema.name),
+        lib_name: format!("{}_adapter", schema.name.to_snake_case()),
+        type_name: ident::type_name(&schema.name, "Adapter"),
+        version: schema.version.clone(),
+        description: schema.description.trim().to_owned(),
+        base_url: schema.target.base_url.trim_end_matches('/').to_owned(),
+        base_url_env: format!("{}_BASE_URL", schema.name.to_shouty_snake_case()),
+        auth: lower_auth(schema.auth.as_ref()),
+        schema_path: source.path.clone(),
+        fingerprint,
+        documentation: source.body.clone(),
+        operations,
+    }
+}
+
+fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
+    let Some(auth) = auth else { return Auth::None };
+    let text = |value: &Option<String>| value.clone().unwrap_or_default();
+    match auth.kind.as_str() {
+        "bearer" => Auth::Bearer {
+            token_env: text(&auth.token_env),
+            header: auth
+                .header
+                .clone()
+                .unwrap_or_else(|| "Authorization".to_owned()),
+            prefix: auth.prefix.clone().unwrap_or_else(|| "Bearer ".to_owned()),
+        },
+        "api_key" => match (
+            auth.header_name.as_ref().or(auth.header.as_ref()),
+            &auth.query_param,
+        ) {
+            (Some(header), _) => Auth::ApiKeyHeader {
+                key_env: text(&auth.key_env),
+                header: header.clone(),
+            },
+            (None, param) => Auth::ApiKeyQuery {
+                key_env: text(&auth.key_env),
+                param: text(param),
+            },
+        },
+        "basic" => Auth::Basic {
+            username_env: text(&auth.username_env),
+            password_env: text(&auth.password_env),
+        },
+        _ => Auth::None,
+    }
+}
+
+fn lower_operation(category: Category, operation: &schema::Operation) -> Operation {
+    let parsed = maps_to::parse(&operation.maps_to).expect("validated: maps_to parses");
+    let method = match parsed.method {
+        "GET" => Method::Get,
+        "POST" => Method::Post,
+        "PUT" => Method::Put,
+        "PATCH" => Method::Patch,
+        _ => Method::Delete,
+    };
+    let in_path = |name: &str| parsed.pieces.contains(&PathPiece::Placeholder(name));
+    let op_type = ident::type_name(&operation.name, "");
+    let mut params = Vec::new();
+    let mut fields = Vec::new();
+    for (name, param) in &operation.params {
+        let placement = if in_path(name) {
+            Placement::Path
+        } else {
+            method.placement()
+        };
+        let wraps_in_input = category == Category::Update && placement != Placement::Path;
+        let label = if wraps_in_input {
+            format!("input.{name}")
+        } else {
+            name.clone()
+        };
+        let lowered = lower_param(&op_type, name, label, param, placement);
+        if wraps_in_input {
+            fields.push(lowered)
+        } else {
+            params.push(lowered)
+        }
+    }
+    let path = parsed
+        .pieces
+        .iter()
+        .map(|piece| match piece {
+            PathPiece::Literal(text) => PathSegment::Literal((*text).to_owned()),
+            PathPiece::Placeholder(name) => PathSegment::Param(
+                params
+                    .iter()
+                    .position(|p: &Param| p.name == *name)
+                    .expect("validated: placeholders are declared"),
+            ),
+        })
+        .collect();
+    let danger = match operation.danger_level.as_deref() {
+        Some("safe") => Danger::Safe,
+        Some("reversible") => Danger::Reversible,
+        Some("destructive") => Danger::Destructive,
+        Some("dangerous") => Danger::Dangerous,
+        Some(_) => Danger::Forbidden,
+        None => match category {
+            Category::Read => Danger::Safe,
+            Category::Delete => Danger::Destructive,
+            Category::Create | Category::Update | Category::Execute => Danger::Reversible,
+        },
+    };
+    let response = operation.response.as_ref();
+    let named_return = response
+        .and_then(|r| r.kind.as_deref())
+        .filter(|kind| {
+            !matches!(
+                *kind,
+                "object" | "array" | "string" | "integer" | "number" | "boolean"
+            )
+        })
+        .filter(|kind| kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
+    Operation {
+        name: operation.name.clone(),
+        category,
+        method,
+        path_template: parsed.path.to_owned(),
+        path,
+        description: operation
+            .description
+            .clone()
+            .unwrap_or_default()
+            .trim()
+            .to_owned(),
+        danger,
+        requires_confirmation: operation.requires_confirmation.unwrap_or(false),
+        struct_name: ident::type_name(&operation.name, "Params"),
+        build_fn: format!("build_{}", operation.name),
+        route_static: ident::static_name(&operation.name),
+        params,
+        input: (!fields.is_empty()).then(|| Input {
+            struct_name: format!("{op_type}Input"),
+            fields,
+        }),
+        returns: named_return.map_or_else(|| format!("{op_type}Result"), str::to_owned),
+        returns_description: response
+            .and_then(|r| r.description.clone())
+            .unwrap_or_default(),
+    }
+}
+
+fn lower_param(
+    op_type: &str,
+    name: &str,
+    label: String,
+    param: &schema::Param,
+    placement: Placement,
+) -> Param {
+    let ty = match param.kind.as_str() {
+        "string" => ParamType::String,
+        "integer" => ParamType::Integer,
+        "number" => ParamType::Number,
+        "boolean" => ParamType::Boolean,
+        "array" => ParamType::Array,
+        _ => ParamType::Object,
+    };
+    let allowed = param.allowed.clone().unwrap_or_default();
+    Param {
+        name: name.to_owned(),
+        label,
+        field: ident::field_name(name),
+        ty,
+        required: param.required.unwrap_or(false),
+        description: param
+            .description
+            .clone()
+            .unwrap_or_default()
+            .trim()
+            .to_owned(),
+        default: param.default.clone(),
+        enum_type: (!allowed.is_empty())
+            .then(|| ident::type_name(&format!("{op_type}_{name}"), "")),
+        allowed,
+        minimum: param.minimum,
+        maximum: param.maximum,
+        pattern: param.pattern.clone(),
+        format: param.format.clone(),
+        placement,
+    }
+}

@@ -1,0 +1,389 @@
+//! The lowered model: everything emission needs, decided. Emitters only spell it out.
+
+mod lower;
+
+pub use lower::lower;
+
+use serde_json::Value;
+
+/// A validated adapter, ready to emit.
+#[derive(Debug, Clone)]
+pub struct Adapter {
+    /// Wire name, e.g. `github`.
+    pub name: String,
+    /// Package name of the generated crate: `github-adapter`.
+    pub package: String,
+    /// Lib crate name: `github_adapter`.
+    pub lib_name: String,
+    /// Adapter type: `GithubAdapter`.
+    pub type_name: String,
+    /// Semver of the schema.
+    pub version: String,
+    /// One-line description.
+    pub description: String,
+    /// Base URL without a trailing `/`.
+    pub base_url: String,
+    /// Variable overriding the base URL: `GITHUB_BASE_URL`.
+    pub base_url_env: String,
+    /// How requests authenticate.
+    pub auth: Auth,
+    /// Schema path as given, `/`-separated.
+    pub schema_path: String,
+    /// `sha256:<hex>` of the front matter.
+    pub fingerprint: String,
+    /// The Markdown body of the schema file.
+    pub documentation: String,
+    /// Operations in CRUDE order, schema order within a family.
+    pub operations: Vec<Operation>,
+}
+
+impl Adapter {
+    /// Whether any param has a `pattern`, so the crate needs `regex`.
+    pub fn uses_patterns(&self) -> bool {
+        self.operations
+            .iter()
+            .flat_map(Operation::all_params)
+            .any(|param| param.pattern.is_some())
+    }
+}
+
+/// Upstream authentication, by environment variable names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Auth {
+    /// No credentials.
+    None,
+    /// A token in a header.
+    Bearer {
+        /// Variable holding the token.
+        token_env: String,
+        /// Header name.
+        header: String,
+        /// Text before the token.
+        prefix: String,
+    },
+    /// An API key in a header.
+    ApiKeyHeader {
+        /// Variable holding the key.
+        key_env: String,
+        /// Header name.
+        header: String,
+    },
+    /// An API key in the query string.
+    ApiKeyQuery {
+        /// Variable holding the key.
+        key_env: String,
+        /// Query parameter name.
+        param: String,
+    },
+    /// HTTP basic auth.
+    Basic {
+        /// Variable holding the user name.
+        username_env: String,
+        /// Variable holding the password.
+        password_env: String,
+    },
+}
+
+impl Auth {
+    /// The environment variables the server reads for credentials.
+    pub fn env_vars(&self) -> Vec<&str> {
+        match self {
+            Self::None => Vec::new(),
+            Self::Bearer { token_env, .. } => vec![token_env],
+            Self::ApiKeyHeader { key_env, .. } | Self::ApiKeyQuery { key_env, .. } => vec![key_env],
+            Self::Basic {
+                username_env,
+                password_env,
+            } => vec![username_env, password_env],
+        }
+    }
+}
+
+/// Semantic category, which is also the CRUDE endpoint family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    /// Additive.
+    Create,
+    /// Read-only.
+    Read,
+    /// Modifying.
+    Update,
+    /// Removing.
+    Delete,
+    /// Side effects.
+    Execute,
+}
+
+impl Category {
+    /// All categories in CRUDE order.
+    pub const ALL: [Self; 5] = [
+        Self::Create,
+        Self::Read,
+        Self::Update,
+        Self::Delete,
+        Self::Execute,
+    ];
+
+    /// `CREATE`.
+    pub const fn upper(self) -> &'static str {
+        match self {
+            Self::Create => "CREATE",
+            Self::Read => "READ",
+            Self::Update => "UPDATE",
+            Self::Delete => "DELETE",
+            Self::Execute => "EXECUTE",
+        }
+    }
+
+    /// `create`: the family and the schema key.
+    pub const fn family(self) -> &'static str {
+        match self {
+            Self::Create => "create",
+            Self::Read => "read",
+            Self::Update => "update",
+            Self::Delete => "delete",
+            Self::Execute => "execute",
+        }
+    }
+
+    /// `Create`: the runtime's variant name.
+    pub const fn variant(self) -> &'static str {
+        match self {
+            Self::Create => "Create",
+            Self::Read => "Read",
+            Self::Update => "Update",
+            Self::Delete => "Delete",
+            Self::Execute => "Execute",
+        }
+    }
+
+    /// `{readOnly, destructive}` (REQ-ROUTE-4).
+    pub const fn permissions(self) -> (bool, bool) {
+        match self {
+            Self::Create => (false, false),
+            Self::Read => (true, false),
+            Self::Update | Self::Delete | Self::Execute => (false, true),
+        }
+    }
+}
+
+/// Upstream method; decides where non-path params go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// GET.
+    Get,
+    /// POST.
+    Post,
+    /// PUT.
+    Put,
+    /// PATCH.
+    Patch,
+    /// DELETE.
+    Delete,
+}
+
+impl Method {
+    /// The runtime's variant name: `Get`.
+    pub const fn variant(self) -> &'static str {
+        match self {
+            Self::Get => "Get",
+            Self::Post => "Post",
+            Self::Put => "Put",
+            Self::Patch => "Patch",
+            Self::Delete => "Delete",
+        }
+    }
+
+    /// Where params that are not in the path go.
+    pub const fn placement(self) -> Placement {
+        match self {
+            Self::Get | Self::Delete => Placement::Query,
+            Self::Post | Self::Put | Self::Patch => Placement::Body,
+        }
+    }
+}
+
+/// Danger level (REQ-DANGER-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Danger {
+    /// No side effects.
+    Safe,
+    /// Can be undone.
+    Reversible,
+    /// Loses data.
+    Destructive,
+    /// Wide or irreversible.
+    Dangerous,
+    /// Never without confirmation.
+    Forbidden,
+}
+
+impl Danger {
+    /// The runtime's variant name: `Safe`.
+    pub const fn variant(self) -> &'static str {
+        match self {
+            Self::Safe => "Safe",
+            Self::Reversible => "Reversible",
+            Self::Destructive => "Destructive",
+            Self::Dangerous => "Dangerous",
+            Self::Forbidden => "Forbidden",
+        }
+    }
+}
+
+/// One operation.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    /// Wire name.
+    pub name: String,
+    /// Category and family.
+    pub category: Category,
+    /// Upstream method.
+    pub method: Method,
+    /// `/repos/{owner}/{repo}`.
+    pub path_template: String,
+    /// The path as literal text and params.
+    pub path: Vec<PathSegment>,
+    /// From the schema; may be empty.
+    pub description: String,
+    /// Declared or defaulted by category.
+    pub danger: Danger,
+    /// Whether a confirmation token is needed.
+    pub requires_confirmation: bool,
+    /// Params struct: `GetRepoParams`.
+    pub struct_name: String,
+    /// Request builder: `build_get_repo`.
+    pub build_fn: String,
+    /// Route static: `GET_REPO`.
+    pub route_static: String,
+    /// Top-level params in schema order (for UPDATE: the path params only).
+    pub params: Vec<Param>,
+    /// UPDATE only: the fields of the required `input` object (SPEC §4.5).
+    pub input: Option<Input>,
+    /// Name of the returned type in introspection.
+    pub returns: String,
+    /// What the result holds.
+    pub returns_description: String,
+}
+
+impl Operation {
+    /// Top-level params and `input` fields.
+    pub fn all_params(&self) -> impl Iterator<Item = &Param> {
+        self.params
+            .iter()
+            .chain(self.input.iter().flat_map(|input| &input.fields))
+    }
+
+    /// Names accepted at the top level, in order (`input` last for UPDATE).
+    pub fn top_level_names(&self) -> Vec<&str> {
+        let mut names: Vec<&str> = self
+            .params
+            .iter()
+            .map(|param| param.name.as_str())
+            .collect();
+        if self.input.is_some() {
+            names.push("input");
+        }
+        names
+    }
+}
+
+/// The `input` object of an UPDATE operation.
+#[derive(Debug, Clone)]
+pub struct Input {
+    /// Struct name: `UpdateIssueInput`, also the introspection type name.
+    pub struct_name: String,
+    /// Updatable fields, each optional unless the schema says required.
+    pub fields: Vec<Param>,
+}
+
+/// A piece of the upstream path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathSegment {
+    /// Sent as written.
+    Literal(String),
+    /// Index into `Operation::params` of a path param, percent-encoded when sent.
+    Param(usize),
+}
+
+/// JSON type of a param.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamType {
+    /// `String`.
+    String,
+    /// `i64`.
+    Integer,
+    /// `f64`.
+    Number,
+    /// `bool`.
+    Boolean,
+    /// `Vec<Value>`.
+    Array,
+    /// `Map<String, Value>`.
+    Object,
+}
+
+impl ParamType {
+    /// The schema spelling: `integer`.
+    pub const fn schema_name(self) -> &'static str {
+        match self {
+            Self::String => "string",
+            Self::Integer => "integer",
+            Self::Number => "number",
+            Self::Boolean => "boolean",
+            Self::Array => "array",
+            Self::Object => "object",
+        }
+    }
+}
+
+/// Where a param's value goes in the upstream request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Placement {
+    /// A path segment.
+    Path,
+    /// The query string.
+    Query,
+    /// A member of the JSON body.
+    Body,
+}
+
+/// One param or `input` field.
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// Wire name.
+    pub name: String,
+    /// Name reported in errors: `per_page`, or `input.title` for an input field.
+    pub label: String,
+    /// Rust field name, keyword-escaped.
+    pub field: String,
+    /// JSON type.
+    pub ty: ParamType,
+    /// Whether the caller must give it.
+    pub required: bool,
+    /// From the schema; may be empty.
+    pub description: String,
+    /// Applied when absent.
+    pub default: Option<Value>,
+    /// Allowed values; empty when unconstrained.
+    pub allowed: Vec<Value>,
+    /// Introspection name of the enum type when `allowed` is not empty.
+    pub enum_type: Option<String>,
+    /// Inclusive lower bound.
+    pub minimum: Option<f64>,
+    /// Inclusive upper bound.
+    pub maximum: Option<f64>,
+    /// Regular expression for strings.
+    pub pattern: Option<String>,
+    /// Format hint.
+    pub format: Option<String>,
+    /// Where the value goes.
+    pub placement: Placement,
+}
+
+impl Param {
+    /// Whether the struct field is `Option<T>`: neither required nor defaulted.
+    pub fn is_optional(&self) -> bool {
+        !self.required && self.default.is_none()
+    }
+}

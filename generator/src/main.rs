@@ -1,0 +1,214 @@
+//! The `aqlgen` command line: parse arguments, call the library, render diagnostics, exit
+//! with the code of REQ-GEN-8.
+
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use serde_json::json;
+
+/// Compiles MCP-AQL adapter schemas into typed Rust MCP server crates.
+#[derive(Debug, Parser)]
+#[command(name = "aqlgen", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    /// Adapter schema files (Markdown with YAML front matter).
+    #[arg(value_name = "SCHEMA")]
+    schemas: Vec<PathBuf>,
+    /// Schema file; the spec's spelling of the positional argument.
+    #[arg(short = 's', long = "schema", value_name = "SCHEMA")]
+    schema_flags: Vec<PathBuf>,
+    /// Output directory; with several schemas, each crate goes in `<dir>/<name>`.
+    #[arg(short, long, default_value = "generated")]
+    output: PathBuf,
+    /// Target language; only `rust` is generated.
+    #[arg(short, long, default_value = "rust")]
+    target: String,
+    /// List what would be written without writing.
+    #[arg(long)]
+    dry_run: bool,
+    #[command(flatten)]
+    common: Common,
+}
+
+#[derive(Debug, clap::Args)]
+struct Common {
+    /// `human` or `json` (REQ-GEN-9).
+    #[arg(long, value_enum, default_value = "human", global = true)]
+    output_format: Format,
+    /// More output.
+    #[arg(short, long, global = true)]
+    verbose: bool,
+    /// Errors only.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Validate schemas without writing anything.
+    Check {
+        /// Adapter schema files.
+        #[arg(required = true)]
+        schemas: Vec<PathBuf>,
+    },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() { 3 } else { 0 });
+        }
+    };
+    let format = cli.common.output_format;
+    match run(&cli) {
+        Ok(report) => {
+            match format {
+                Format::Json => println!("{report:#}"),
+                Format::Human if !cli.common.quiet => {
+                    for line in report["files_generated"].as_array().into_iter().flatten() {
+                        println!("{}", line.as_str().unwrap_or_default());
+                    }
+                }
+                Format::Human => {}
+            }
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            match format {
+                Format::Json => println!("{:#}", failure_json(&error)),
+                Format::Human => eprintln!("{error}"),
+            }
+            ExitCode::from(error.exit_code())
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
+    if cli.common.verbose && cli.common.quiet {
+        return Err(aqlgen::Error::Config(
+            "--verbose and --quiet cannot be used together".to_owned(),
+        ));
+    }
+    if let Some(Command::Check { schemas }) = &cli.command {
+        let mut fingerprints = Vec::new();
+        for schema in schemas {
+            let checked = aqlgen::check(schema)?;
+            fingerprints.push(
+                json!({"schema": schema.display().to_string(), "fingerprint": checked.fingerprint}),
+            );
+        }
+        return Ok(
+            json!({"success": true, "files_generated": [], "schemas": fingerprints, "warnings": []}),
+        );
+    }
+    if cli.target != "rust" {
+        return Err(aqlgen::Error::Config(format!(
+            "target `{}` is not supported: only `rust` is generated",
+            cli.target
+        )));
+    }
+    let schemas: Vec<&PathBuf> = cli.schemas.iter().chain(&cli.schema_flags).collect();
+    if schemas.is_empty() {
+        return Err(aqlgen::Error::Config(
+            "no schema given: aqlgen <schema.md>... -o <dir>".to_owned(),
+        ));
+    }
+    let checked = schemas
+        .iter()
+        .map(|schema| aqlgen::check(schema))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut files_generated = Vec::new();
+    let mut fingerprints = Vec::new();
+    for adapter in &checked {
+        let dir = if checked.len() == 1 {
+            cli.output.clone()
+        } else {
+            cli.output.join(&adapter.name)
+        };
+        let files = aqlgen::generate_crate(adapter, &runtime_path_from(&dir)?)?;
+        if !cli.dry_run {
+            aqlgen::write_if_changed(&dir, &files)?;
+        }
+        files_generated.extend(
+            files
+                .iter()
+                .map(|file| dir.join(&file.path).display().to_string()),
+        );
+        fingerprints.push(adapter.fingerprint.clone());
+    }
+    Ok(json!({
+        "success": true,
+        "dry_run": cli.dry_run,
+        "output_directory": cli.output.display().to_string(),
+        "files_generated": files_generated,
+        "provenance": {"schema_fingerprint": fingerprints.join(","), "generator_version": env!("CARGO_PKG_VERSION")},
+        "warnings": [],
+    }))
+}
+
+fn failure_json(error: &aqlgen::Error) -> serde_json::Value {
+    let details: Vec<serde_json::Value> = match error {
+        aqlgen::Error::Schema { diagnostics, .. } => diagnostics
+            .iter()
+            .map(aqlgen::Diagnostic::to_json)
+            .collect(),
+        _ => Vec::new(),
+    };
+    json!({
+        "success": false,
+        "error": {"code": error.exit_code(), "type": error.kind(), "message": error.summary(), "details": details},
+    })
+}
+
+/// runtime-support's directory relative to `out_dir`, `/`-separated.
+fn runtime_path_from(out_dir: &Path) -> Result<String, aqlgen::Error> {
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../runtime-support");
+    let absolute = |path: &Path| -> Result<PathBuf, aqlgen::Error> {
+        let joined = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir()
+                .map_err(|source| aqlgen::Error::Io {
+                    action: "reading the current directory".to_owned(),
+                    source,
+                })?
+                .join(path)
+        };
+        let mut clean = PathBuf::new();
+        for component in joined.components() {
+            match component {
+                Component::ParentDir => {
+                    clean.pop();
+                }
+                Component::CurDir => {}
+                other => clean.push(other),
+            }
+        }
+        Ok(clean)
+    };
+    let (from, to) = (absolute(out_dir)?, absolute(&runtime)?);
+    let common = from
+        .components()
+        .zip(to.components())
+        .take_while(|(a, b)| a == b)
+        .count();
+    let ups = from.components().count() - common;
+    let parts: Vec<String> = std::iter::repeat_n("..".to_owned(), ups)
+        .chain(
+            to.components()
+                .skip(common)
+                .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+        )
+        .collect();
+    Ok(parts.join("/"))
+}

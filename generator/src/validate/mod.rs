@@ -1,0 +1,98 @@
+//! Schema validation: every problem at once, each with code, field path and line.
+
+mod diagnostic;
+mod locate;
+mod rules;
+mod structure;
+
+pub use diagnostic::{Code, Diagnostic};
+
+use crate::schema::AdapterSchema;
+use crate::source::Source;
+
+/// Parses and checks the front matter of `source`.
+///
+/// # Errors
+///
+/// Every problem found, sorted by line. Shape problems (unknown keys, missing fields) are
+/// reported before the typed model is built; semantic checks run on the typed model.
+pub fn validate(source: &Source) -> Result<AdapterSchema, Vec<Diagnostic>> {
+    let mut diagnostics = match serde_yaml::from_str::<serde_yaml::Value>(&source.front_matter) {
+        Ok(document) => structure::check(&document),
+        Err(error) => vec![yaml_error(&error, "the front matter is not valid YAML")],
+    };
+    let schema = if diagnostics.is_empty() {
+        let deserializer = serde_yaml::Deserializer::from_str(&source.front_matter);
+        match serde_path_to_error::deserialize::<_, AdapterSchema>(deserializer) {
+            Ok(schema) => {
+                diagnostics = rules::check(&schema);
+                Some(schema)
+            }
+            Err(error) => {
+                let path = error.path().to_string();
+                let diagnostic = yaml_error(error.inner(), "a value has the wrong shape");
+                diagnostics.push(Diagnostic {
+                    path: clean_path(&path),
+                    ..diagnostic
+                });
+                None
+            }
+        }
+    } else {
+        None
+    };
+    match schema {
+        Some(schema) if diagnostics.is_empty() => Ok(schema),
+        _ => Err(locate_all(source, diagnostics)),
+    }
+}
+
+fn yaml_error(error: &serde_yaml::Error, message: &str) -> Diagnostic {
+    let code = if message.contains("YAML") {
+        Code::YamlSyntax
+    } else {
+        Code::InvalidType
+    };
+    let mut diagnostic = Diagnostic::new(code, "", message).found(error.to_string());
+    if let Some(location) = error.location() {
+        diagnostic.line = Some(location.line());
+    }
+    diagnostic
+}
+
+/// serde_path_to_error writes `.` for the root; we write nothing.
+fn clean_path(path: &str) -> String {
+    if path == "." {
+        String::new()
+    } else {
+        path.to_owned()
+    }
+}
+
+/// Turns front-matter lines into `.md` lines, finding the ones semantic checks left empty.
+fn locate_all(source: &Source, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut located: Vec<Diagnostic> = diagnostics
+        .into_iter()
+        .map(|mut diagnostic| {
+            diagnostic.line = match diagnostic.line {
+                Some(line) if diagnostic.code == Code::MissingFrontMatter => Some(line),
+                Some(yaml_line) => Some(yaml_line + source.first_line - 1),
+                None => locate::line_of(&source.front_matter, &diagnostic.path)
+                    .map(|index| index + source.first_line),
+            };
+            diagnostic
+        })
+        .collect();
+    located.sort_by(|a, b| (a.line, &a.path, a.code).cmp(&(b.line, &b.path, b.code)));
+    located
+}
+
+/// The nearest of `known` to `wrong`, when it is close enough to be a likely typo.
+pub fn nearest<'a>(wrong: &str, known: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    known
+        .into_iter()
+        .map(|candidate| (strsim::jaro_winkler(wrong, candidate), candidate))
+        .filter(|(score, _)| *score >= 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, candidate)| candidate)
+}

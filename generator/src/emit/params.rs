@@ -107,7 +107,8 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
             #(#fields)*
             #input_field
         }
-
+    }];
+    items.push(quote! {
         impl #struct_name {
             #[doc = #name_doc]
             pub const NAMES: &'static [&'static str] = &[#(#names),*];
@@ -126,7 +127,7 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
                 Ok(Self { #(#field_names,)* #input_name })
             }
         }
-    }];
+    });
     if let Some(input) = &operation.input {
         let ty = ident(&input.struct_name);
         let doc = doc_lines(&format!(
@@ -146,7 +147,8 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
             pub struct #ty {
                 #(#fields)*
             }
-
+        });
+        items.push(quote! {
             impl #ty {
                 /// Field names `input` accepts, in schema order.
                 pub const NAMES: &'static [&'static str] = &[#(#names),*];

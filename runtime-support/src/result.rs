@@ -23,7 +23,22 @@ pub fn success_raw(data_json: &str) -> CallToolResult {
 /// `{"success":false,"error":{code,message,details?}}`; `isError` is false for codes an
 /// agent recovers from by changing its request, true for the others.
 pub fn failure(error: &AqlError) -> CallToolResult {
-    let mut body = serde_json::json!({"success": false, "error": error.to_json()});
+    failure_in_session(error, None)
+}
+
+/// A failure whose `details` also name the session (SPEC §2.3.5: failures can carry the
+/// session id only there).
+pub fn failure_in_session(error: &AqlError, session: Option<&str>) -> CallToolResult {
+    let mut error_json = error.to_json();
+    if let (Some(session), Some(object)) = (session, error_json.as_object_mut()) {
+        let details = object
+            .entry("details")
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        if let Some(details) = details.as_object_mut() {
+            details.insert("session_id".into(), session.into());
+        }
+    }
+    let mut body = serde_json::json!({"success": false, "error": error_json});
     if error.code == ErrorCode::ConfirmationRequired
         && let (Some(token), Some(expires_at)) = (
             error.details.get("confirmation_token"),

@@ -201,7 +201,7 @@ impl<A: Adapter> AqlServer<A> {
 
     fn fail(&self, operation: Option<&str>, error: &AqlError) -> CallToolResult {
         self.log_failure(operation, error);
-        result::failure(error)
+        result::failure_in_session(error, Some(self.session.id()))
     }
 
     fn log_failure(&self, operation: Option<&str>, error: &AqlError) {

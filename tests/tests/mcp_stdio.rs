@@ -527,6 +527,11 @@ async fn every_error_path_answers_with_its_code() {
 
     let (not_found, _) = call(peer, "fx_mcp_aql_read", json!({"operation": "get_itme"})).await;
     assert_eq!(not_found["error"]["details"]["suggestions"][0], "get_item");
+    assert!(
+        not_found["error"]["details"]["session_id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("sess_"))
+    );
     let (mismatch, _) = call(
         peer,
         "fx_mcp_aql_read",

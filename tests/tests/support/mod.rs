@@ -123,14 +123,20 @@ pub async fn start_upstream() -> String {
     format!("http://{address}")
 }
 
-/// A command for the adapter binary with a clean MCP environment.
+/// A command for the fixture adapter binary with a clean MCP environment.
 pub fn command(upstream: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
-    let mut command = Command::new(BIN);
+    let mut command = command_for(BIN, args, env);
+    command.env("FIXTURE_BASE_URL", upstream);
+    command
+}
+
+/// A command for any adapter binary with a clean MCP environment.
+pub fn command_for(binary: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut command = Command::new(binary);
     command
         .args(args)
         .env_remove("MCP_AQL_ENDPOINT_MODE")
         .env_remove("MCP_AQL_TOOL_PREFIX")
-        .env("FIXTURE_BASE_URL", upstream)
         .env("RUST_LOG", "warn")
         .kill_on_drop(true);
     for (key, value) in env {
@@ -141,9 +147,18 @@ pub fn command(upstream: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
 
 pub type Client = RunningService<RoleClient, ()>;
 
-/// The binary over a real stdio pipe, behind rmcp's client.
+/// The fixture binary over a real stdio pipe, behind rmcp's client.
 pub async fn stdio_client(upstream: &str, args: &[&str], env: &[(&str, &str)]) -> Client {
-    let (transport, _stderr) = TokioChildProcess::builder(command(upstream, args, env))
+    connect(command(upstream, args, env)).await
+}
+
+/// Any adapter binary over a real stdio pipe, behind rmcp's client.
+pub async fn stdio_client_for(binary: &str, args: &[&str], env: &[(&str, &str)]) -> Client {
+    connect(command_for(binary, args, env)).await
+}
+
+async fn connect(command: Command) -> Client {
+    let (transport, _stderr) = TokioChildProcess::builder(command)
         .stderr(Stdio::inherit())
         .spawn()
         .expect("spawn the adapter binary");

@@ -17,6 +17,18 @@
 //!   sensitive, error text is redacted, and transport errors are described by kind. Those
 //!   descriptions also leave out host names and addresses (seed §11.3 forbids exposing
 //!   internal hosts, which overrides the `{host}:{port}` of the §8.3 message patterns).
+//!
+//! # Static binaries
+//!
+//! No OpenSSL and no system certificate store are involved, so a generated adapter links
+//! statically with glibc's `crt-static` (the `--target` keeps the flag off build scripts and
+//! proc macros, which cannot be static):
+//!
+//! ```text
+//! RUSTFLAGS="-C target-feature=+crt-static" \
+//!     cargo build --release --target x86_64-unknown-linux-gnu -p todo-adapter
+//! file target/x86_64-unknown-linux-gnu/release/todo-adapter   # ... static-pie linked ...
+//! ```
 
 mod auth;
 mod response;
@@ -532,6 +544,13 @@ mod tests {
         assert_eq!(classify(&Connect("tls", tls)), Failure::Tls);
         let reset = io::Error::from(io::ErrorKind::ConnectionReset);
         assert_eq!(classify(&Connect("io", reset)), Failure::Network);
+    }
+
+    #[test]
+    fn default_config_is_the_spec_default() {
+        let config = UpstreamConfig::default();
+        assert_eq!(config.timeout, Duration::from_secs(30));
+        assert_eq!(config.max_response_bytes, 10 * 1024 * 1024);
     }
 
     #[test]

@@ -1,0 +1,265 @@
+//! The generated todo adapter (generated/todo) served by runtime-support, driven by rmcp's
+//! client over stdio against demo-upstream's todo API on 127.0.0.1.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{assert_introspection, assert_result, call};
+
+const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
+const KEY: &str = "todo-test-key";
+
+async fn todo_client(base_url: &str, args: &[&str]) -> support::Client {
+    support::stdio_client_for(
+        TODO_BIN,
+        args,
+        &[("TODO_BASE_URL", base_url), ("TODO_API_KEY", KEY)],
+    )
+    .await
+}
+
+async fn upstream() -> demo_upstream::Running {
+    demo_upstream::spawn(demo_upstream::Options {
+        api_key: Some(KEY.into()),
+        ..demo_upstream::Options::default()
+    })
+    .await
+    .expect("start demo-upstream")
+}
+
+#[tokio::test]
+async fn todo_tools_and_introspection() {
+    let api = upstream().await;
+    let client = todo_client(&api.base_url(), &[]).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(
+        names,
+        [
+            "mcp_aql_create",
+            "mcp_aql_read",
+            "mcp_aql_update",
+            "mcp_aql_delete",
+            "mcp_aql_execute"
+        ]
+    );
+    for tool in &tools {
+        assert!(
+            tool.description
+                .as_deref()
+                .unwrap_or("")
+                .contains("introspect"),
+            "{}",
+            tool.name
+        );
+    }
+    let peer = client.peer();
+    let (list, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await;
+    assert_introspection(&list);
+    let operations: Vec<String> = list["data"]["operations"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|o| o["name"].as_str().map(str::to_owned))
+        .collect();
+    for expected in [
+        "introspect",
+        "create_todo",
+        "list_todos",
+        "get_todo",
+        "update_todo",
+        "delete_todo",
+        "clear_completed_todos",
+        "complete_todo",
+    ] {
+        assert!(operations.iter().any(|o| o == expected), "{expected}");
+    }
+    for name in &operations {
+        let (details, _) = call(
+            peer,
+            "mcp_aql_read",
+            json!({"operation": "introspect", "params": {"query": "operations", "name": name}}),
+        )
+        .await;
+        assert_introspection(&details);
+        assert!(
+            details["data"]["operation"]["mcpTool"]
+                .as_str()
+                .is_some_and(|t| t.starts_with("mcp_aql_"))
+        );
+    }
+    let (types, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "introspect", "params": {"query": "types"}}),
+    )
+    .await;
+    assert_introspection(&types);
+    for entry in types["data"]["types"].as_array().expect("types") {
+        let (details, _) = call(
+            peer,
+            "mcp_aql_read",
+            json!({"operation": "introspect", "params": {"query": "types", "name": entry["name"]}}),
+        )
+        .await;
+        assert_introspection(&details);
+        assert_ne!(details["data"]["type"], Value::Null);
+    }
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn todo_operations_round_trip() {
+    let api = upstream().await;
+    let client = todo_client(&api.base_url(), &[]).await;
+    let peer = client.peer();
+    let (created, is_error) = call(peer, "mcp_aql_create", json!({"operation": "create_todo", "params": {"title": "Water plants", "priority": "high"}})).await;
+    assert_result(&created);
+    assert!(!is_error, "{created}");
+    let id = created["data"]["id"].as_i64().expect("new id");
+    let (got, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "get_todo", "params": {"id": id}}),
+    )
+    .await;
+    assert_result(&got);
+    assert_eq!(got["data"]["title"], "Water plants");
+    let (updated, _) = call(
+        peer,
+        "mcp_aql_update",
+        json!({"operation": "update_todo", "params": {"id": id, "input": {"priority": "low"}}}),
+    )
+    .await;
+    assert_result(&updated);
+    assert_eq!(updated["data"]["priority"], "low", "{updated}");
+    let (completed, _) = call(
+        peer,
+        "mcp_aql_execute",
+        json!({"operation": "complete_todo", "params": {"id": id}}),
+    )
+    .await;
+    assert_result(&completed);
+    assert_eq!(completed["success"], true, "{completed}");
+    let (listed, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "list_todos", "params": {"limit": 2}}),
+    )
+    .await;
+    assert_result(&listed);
+    assert_eq!(listed["success"], true, "{listed}");
+
+    let (required, _) = call(
+        peer,
+        "mcp_aql_delete",
+        json!({"operation": "clear_completed_todos"}),
+    )
+    .await;
+    assert_result(&required);
+    assert_eq!(required["error"]["code"], "CONFIRMATION_REQUIRED");
+    let token = required["error"]["details"]["confirmation_token"].clone();
+    let (cleared, _) = call(
+        peer,
+        "mcp_aql_delete",
+        json!({"operation": "clear_completed_todos", "params": {"confirmation_token": token}}),
+    )
+    .await;
+    assert_result(&cleared);
+    assert_eq!(cleared["success"], true, "{cleared}");
+
+    for (tool, arguments, code) in [
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todo", "params": {"id": 0}}),
+            "VALIDATION_INVALID_VALUE",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todo", "params": {"id": "one"}}),
+            "VALIDATION_INVALID_TYPE",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todo", "params": {"id": 999}}),
+            "NOT_FOUND_RESOURCE",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todo", "params": {"idd": 1}}),
+            "VALIDATION_UNKNOWN_PARAM",
+        ),
+        (
+            "mcp_aql_update",
+            json!({"operation": "update_todo", "params": {"id": 1}}),
+            "VALIDATION_MISSING_PARAM",
+        ),
+        (
+            "mcp_aql_update",
+            json!({"operation": "update_todo", "params": {"id": 1, "input": {"colour": "red"}}}),
+            "VALIDATION_UNKNOWN_FIELD",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "delete_todo", "params": {"id": 1}}),
+            "VALIDATION_ENDPOINT_MISMATCH",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todos"}),
+            "NOT_FOUND_OPERATION",
+        ),
+    ] {
+        let (answer, _) = call(peer, tool, arguments.clone()).await;
+        assert_result(&answer);
+        assert_eq!(answer["error"]["code"], code, "{arguments}: {answer}");
+    }
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn todo_in_single_mode_with_prefix_and_concurrent_calls() {
+    let api = upstream().await;
+    let client = todo_client(
+        &api.base_url(),
+        &["--mode", "single", "--tool-prefix", "todo_"],
+    )
+    .await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(names, ["todo_mcp_aql"]);
+    let (details, _) = call(
+        client.peer(),
+        "todo_mcp_aql",
+        json!({"operation": "introspect", "params": {"query": "operations", "name": "complete_todo"}}),
+    )
+    .await;
+    assert_introspection(&details);
+    assert_eq!(details["data"]["operation"]["mcpTool"], "todo_mcp_aql");
+
+    let mut calls = tokio::task::JoinSet::new();
+    for index in 0..48 {
+        let peer = client.peer().clone();
+        calls.spawn(async move {
+            let id = 1 + index % 3;
+            let (answer, is_error) = call(
+                &peer,
+                "todo_mcp_aql",
+                json!({"operation": "get_todo", "params": {"id": id}}),
+            )
+            .await;
+            assert_result(&answer);
+            assert!(!is_error, "{answer}");
+            assert_eq!(answer["data"]["id"], json!(id));
+        });
+    }
+    while let Some(outcome) = calls.join_next().await {
+        outcome.expect("call task");
+    }
+    client.cancel().await.expect("close");
+}

@@ -263,3 +263,42 @@ async fn todo_in_single_mode_with_prefix_and_concurrent_calls() {
     }
     client.cancel().await.expect("close");
 }
+
+#[tokio::test]
+async fn todo_over_streamable_http() {
+    use rmcp::ServiceExt;
+    use rmcp::transport::StreamableHttpClientTransport;
+
+    let api = upstream().await;
+    let base_url = api.base_url();
+    let (mut server, url) = support::http_server_for(
+        TODO_BIN,
+        &[],
+        &[("TODO_BASE_URL", &base_url), ("TODO_API_KEY", KEY)],
+    )
+    .await;
+    let client =
+        ().serve(StreamableHttpClientTransport::from_uri(url))
+            .await
+            .expect("initialize over HTTP");
+    let tools = client.list_all_tools().await.expect("tools/list");
+    assert_eq!(tools.len(), 5);
+    let (list, _) = call(
+        client.peer(),
+        "mcp_aql_read",
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await;
+    assert_introspection(&list);
+    let (got, is_error) = call(
+        client.peer(),
+        "mcp_aql_read",
+        json!({"operation": "get_todo", "params": {"id": 1}}),
+    )
+    .await;
+    assert_result(&got);
+    assert!(!is_error);
+    assert_eq!(got["data"]["title"], "Buy milk");
+    client.cancel().await.expect("close");
+    server.kill().await.expect("stop the server");
+}

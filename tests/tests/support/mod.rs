@@ -169,9 +169,16 @@ async fn connect(command: Command) -> Client {
 
 /// The binary serving streamable HTTP on a free port of 127.0.0.1, and its `/mcp` URL.
 pub async fn http_server(upstream: &str, args: &[&str]) -> (Child, String) {
+    http_server_for(BIN, args, &[("FIXTURE_BASE_URL", upstream)]).await
+}
+
+/// Any adapter binary serving streamable HTTP on a free port of 127.0.0.1, and its URL.
+pub async fn http_server_for(binary: &str, args: &[&str], env: &[(&str, &str)]) -> (Child, String) {
     let mut all = vec!["--transport", "http", "--port", "0"];
     all.extend_from_slice(args);
-    let mut child = command(upstream, &all, &[("RUST_LOG", "info")])
+    let mut env = env.to_vec();
+    env.push(("RUST_LOG", "info"));
+    let mut child = command_for(binary, &all, &env)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())

@@ -12,7 +12,8 @@
 //!   error is `INTERNAL_ERROR` with `details.upstream_error = "SERIALIZATION_PARSE_ERROR"`.
 //! * **`retry_after_seconds` is always present on 429** (spec digest §11 item 13): from
 //!   `Retry-After` (seconds or an HTTP date), else from `X-RateLimit-Reset` (epoch seconds),
-//!   else [`DEFAULT_RETRY_AFTER_SECONDS`].
+//!   else [`DEFAULT_RETRY_AFTER_SECONDS`]. Other statuses (typically 503) carry it only when
+//!   they send `Retry-After`.
 //! * **Upstream text is untrusted:** messages and previews keep one line, lose control
 //!   characters, are cut to [`PREVIEW_CHARS`], have secrets redacted, and are withheld when
 //!   they look like a stack trace or a file path (seed §11.3).
@@ -137,6 +138,11 @@ fn status_error(
     }
     if code == ErrorCode::RateLimitExceeded {
         error = rate_limit_details(error, response.headers, now);
+    } else if let Some(seconds) = header_str(response.headers, RETRY_AFTER.as_str())
+        .and_then(|value| retry_after_seconds(value, now))
+    {
+        // A 503 (or any other status) that says when to come back.
+        error = error.with_detail("retry_after_seconds", seconds);
     }
     error
 }
@@ -456,6 +462,15 @@ mod tests {
             Some(0)
         );
         assert_eq!(retry_after_seconds("soon", now), None);
+    }
+
+    #[test]
+    fn retry_after_is_passed_on_for_other_statuses_too() {
+        let err = run(503, &[("retry-after", "15")], b"").expect_err("503");
+        assert_eq!(err.code, ErrorCode::InternalError);
+        assert_eq!(err.details["retry_after_seconds"], 15);
+        let err = run(500, &[], b"").expect_err("500");
+        assert!(!err.details.contains_key("retry_after_seconds"));
     }
 
     #[test]

@@ -70,7 +70,7 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
         path: display_path.replace('\\', "/"),
         diagnostics,
     };
-    let source = source::Source::parse(display_path, text).map_err(|d| schema_error(vec![d]))?;
+    let source = source::Source::parse(display_path, text).map_err(schema_error)?;
     let schema = validate::validate(&source).map_err(schema_error)?;
     let document: serde_json::Value = serde_yaml::from_str(&source.front_matter)
         .expect("validated: the front matter is YAML with string keys");

@@ -17,7 +17,7 @@ pub struct Source {
 
 impl Source {
     /// Splits `text`; a file without a `---` fenced block at its top is a schema error.
-    pub fn parse(path: &str, text: &str) -> Result<Self, Diagnostic> {
+    pub fn parse(path: &str, text: &str) -> Result<Self, Vec<Diagnostic>> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut lines = text.split_inclusive('\n');
         let opens = lines.next().is_some_and(|line| line.trim_end() == "---");
@@ -33,18 +33,20 @@ impl Source {
             }
         }
         if !closed {
-            return Err(Diagnostic::new(
-                Code::MissingFrontMatter,
-                "",
-                "the file has no YAML front matter",
-            )
-            .expected("a first line `---`, the YAML, then a closing `---`")
-            .found(if opens {
-                "no closing `---`"
-            } else {
-                "no opening `---`"
-            })
-            .at_line(1));
+            return Err(vec![
+                Diagnostic::new(
+                    Code::MissingFrontMatter,
+                    "",
+                    "the file has no YAML front matter",
+                )
+                .expected("a first line `---`, the YAML, then a closing `---`")
+                .found(if opens {
+                    "no closing `---`"
+                } else {
+                    "no opening `---`"
+                })
+                .at_line(1),
+            ]);
         }
         Ok(Self {
             path: path.replace('\\', "/"),
@@ -70,6 +72,6 @@ mod tests {
     #[test]
     fn refuses_a_file_without_closing_fence() {
         let error = Source::parse("a.md", "---\nname: x\n").expect_err("unclosed");
-        assert_eq!(error.code, Code::MissingFrontMatter);
+        assert_eq!(error[0].code, Code::MissingFrontMatter);
     }
 }

@@ -96,15 +96,14 @@ pub fn line_of(yaml: &str, path: &str) -> Option<usize> {
             }
         };
         found = Some(start);
+        // A key's block may hold a compact list whose dashes sit at the key's column; an
+        // item ends at the next dash of its own column.
+        let is_item = matches!(segment, Segment::Index(_));
         let end = measured()
             .skip_while(|(i, _)| *i <= start)
-            .find(|(_, l)| l.column <= column || l.dash.is_some_and(|d| d <= column))
+            .find(|(_, l)| l.column <= column || is_item && l.dash.is_some_and(|d| d <= column))
             .map_or(range.end, |(i, _)| i);
-        range = if matches!(segment, Segment::Index(_)) {
-            start..end
-        } else {
-            start + 1..end
-        };
+        range = if is_item { start..end } else { start + 1..end };
     }
     found
 }

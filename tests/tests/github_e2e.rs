@@ -1,0 +1,118 @@
+//! The generated github adapter (generated/github), served by runtime-support, driven by
+//! rmcp's client over stdio against demo-upstream's GitHub-like API on 127.0.0.1.
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{assert_introspection, assert_result, call};
+
+const GITHUB_BIN: &str = env!("CARGO_BIN_EXE_github-adapter-server");
+const TOKEN: &str = "gh-test-token";
+
+#[tokio::test]
+async fn github_introspection_filters_and_calls() {
+    let api = demo_upstream::spawn(demo_upstream::Options {
+        bearer_token: Some(TOKEN.into()),
+        ..demo_upstream::Options::default()
+    })
+    .await
+    .expect("start demo-upstream");
+    let base_url = api.base_url();
+    let client = support::stdio_client_for(
+        GITHUB_BIN,
+        &["--tool-prefix", "github_"],
+        &[("GITHUB_BASE_URL", &base_url), ("GITHUB_TOKEN", TOKEN)],
+    )
+    .await;
+    let peer = client.peer();
+    let read = "github_mcp_aql_read";
+
+    let (list, _) = call(
+        peer,
+        read,
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await;
+    assert_introspection(&list);
+    let operations: Vec<String> = list["data"]["operations"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|o| o["name"].as_str().map(str::to_owned))
+        .collect();
+    assert!(operations.len() > 10, "{operations:?}");
+    for name in &operations {
+        let (details, _) = call(
+            peer,
+            read,
+            json!({"operation": "introspect", "params": {"query": "operations", "name": name}}),
+        )
+        .await;
+        assert_introspection(&details);
+        let tool = details["data"]["operation"]["mcpTool"]
+            .as_str()
+            .expect("mcpTool");
+        assert!(tool.starts_with("github_mcp_aql_"), "{tool}");
+    }
+    let (types, _) = call(
+        peer,
+        read,
+        json!({"operation": "introspect", "params": {"query": "types"}}),
+    )
+    .await;
+    assert_introspection(&types);
+    for entry in types["data"]["types"].as_array().expect("types") {
+        let (details, _) = call(
+            peer,
+            read,
+            json!({"operation": "introspect", "params": {"query": "types", "name": entry["name"]}}),
+        )
+        .await;
+        assert_introspection(&details);
+        assert_ne!(details["data"]["type"], Value::Null);
+    }
+
+    // The filters find the issue readers without listing everything.
+    let (issues, _) = call(peer, read, json!({"operation": "introspect", "params": {"query": "operations", "endpoint": "read", "search": "issue"}})).await;
+    assert_introspection(&issues);
+    let found: Vec<&str> = issues["data"]["operations"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert!(
+        found.contains(&"get_issue") && found.contains(&"list_issues"),
+        "{found:?}"
+    );
+    assert!(
+        issues["data"]["operations"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .all(|o| o["endpoint"] == "read")
+    );
+
+    let (repo, is_error) = call(
+        peer,
+        read,
+        json!({"operation": "get_repo", "params": {"owner": "octo", "repo": "hello-world"}}),
+    )
+    .await;
+    assert_result(&repo);
+    assert!(!is_error, "{repo}");
+    assert_eq!(
+        api.requests()[0].header("authorization"),
+        Some("Bearer gh-test-token")
+    );
+
+    let (missing, _) = call(
+        peer,
+        read,
+        json!({"operation": "get_repo", "params": {"owner": "octo", "repo": "nope"}}),
+    )
+    .await;
+    assert_result(&missing);
+    assert_eq!(missing["error"]["code"], "NOT_FOUND_RESOURCE");
+    client.cancel().await.expect("close");
+}

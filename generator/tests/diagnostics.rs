@@ -1,0 +1,153 @@
+//! One invalid fixture per diagnostic code: the human and JSON reports are snapshots in
+//! `tests/output/diagnostics/` (rewrite with `EXPECTORATE=overwrite cargo test -p aqlgen`).
+
+use std::path::Path;
+
+fn report(name: &str) -> (aqlgen::Error, String) {
+    let path = format!("tests/fixtures/invalid/{name}.md");
+    let text = std::fs::read_to_string(&path).expect("fixture exists");
+    let error = aqlgen::check_text(&path, &text).expect_err("the fixture is invalid");
+    let aqlgen::Error::Schema { diagnostics, .. } = &error else {
+        panic!("{name}: expected a schema error, got {error}");
+    };
+    let json: Vec<serde_json::Value> = diagnostics
+        .iter()
+        .map(aqlgen::Diagnostic::to_json)
+        .collect();
+    let snapshot = format!(
+        "{error}\n\n{}\n",
+        serde_json::to_string_pretty(&json).expect("JSON serializes")
+    );
+    (error, snapshot)
+}
+
+#[test]
+fn every_invalid_fixture_reports_its_code_path_and_line() {
+    for (name, code, path) in [
+        ("missing_front_matter", "SCHEMA_MISSING_FRONT_MATTER", ""),
+        ("yaml_syntax", "SCHEMA_YAML_SYNTAX", ""),
+        ("missing_field", "SCHEMA_MISSING_FIELD", "description"),
+        (
+            "unknown_key",
+            "SCHEMA_UNKNOWN_KEY",
+            "operations.read[0].params.pet_id.requred",
+        ),
+        (
+            "invalid_type",
+            "SCHEMA_INVALID_TYPE",
+            "operations.read[1].params.limit.type",
+        ),
+        ("invalid_value", "SCHEMA_INVALID_VALUE", "type"),
+        ("invalid_version", "SCHEMA_INVALID_VERSION", "version"),
+        (
+            "invalid_name",
+            "SCHEMA_INVALID_NAME",
+            "operations.read[1].params.pageLimit",
+        ),
+        (
+            "duplicate_operation",
+            "SCHEMA_DUPLICATE_OPERATION",
+            "operations.read[1].name",
+        ),
+        (
+            "reserved_name",
+            "SCHEMA_RESERVED_NAME",
+            "operations.read[1].name",
+        ),
+        (
+            "ident_collision",
+            "SCHEMA_IDENT_COLLISION",
+            "operations.read[1].name",
+        ),
+        (
+            "invalid_maps_to",
+            "SCHEMA_INVALID_MAPS_TO",
+            "operations.read[1].maps_to",
+        ),
+        (
+            "invalid_placeholder",
+            "SCHEMA_INVALID_PLACEHOLDER",
+            "operations.read[1].maps_to",
+        ),
+        (
+            "invalid_default",
+            "SCHEMA_INVALID_DEFAULT",
+            "operations.read[1].params.kind.default",
+        ),
+        (
+            "invalid_enum",
+            "SCHEMA_INVALID_ENUM",
+            "operations.read[1].params.kind.enum[1]",
+        ),
+        (
+            "invalid_range",
+            "SCHEMA_INVALID_RANGE",
+            "operations.read[1].params.limit.minimum",
+        ),
+        (
+            "invalid_pattern",
+            "SCHEMA_INVALID_PATTERN",
+            "operations.update[0].params.name.pattern",
+        ),
+        ("invalid_url", "SCHEMA_INVALID_URL", "target.base_url"),
+        ("unsupported", "SCHEMA_UNSUPPORTED", "target.protocol"),
+    ] {
+        let (error, snapshot) = report(name);
+        let aqlgen::Error::Schema { diagnostics, .. } = &error else {
+            unreachable!()
+        };
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.code.as_str() == code && d.path == path && d.line.is_some()),
+            "{name}: no {code} at `{path}` with a line in\n{snapshot}"
+        );
+        assert_eq!(error.exit_code(), 2);
+        expectorate::assert_contents(
+            Path::new("tests/output/diagnostics").join(format!("{name}.txt")),
+            &snapshot,
+        );
+    }
+}
+
+#[test]
+fn all_problems_are_reported_together_sorted_by_line() {
+    let (error, snapshot) = report("many_problems");
+    let aqlgen::Error::Schema { diagnostics, .. } = &error else {
+        unreachable!()
+    };
+    let codes: Vec<&str> = diagnostics.iter().map(|d| d.code.as_str()).collect();
+    assert_eq!(
+        codes,
+        [
+            "SCHEMA_INVALID_VALUE",
+            "SCHEMA_INVALID_PLACEHOLDER",
+            "SCHEMA_INVALID_DEFAULT",
+            "SCHEMA_INVALID_TYPE",
+        ],
+        "{snapshot}"
+    );
+    let lines: Vec<usize> = diagnostics.iter().filter_map(|d| d.line).collect();
+    assert!(lines.is_sorted(), "{lines:?}");
+    expectorate::assert_contents("tests/output/diagnostics/many_problems.txt", &snapshot);
+}
+
+#[test]
+fn suggestions_name_the_fix() {
+    for (name, suggestion) in [
+        ("unknown_key", "did you mean `required`?"),
+        ("invalid_type", "did you mean `string`?"),
+        ("invalid_name", "use `page_limit`"),
+    ] {
+        let (error, _) = report(name);
+        let aqlgen::Error::Schema { diagnostics, .. } = &error else {
+            unreachable!()
+        };
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.suggestion.as_deref() == Some(suggestion)),
+            "{name}: {diagnostics:?}"
+        );
+    }
+}

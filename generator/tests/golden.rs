@@ -1,0 +1,59 @@
+//! `generated/` is exactly what aqlgen makes of `adapters/`: regenerate in memory and compare
+//! every byte. On failure, rerun `cargo run -p aqlgen -- adapters/<name>-adapter.md -o
+//! generated/<name>` and commit the result with the generator change.
+
+use std::path::Path;
+
+#[test]
+fn checked_in_crates_match_regeneration() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut compared = 0;
+    for name in ["github", "todo"] {
+        let schema = format!("adapters/{name}-adapter.md");
+        let Ok(text) = std::fs::read_to_string(root.join(&schema)) else {
+            continue;
+        };
+        let checked = aqlgen::check_text(&schema, &text).expect("the example adapter is valid");
+        let files =
+            aqlgen::generate_crate(&checked, "../../runtime-support").expect("generation succeeds");
+        for file in files {
+            let on_disk = root.join("generated").join(name).join(&file.path);
+            let checked_in = std::fs::read_to_string(&on_disk).unwrap_or_default();
+            assert!(
+                checked_in == file.contents,
+                "generated/{name}/{} differs from a fresh generation of {schema}",
+                file.path
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 0, "no adapters/*.md found to compare");
+}
+
+#[test]
+fn generation_is_deterministic() {
+    let text = std::fs::read_to_string("tests/fixtures/valid.md").expect("fixture exists");
+    let once = aqlgen::generate_crate(&aqlgen::check_text("valid.md", &text).expect("valid"), "rt")
+        .expect("generates");
+    let twice =
+        aqlgen::generate_crate(&aqlgen::check_text("valid.md", &text).expect("valid"), "rt")
+            .expect("generates");
+    assert_eq!(once, twice);
+}
+
+#[test]
+fn generated_source_matches_snapshots() {
+    let text = std::fs::read_to_string("tests/fixtures/valid.md").expect("fixture exists");
+    let checked = aqlgen::check_text("tests/fixtures/valid.md", &text).expect("valid");
+    for file in aqlgen::generate_crate(&checked, "../../../runtime-support").expect("generates") {
+        expectorate::assert_contents(
+            Path::new("tests/output/pets").join(&file.path),
+            &file.contents,
+        );
+    }
+    let include = aqlgen::generate_include(&checked).expect("generates");
+    expectorate::assert_contents(
+        Path::new("tests/output").join(&include.path),
+        &include.contents,
+    );
+}

@@ -149,6 +149,23 @@ async fn bad_configuration_stops_start_up_with_a_clear_message() {
         .expect("run the binary");
     assert!(version.status.success());
     assert!(String::from_utf8_lossy(&version.stdout).contains("0.3.0"));
+    let help = support::command("http://127.0.0.1:9", &["--help"], &[])
+        .output()
+        .await
+        .expect("run the binary");
+    let help = String::from_utf8_lossy(&help.stdout);
+    for flag in [
+        "--transport",
+        "--port",
+        "--bind",
+        "--mode",
+        "--tool-prefix",
+        "MCP_AQL_ENDPOINT_MODE",
+        "MCP_AQL_TOOL_PREFIX",
+        "--max-request-size",
+    ] {
+        assert!(help.contains(flag), "{flag} in --help:\n{help}");
+    }
 }
 
 #[tokio::test]

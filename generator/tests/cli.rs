@@ -1,0 +1,118 @@
+//! The `aqlgen` binary: exit codes 0-4 (REQ-GEN-8), JSON output (REQ-GEN-9), `--dry-run`.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn aqlgen() -> Command {
+    Command::cargo_bin("aqlgen").expect("the aqlgen binary is built")
+}
+
+fn json_of(output: &[u8]) -> Value {
+    serde_json::from_slice(output).expect("stdout is JSON")
+}
+
+#[test]
+fn check_accepts_a_valid_schema() {
+    aqlgen()
+        .args(["check", "tests/fixtures/valid.md"])
+        .assert()
+        .code(0);
+}
+
+#[test]
+fn check_refuses_an_invalid_schema_with_exit_2_and_every_problem() {
+    let assert = aqlgen()
+        .args(["check", "tests/fixtures/invalid/many_problems.md"])
+        .assert()
+        .code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert_eq!(stderr.matches("error[SCHEMA_").count(), 4, "{stderr}");
+    assert!(
+        stderr.contains("--> tests/fixtures/invalid/many_problems.md:32"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn json_failure_has_the_spec_shape() {
+    let assert = aqlgen()
+        .args([
+            "check",
+            "--output-format",
+            "json",
+            "tests/fixtures/invalid/unknown_key.md",
+        ])
+        .assert()
+        .code(2);
+    let report = json_of(&assert.get_output().stdout);
+    assert_eq!(report["success"], false);
+    assert_eq!(report["error"]["code"], 2);
+    assert_eq!(report["error"]["type"], "SCHEMA_VALIDATION_ERROR");
+    let detail = &report["error"]["details"][0];
+    assert_eq!(detail["path"], "operations.read[0].params.pet_id.requred");
+    assert_eq!(detail["code"], "SCHEMA_UNKNOWN_KEY");
+    assert_eq!(detail["suggestion"], "did you mean `required`?");
+}
+
+#[test]
+fn dry_run_lists_files_and_writes_nothing() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let out = dir.path().join("pets");
+    let assert = aqlgen()
+        .args(["-s", "tests/fixtures/valid.md", "--output"])
+        .arg(&out)
+        .args(["--target", "rust", "--dry-run", "--output-format", "json"])
+        .assert()
+        .code(0);
+    let report = json_of(&assert.get_output().stdout);
+    assert_eq!(report["success"], true);
+    assert_eq!(report["files_generated"].as_array().map(Vec::len), Some(8));
+    assert!(
+        report["provenance"]["schema_fingerprint"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("sha256:"))
+    );
+    assert!(!out.exists());
+}
+
+#[test]
+fn generation_writes_the_crate() {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    aqlgen()
+        .arg("tests/fixtures/valid.md")
+        .arg("-o")
+        .arg(dir.path())
+        .arg("-q")
+        .assert()
+        .code(0);
+    for file in [
+        "Cargo.toml",
+        "README.md",
+        "MCPAQL-PROVENANCE.json",
+        "src/lib.rs",
+        "src/main.rs",
+    ] {
+        assert!(dir.path().join(file).is_file(), "{file}");
+    }
+}
+
+#[test]
+fn usage_and_configuration_errors_exit_3() {
+    aqlgen()
+        .args(["tests/fixtures/valid.md", "-v", "-q", "--dry-run"])
+        .assert()
+        .code(3);
+    aqlgen()
+        .args(["tests/fixtures/valid.md", "--target", "go", "--dry-run"])
+        .assert()
+        .code(3);
+    aqlgen().args(["--no-such-flag"]).assert().code(3);
+}
+
+#[test]
+fn unreadable_schema_exits_4() {
+    aqlgen()
+        .args(["check", "tests/fixtures/does-not-exist.md"])
+        .assert()
+        .code(4);
+}

@@ -21,12 +21,17 @@ use tokio::process::{Child, Command};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_fixture-adapter");
 
-/// The directory of the official MCP-AQL JSON Schemas (`AQLGEN_SPEC_SCHEMAS`, else the
-/// team's shared copy).
+/// The directory of the official MCP-AQL JSON Schemas: `AQLGEN_SPEC_SCHEMAS`, else
+/// `shared/spec-schemas` beside the repository checkout.
 fn schema_dir() -> PathBuf {
     std::env::var_os("AQLGEN_SPEC_SCHEMAS")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/spec-schemas"))
+        .unwrap_or_else(|| {
+            PathBuf::from(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../shared/spec-schemas"
+            ))
+        })
 }
 
 fn load(name: &str) -> jsonschema::Validator {

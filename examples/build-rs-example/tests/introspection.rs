@@ -1,0 +1,90 @@
+//! The generated introspection documents validate against the spec's
+//! `introspection-response.schema.json` definitions.
+
+use build_rs_example::todo::TodoAdapter;
+use runtime_support::adapter::Adapter;
+use serde_json::Value;
+
+/// A validator for one `$defs` entry of the official schema.
+fn validator_for(definition: &str) -> jsonschema::Validator {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/spec-schemas/introspection-response.schema.json"
+    );
+    let text = std::fs::read_to_string(path).expect("the spec schema is present");
+    let mut schema: Value = serde_json::from_str(&text).expect("the spec schema is JSON");
+    let object = schema.as_object_mut().expect("the schema is an object");
+    for key in [
+        "type",
+        "properties",
+        "required",
+        "oneOf",
+        "anyOf",
+        "allOf",
+        "additionalProperties",
+    ] {
+        object.remove(key);
+    }
+    object.insert("$ref".into(), format!("#/$defs/{definition}").into());
+    jsonschema::draft202012::new(&schema).expect("the definition compiles")
+}
+
+fn assert_valid(validator: &jsonschema::Validator, document: &Value, what: &str) {
+    let errors: Vec<String> = validator
+        .iter_errors(document)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "{what}: {errors:?}\n{document}");
+}
+
+#[test]
+fn operation_documents_match_the_spec() {
+    let (summary, details) = (
+        validator_for("OperationInfo"),
+        validator_for("OperationDetails"),
+    );
+    let type_names: Vec<&str> = TodoAdapter::INTROSPECTION
+        .types
+        .iter()
+        .map(|t| t.name)
+        .collect();
+    for operation in TodoAdapter::INTROSPECTION.operations {
+        let info: Value = serde_json::from_str(operation.summary_json).expect("summary is JSON");
+        assert_valid(&summary, &info, operation.name);
+        let with_tool = operation
+            .details_json
+            .replacen('{', "{\"mcpTool\":\"mcp_aql_read\",", 1);
+        let document: Value = serde_json::from_str(&with_tool).expect("details are JSON");
+        assert_valid(&details, &document, operation.name);
+        let returns = document["returns"]["name"]
+            .as_str()
+            .expect("returns has a name");
+        assert!(
+            type_names.contains(&returns),
+            "{}: returns {returns}",
+            operation.name
+        );
+        assert!(
+            document
+                .get("examples")
+                .is_some_and(|e| e.as_array().is_some_and(|a| !a.is_empty()))
+        );
+    }
+}
+
+#[test]
+fn type_documents_match_the_spec() {
+    let (summary, details) = (validator_for("TypeInfo"), validator_for("TypeDetails"));
+    for doc in TodoAdapter::INTROSPECTION.types {
+        assert_valid(
+            &summary,
+            &serde_json::from_str(doc.summary_json).expect("JSON"),
+            doc.name,
+        );
+        assert_valid(
+            &details,
+            &serde_json::from_str(doc.details_json).expect("JSON"),
+            doc.name,
+        );
+    }
+}

@@ -74,11 +74,7 @@ fn main() -> ExitCode {
         Ok(report) => {
             match format {
                 Format::Json => println!("{report:#}"),
-                Format::Human if !cli.common.quiet => {
-                    for line in report["files_generated"].as_array().into_iter().flatten() {
-                        println!("{}", line.as_str().unwrap_or_default());
-                    }
-                }
+                Format::Human if !cli.common.quiet => print_human(&report, cli.common.verbose),
                 Format::Human => {}
             }
             ExitCode::SUCCESS
@@ -91,6 +87,41 @@ fn main() -> ExitCode {
             ExitCode::from(error.exit_code())
         }
     }
+}
+
+/// A line per checked schema, or a summary of the files written (each file with `-v`).
+fn print_human(report: &serde_json::Value, verbose: bool) {
+    for schema in report["schemas"].as_array().into_iter().flatten() {
+        println!(
+            "ok: {} ({})",
+            schema["schema"].as_str().unwrap_or_default(),
+            schema["fingerprint"].as_str().unwrap_or_default()
+        );
+    }
+    let Some(files) = report["files_generated"]
+        .as_array()
+        .filter(|files| !files.is_empty())
+    else {
+        return;
+    };
+    if verbose {
+        for file in files {
+            println!("{}", file.as_str().unwrap_or_default());
+        }
+    }
+    let verb = if report["dry_run"] == true {
+        "would write"
+    } else {
+        "wrote"
+    };
+    println!(
+        "{verb} {} files to {} ({})",
+        files.len(),
+        report["output_directory"].as_str().unwrap_or_default(),
+        report["provenance"]["schema_fingerprint"]
+            .as_str()
+            .unwrap_or_default()
+    );
 }
 
 fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {

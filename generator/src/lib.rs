@@ -106,7 +106,7 @@ pub fn generate_crate(checked: &Checked, runtime_path: &str) -> Result<Vec<Gener
         pub mod routes;
     }];
     lib_items.push(emit::adapter_uses(adapter));
-    lib_items.push(emit::emit_adapter(adapter, &tools));
+    lib_items.extend(emit::emit_adapter(adapter, &tools));
     let lib_name = crate::ident::ident(&adapter.lib_name);
     let type_name = crate::ident::ident(&adapter.type_name);
     let main = quote! {
@@ -170,7 +170,7 @@ pub fn generate_include(checked: &Checked) -> Result<GeneratedFile, Error> {
             pub mod #name { #(#items)* }
         }
     };
-    let items = vec![
+    let mut items = vec![
         module(
             "introspection",
             " Introspection answers, pre-serialized.",
@@ -187,8 +187,8 @@ pub fn generate_include(checked: &Checked) -> Result<GeneratedFile, Error> {
             emit::emit_routes(adapter),
         ),
         emit::adapter_uses(adapter),
-        emit::emit_adapter(adapter, &tools),
     ];
+    items.extend(emit::emit_adapter(adapter, &tools));
     Ok(GeneratedFile {
         path: format!("{}_adapter.rs", adapter.name.replace('-', "_")),
         contents: output::rust_file(&adapter.schema_path, &adapter.fingerprint, None, &items),

@@ -3,6 +3,28 @@
 //! The include sits in its own module so names of this crate cannot shadow generated ones.
 
 /// The generated todo adapter: `TodoAdapter`, its `params`, `routes` and `introspection`.
+///
+/// Params structs are plain typed values a caller can build and read:
+///
+/// ```
+/// use build_rs_example::todo::params::GetTodoParams;
+///
+/// let params = GetTodoParams { id: 7 };
+/// assert_eq!(GetTodoParams::NAMES, ["id"]);
+/// assert_eq!(params.id, 7);
+/// ```
+///
+/// A required field cannot be left out:
+///
+/// ```compile_fail,E0063
+/// let params = build_rs_example::todo::params::GetTodoParams {};
+/// ```
+///
+/// and an integer param does not take text:
+///
+/// ```compile_fail,E0308
+/// let params = build_rs_example::todo::params::GetTodoParams { id: "7" };
+/// ```
 pub mod todo {
     include!(concat!(env!("OUT_DIR"), "/todo_adapter.rs"));
 }

@@ -18,6 +18,7 @@ use ::runtime_support::adapter::{
 /// Generated from `adapters/github-adapter.md`; serve it with `runtime_support::run::<GithubAdapter>()`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GithubAdapter;
+
 impl Adapter for GithubAdapter {
     const INFO: &'static AdapterInfo = &AdapterInfo {
         name: "github",

@@ -18,6 +18,7 @@ use ::runtime_support::adapter::{
 /// Generated from `adapters/todo-adapter.md`; serve it with `runtime_support::run::<TodoAdapter>()`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TodoAdapter;
+
 impl Adapter for TodoAdapter {
     const INFO: &'static AdapterInfo = &AdapterInfo {
         name: "todo",

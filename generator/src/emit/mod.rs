@@ -22,7 +22,7 @@ pub fn doc_lines(text: &str) -> TokenStream {
 }
 
 /// The adapter type and its `impl Adapter`; `tools` are the rendered tool descriptions.
-pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> TokenStream {
+pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> Vec<TokenStream> {
     let type_name = crate::ident::ident(&adapter.type_name);
     let doc = doc_lines(&format!(
         "The `{}` adapter, version {}: {}\n\nGenerated from `{}`; serve it with `runtime_support::run::<{}>()`.",
@@ -46,11 +46,12 @@ pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> TokenStr
         optional(&tools.execute),
     );
     let (read, single) = (&tools.read, &tools.single);
-    quote! {
+    let declaration = quote! {
         #doc
         #[derive(Debug, Clone, Copy, Default)]
         pub struct #type_name;
-
+    };
+    let implementation = quote! {
         impl Adapter for #type_name {
             const INFO: &'static AdapterInfo = &AdapterInfo {
                 name: #name,
@@ -79,7 +80,8 @@ pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> TokenStr
                 routes::route(operation)
             }
         }
-    }
+    };
+    vec![declaration, implementation]
 }
 
 fn emit_auth(auth: &crate::ir::Auth) -> TokenStream {

@@ -18,6 +18,7 @@ use ::runtime_support::adapter::{
 /// Generated from `tests/fixtures/valid.md`; serve it with `runtime_support::run::<PetsAdapter>()`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PetsAdapter;
+
 impl Adapter for PetsAdapter {
     const INFO: &'static AdapterInfo = &AdapterInfo {
         name: "pets",

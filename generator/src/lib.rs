@@ -12,8 +12,8 @@
 //! // mod todo { include!(concat!(env!("OUT_DIR"), "/todo_adapter.rs")); }
 //! ```
 //!
-//! The pipeline runs one way: [`source`](crate) split -> schema model -> validation ->
-//! lowered model -> emitted Rust and rendered text -> [`GeneratedFile`]s -> disk.
+//! The pipeline runs one way: front-matter split -> schema model -> validation -> lowered
+//! model -> emitted Rust and rendered text -> [`GeneratedFile`]s -> disk.
 #![deny(missing_docs)]
 
 mod builder;

@@ -19,7 +19,11 @@ use crate::source::Source;
 pub fn validate(source: &Source) -> Result<AdapterSchema, Vec<Diagnostic>> {
     let mut diagnostics = match serde_yaml::from_str::<serde_yaml::Value>(&source.front_matter) {
         Ok(document) => structure::check(&document),
-        Err(error) => vec![yaml_error(&error, "the front matter is not valid YAML")],
+        Err(error) => vec![yaml_error(
+            &error,
+            Code::YamlSyntax,
+            "the front matter is not valid YAML",
+        )],
     };
     let schema = if diagnostics.is_empty() {
         let deserializer = serde_yaml::Deserializer::from_str(&source.front_matter);
@@ -30,7 +34,11 @@ pub fn validate(source: &Source) -> Result<AdapterSchema, Vec<Diagnostic>> {
             }
             Err(error) => {
                 let path = error.path().to_string();
-                let diagnostic = yaml_error(error.inner(), "a value has the wrong shape");
+                let diagnostic = yaml_error(
+                    error.inner(),
+                    Code::InvalidType,
+                    "a value has the wrong shape",
+                );
                 diagnostics.push(Diagnostic {
                     path: clean_path(&path),
                     ..diagnostic
@@ -47,12 +55,7 @@ pub fn validate(source: &Source) -> Result<AdapterSchema, Vec<Diagnostic>> {
     }
 }
 
-fn yaml_error(error: &serde_yaml::Error, message: &str) -> Diagnostic {
-    let code = if message.contains("YAML") {
-        Code::YamlSyntax
-    } else {
-        Code::InvalidType
-    };
+fn yaml_error(error: &serde_yaml::Error, code: Code, message: &str) -> Diagnostic {
     let mut diagnostic = Diagnostic::new(code, "", message).found(error.to_string());
     if let Some(location) = error.location() {
         diagnostic.line = Some(location.line());

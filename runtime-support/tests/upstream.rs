@@ -860,16 +860,26 @@ impl Write for LogSink {
     }
 }
 
+/// Every log line this test binary writes, from all tests: one global subscriber at TRACE,
+/// installed on first use, so no test's logs escape the secret check below.
+fn captured_logs() -> &'static LogSink {
+    static SINK: std::sync::OnceLock<LogSink> = std::sync::OnceLock::new();
+    SINK.get_or_init(|| {
+        let sink = LogSink::default();
+        let writer = sink.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_max_level(tracing::Level::TRACE)
+            .with_ansi(false)
+            .with_writer(move || writer.clone())
+            .finish();
+        tracing::subscriber::set_global_default(subscriber).expect("the only global subscriber");
+        sink
+    })
+}
+
 #[tokio::test]
 async fn secrets_never_appear_in_errors_or_logs_even_when_the_upstream_echoes_them() {
-    let sink = LogSink::default();
-    let writer = sink.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::TRACE)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let sink = captured_logs();
 
     // The upstream quotes back everything secret it received.
     let server = Server::start(|r| {

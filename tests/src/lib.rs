@@ -6,7 +6,7 @@ use runtime_support::adapter::{
     Adapter, AdapterInfo, Auth, Category, DangerLevel, Introspection, Method, OperationDoc, Route,
     ToolDocs, TypeDoc, UpstreamRequest,
 };
-use runtime_support::params::{ParamError, json_type};
+use runtime_support::params::{ParamError, json_type, reject_unknown};
 use serde_json::{Map, Value};
 
 /// The fixture adapter.
@@ -21,27 +21,6 @@ static INFO: AdapterInfo = AdapterInfo {
     auth: Auth::None,
     schema_fingerprint: "sha256:0000000000000000000000000000000000000000000000000000000000000000",
 };
-
-fn reject_unknown(
-    operation: &'static str,
-    raw: &Map<String, Value>,
-    valid: &'static [&'static str],
-) -> Result<(), ParamError> {
-    let unknown: Vec<String> = raw
-        .keys()
-        .filter(|key| !valid.contains(&key.as_str()))
-        .cloned()
-        .collect();
-    if unknown.is_empty() {
-        Ok(())
-    } else {
-        Err(ParamError::Unknown {
-            operation,
-            unknown,
-            valid,
-        })
-    }
-}
 
 fn required_string(
     raw: &Map<String, Value>,

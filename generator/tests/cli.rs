@@ -48,7 +48,13 @@ fn json_failure_has_the_spec_shape() {
     assert_eq!(report["success"], false);
     assert_eq!(report["error"]["code"], 2);
     assert_eq!(report["error"]["type"], "SCHEMA_VALIDATION_ERROR");
-    let detail = &report["error"]["details"][0];
+    let details = report["error"]["details"]
+        .as_array()
+        .expect("details is a list");
+    let detail = details
+        .iter()
+        .find(|d| d["code"] == "SCHEMA_UNKNOWN_KEY")
+        .expect("the unknown key is reported");
     assert_eq!(detail["path"], "operations.read[0].params.pet_id.requred");
     assert_eq!(detail["code"], "SCHEMA_UNKNOWN_KEY");
     assert_eq!(detail["suggestion"], "did you mean `required`?");

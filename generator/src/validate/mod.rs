@@ -17,32 +17,37 @@ use crate::source::Source;
 /// Every problem found, sorted by line. Shape problems (unknown keys, missing fields) are
 /// reported before the typed model is built; semantic checks run on the typed model.
 pub fn validate(source: &Source) -> Result<AdapterSchema, Vec<Diagnostic>> {
-    let mut diagnostics = match serde_yaml::from_str::<serde_yaml::Value>(&source.front_matter) {
-        Ok(document) => structure::check(&document),
-        Err(error) => vec![yaml_error(
-            &error,
-            Code::YamlSyntax,
-            "the front matter is not valid YAML",
-        )],
+    let mut document = match serde_yaml::from_str::<serde_yaml::Value>(&source.front_matter) {
+        Ok(document) => document,
+        Err(error) => {
+            let diagnostic = yaml_error(
+                &error,
+                Code::YamlSyntax,
+                "the front matter is not valid YAML",
+            );
+            return Err(locate_all(source, vec![diagnostic]));
+        }
     };
-    let schema = if diagnostics.is_empty() {
-        let deserializer = serde_yaml::Deserializer::from_str(&source.front_matter);
-        match serde_path_to_error::deserialize::<_, AdapterSchema>(deserializer) {
+    let mut diagnostics = structure::check(&mut document);
+    // With unknown keys reported and removed, the typed model still gets built (unless a
+    // required field is missing) so that semantic problems are reported in the same run.
+    let shape_is_complete = diagnostics.iter().all(|d| d.code != Code::MissingField);
+    let schema = if shape_is_complete {
+        match serde_path_to_error::deserialize::<_, AdapterSchema>(document) {
             Ok(schema) => {
-                diagnostics = rules::check(&schema);
+                diagnostics.extend(rules::check(&schema));
                 Some(schema)
             }
             Err(error) => {
                 let path = error.path().to_string();
-                let diagnostic = yaml_error(
-                    error.inner(),
-                    Code::InvalidType,
-                    "a value has the wrong shape",
+                diagnostics.push(
+                    Diagnostic::new(
+                        Code::InvalidType,
+                        clean_path(&path),
+                        "a value has the wrong shape",
+                    )
+                    .found(error.inner().to_string()),
                 );
-                diagnostics.push(Diagnostic {
-                    path: clean_path(&path),
-                    ..diagnostic
-                });
                 None
             }
         }

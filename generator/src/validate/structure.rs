@@ -1,5 +1,6 @@
 //! Shape checks on the raw YAML: unknown keys and missing fields, all of them, before the
-//! typed model (which would stop at the first) is built.
+//! typed model (which would stop at the first) is built. Unknown keys are removed once
+//! reported, so the semantic checks can still run on the rest of the document.
 
 use serde_yaml::{Mapping, Value};
 
@@ -8,14 +9,15 @@ use crate::schema::keys::{self, ObjectKeys};
 
 const FAMILIES: [&str; 5] = ["create", "read", "update", "delete", "execute"];
 
-/// Every unknown key and missing required field in `document`.
-pub fn check(document: &Value) -> Vec<Diagnostic> {
+/// Every unknown key and missing required field in `document`; unknown keys are removed.
+pub fn check(document: &mut Value) -> Vec<Diagnostic> {
     let mut diagnostics = Vec::new();
-    let Some(root) = document.as_mapping() else {
+    let kind = kind_of(document);
+    let Some(root) = document.as_mapping_mut() else {
         diagnostics.push(
             Diagnostic::new(Code::InvalidType, "", "the front matter is not a mapping")
                 .expected("a YAML mapping of adapter fields")
-                .found(kind_of(document)),
+                .found(kind),
         );
         return diagnostics;
     };
@@ -27,18 +29,18 @@ pub fn check(document: &Value) -> Vec<Diagnostic> {
         ("rate_limits", &keys::RATE_LIMITS),
         ("operations", &keys::OPERATIONS),
     ] {
-        if let Some(Value::Mapping(object)) = root.get(key) {
+        if let Some(Value::Mapping(object)) = root.get_mut(key) {
             check_object(object, key, object_keys, &mut diagnostics);
         }
     }
-    let Some(Value::Mapping(operations)) = root.get("operations") else {
+    let Some(Value::Mapping(operations)) = root.get_mut("operations") else {
         return diagnostics;
     };
     for family in FAMILIES {
-        let Some(Value::Sequence(list)) = operations.get(family) else {
+        let Some(Value::Sequence(list)) = operations.get_mut(family) else {
             continue;
         };
-        for (index, operation) in list.iter().enumerate() {
+        for (index, operation) in list.iter_mut().enumerate() {
             let path = format!("operations.{family}[{index}]");
             if let Value::Mapping(operation) = operation {
                 check_operation(operation, &path, &mut diagnostics);
@@ -48,20 +50,20 @@ pub fn check(document: &Value) -> Vec<Diagnostic> {
     diagnostics
 }
 
-fn check_operation(operation: &Mapping, path: &str, diagnostics: &mut Vec<Diagnostic>) {
+fn check_operation(operation: &mut Mapping, path: &str, diagnostics: &mut Vec<Diagnostic>) {
     check_object(operation, path, &keys::OPERATION, diagnostics);
     for (key, object_keys) in [
         ("response", &keys::RESPONSE),
         ("pagination", &keys::PAGINATION),
     ] {
-        if let Some(Value::Mapping(object)) = operation.get(key) {
+        if let Some(Value::Mapping(object)) = operation.get_mut(key) {
             check_object(object, &format!("{path}.{key}"), object_keys, diagnostics);
         }
     }
-    let Some(Value::Mapping(params)) = operation.get("params") else {
+    let Some(Value::Mapping(params)) = operation.get_mut("params") else {
         return;
     };
-    for (name, param) in params {
+    for (name, param) in params.iter_mut() {
         if let (Some(name), Value::Mapping(param)) = (name.as_str(), param) {
             check_object(
                 param,
@@ -74,7 +76,7 @@ fn check_operation(operation: &Mapping, path: &str, diagnostics: &mut Vec<Diagno
 }
 
 fn check_object(
-    object: &Mapping,
+    object: &mut Mapping,
     path: &str,
     keys: &ObjectKeys,
     diagnostics: &mut Vec<Diagnostic>,
@@ -87,11 +89,14 @@ fn check_object(
         }
     };
     if let Some(known) = keys.known {
-        for key in object.keys() {
-            let Some(key) = key.as_str() else { continue };
-            if known.contains(&key) {
-                continue;
-            }
+        let unknown: Vec<String> = object
+            .keys()
+            .filter_map(Value::as_str)
+            .filter(|key| !known.contains(key))
+            .map(str::to_owned)
+            .collect();
+        for key in &unknown {
+            object.remove(key.as_str());
             let mut diagnostic =
                 Diagnostic::new(Code::UnknownKey, child(key), format!("unknown key `{key}`"))
                     .expected(format!("one of: {}", known.join(", ")))

@@ -1,0 +1,623 @@
+//! Every operation of adapters/github-adapter.md, called through the generated github adapter
+//! binary behind rmcp's stdio client, checked against the exact HTTP request demo-upstream
+//! recorded; then the upstream error mappings, 200 concurrent calls on one connection, and a
+//! guard that the token never reaches the client or the adapter's logs.
+
+mod support;
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+
+use axum::http::StatusCode;
+use demo_upstream::{Fault, RecordedRequest, Running};
+use github_adapter::GithubAdapter;
+use rmcp::ServiceExt;
+use rmcp::transport::TokioChildProcess;
+use runtime_support::adapter::Adapter;
+use serde_json::{Value, json};
+use support::{Client, assert_result, call};
+use tokio::io::AsyncReadExt;
+
+const GITHUB_BIN: &str = env!("CARGO_BIN_EXE_github-adapter-server");
+const TOKEN: &str = "ghp-operations-test-token-7f3a";
+
+/// One operation call and the request it must produce.
+struct Row {
+    tool: &'static str,
+    operation: &'static str,
+    params: Value,
+    method: &'static str,
+    path: &'static str,
+    query: &'static [(&'static str, &'static str)],
+    body: Option<Value>,
+}
+
+fn row(
+    tool: &'static str,
+    operation: &'static str,
+    params: Value,
+    request: (&'static str, &'static str),
+    query: &'static [(&'static str, &'static str)],
+    body: Option<Value>,
+) -> Row {
+    Row {
+        tool,
+        operation,
+        params,
+        method: request.0,
+        path: request.1,
+        query,
+        body,
+    }
+}
+
+const CREATE: &str = "mcp_aql_create";
+const READ: &str = "mcp_aql_read";
+const UPDATE: &str = "mcp_aql_update";
+const DELETE: &str = "mcp_aql_delete";
+const EXECUTE: &str = "mcp_aql_execute";
+
+/// One row per operation of the schema (delete_repo is checked separately: it needs the
+/// confirmation round trip).
+fn rows() -> Vec<Row> {
+    vec![
+        row(
+            CREATE,
+            "create_repo",
+            json!({"name": "new-repo", "description": "A test", "topics": ["rust", "mcp"]}),
+            ("POST", "/user/repos"),
+            &[],
+            Some(
+                json!({"name": "new-repo", "description": "A test", "topics": ["rust", "mcp"], "private": false, "auto_init": false}),
+            ),
+        ),
+        row(
+            CREATE,
+            "create_issue",
+            json!({"owner": "octo", "repo": "hello-world", "title": "Crash", "body": "On start", "labels": ["bug"], "assignees": ["octo"], "milestone": 2}),
+            ("POST", "/repos/octo/hello-world/issues"),
+            &[],
+            Some(
+                json!({"title": "Crash", "body": "On start", "labels": ["bug"], "assignees": ["octo"], "milestone": 2}),
+            ),
+        ),
+        row(
+            CREATE,
+            "create_issue_comment",
+            json!({"owner": "octo", "repo": "hello-world", "issue_number": 1, "body": "Same here"}),
+            ("POST", "/repos/octo/hello-world/issues/1/comments"),
+            &[],
+            Some(json!({"body": "Same here"})),
+        ),
+        row(
+            CREATE,
+            "create_pull_request",
+            json!({"owner": "octo", "repo": "hello-world", "title": "Fix", "head": "fix-1", "base": "main"}),
+            ("POST", "/repos/octo/hello-world/pulls"),
+            &[],
+            Some(json!({"title": "Fix", "head": "fix-1", "base": "main", "draft": false})),
+        ),
+        row(
+            CREATE,
+            "create_label",
+            json!({"owner": "octo", "repo": "hello-world", "name": "needs review", "color": "00ff00", "description": "Look"}),
+            ("POST", "/repos/octo/hello-world/labels"),
+            &[],
+            Some(json!({"name": "needs review", "color": "00ff00", "description": "Look"})),
+        ),
+        row(
+            READ,
+            "get_repo",
+            json!({"owner": "octo", "repo": "hello-world"}),
+            ("GET", "/repos/octo/hello-world"),
+            &[],
+            None,
+        ),
+        row(
+            READ,
+            "list_repos",
+            json!({"username": "octo", "direction": "asc"}),
+            ("GET", "/users/octo/repos"),
+            &[
+                ("direction", "asc"),
+                ("page", "1"),
+                ("per_page", "30"),
+                ("sort", "full_name"),
+                ("type", "owner"),
+            ],
+            None,
+        ),
+        row(
+            READ,
+            "list_issues",
+            json!({"owner": "octo", "repo": "hello-world", "labels": "bug,ui", "since": "2026-01-01T00:00:00Z", "per_page": 5}),
+            ("GET", "/repos/octo/hello-world/issues"),
+            &[
+                ("direction", "desc"),
+                ("labels", "bug,ui"),
+                ("page", "1"),
+                ("per_page", "5"),
+                ("since", "2026-01-01T00:00:00Z"),
+                ("sort", "created"),
+                ("state", "open"),
+            ],
+            None,
+        ),
+        row(
+            READ,
+            "get_issue",
+            json!({"owner": "octo", "repo": "hello-world", "issue_number": 1}),
+            ("GET", "/repos/octo/hello-world/issues/1"),
+            &[],
+            None,
+        ),
+        row(
+            READ,
+            "list_issue_comments",
+            json!({"owner": "octo", "repo": "hello-world", "issue_number": 1, "page": 2}),
+            ("GET", "/repos/octo/hello-world/issues/1/comments"),
+            &[("page", "2"), ("per_page", "30")],
+            None,
+        ),
+        row(
+            READ,
+            "list_pull_requests",
+            json!({"owner": "octo", "repo": "hello-world", "state": "all", "base": "main"}),
+            ("GET", "/repos/octo/hello-world/pulls"),
+            &[
+                ("base", "main"),
+                ("page", "1"),
+                ("per_page", "30"),
+                ("state", "all"),
+            ],
+            None,
+        ),
+        row(
+            READ,
+            "get_pull_request",
+            json!({"owner": "octo", "repo": "hello-world", "pull_number": 3}),
+            ("GET", "/repos/octo/hello-world/pulls/3"),
+            &[],
+            None,
+        ),
+        row(
+            READ,
+            "search_issues",
+            json!({"q": "crash repo:octo/hello-world is:open", "sort": "comments"}),
+            ("GET", "/search/issues"),
+            &[
+                ("order", "desc"),
+                ("page", "1"),
+                ("per_page", "30"),
+                ("q", "crash repo:octo/hello-world is:open"),
+                ("sort", "comments"),
+            ],
+            None,
+        ),
+        row(
+            READ,
+            "get_user",
+            json!({"username": "hubot"}),
+            ("GET", "/users/hubot"),
+            &[],
+            None,
+        ),
+        row(
+            READ,
+            "list_workflow_runs",
+            json!({"owner": "octo", "repo": "hello-world", "branch": "main", "status": "failure"}),
+            ("GET", "/repos/octo/hello-world/actions/runs"),
+            &[
+                ("branch", "main"),
+                ("page", "1"),
+                ("per_page", "30"),
+                ("status", "failure"),
+            ],
+            None,
+        ),
+        row(
+            UPDATE,
+            "update_repo",
+            json!({"owner": "octo", "repo": "hello-world", "input": {"description": "Renamed", "has_issues": true}}),
+            ("PATCH", "/repos/octo/hello-world"),
+            &[],
+            Some(json!({"description": "Renamed", "has_issues": true})),
+        ),
+        row(
+            UPDATE,
+            "update_issue",
+            json!({"owner": "octo", "repo": "hello-world", "issue_number": 1, "input": {"state": "closed", "labels": ["done"]}}),
+            ("PATCH", "/repos/octo/hello-world/issues/1"),
+            &[],
+            Some(json!({"state": "closed", "labels": ["done"]})),
+        ),
+        row(
+            UPDATE,
+            "update_pull_request",
+            json!({"owner": "octo", "repo": "hello-world", "pull_number": 3, "input": {"title": "Fix it", "base": "dev"}}),
+            ("PATCH", "/repos/octo/hello-world/pulls/3"),
+            &[],
+            Some(json!({"title": "Fix it", "base": "dev"})),
+        ),
+        row(
+            UPDATE,
+            "replace_repo_topics",
+            json!({"owner": "octo", "repo": "hello-world", "input": {"names": ["rust", "cli"]}}),
+            ("PUT", "/repos/octo/hello-world/topics"),
+            &[],
+            Some(json!({"names": ["rust", "cli"]})),
+        ),
+        row(
+            DELETE,
+            "delete_issue_comment",
+            json!({"owner": "octo", "repo": "hello-world", "comment_id": 42}),
+            ("DELETE", "/repos/octo/hello-world/issues/comments/42"),
+            &[],
+            None,
+        ),
+        row(
+            DELETE,
+            "delete_label",
+            json!({"owner": "octo", "repo": "hello-world", "name": "needs review/ui"}),
+            (
+                "DELETE",
+                "/repos/octo/hello-world/labels/needs%20review%2Fui",
+            ),
+            &[],
+            None,
+        ),
+        row(
+            EXECUTE,
+            "merge_pull_request",
+            json!({"owner": "octo", "repo": "hello-world", "pull_number": 3, "commit_title": "Merge fix"}),
+            ("PUT", "/repos/octo/hello-world/pulls/3/merge"),
+            &[],
+            Some(json!({"commit_title": "Merge fix", "merge_method": "merge"})),
+        ),
+        row(
+            EXECUTE,
+            "rerun_workflow",
+            json!({"owner": "octo", "repo": "hello-world", "run_id": 10}),
+            ("POST", "/repos/octo/hello-world/actions/runs/10/rerun"),
+            &[],
+            Some(json!({"enable_debug_logging": false})),
+        ),
+        row(
+            EXECUTE,
+            "dispatch_workflow",
+            json!({"owner": "octo", "repo": "hello-world", "workflow_id": "ci.yml", "ref": "main", "inputs": {"level": "full"}}),
+            (
+                "POST",
+                "/repos/octo/hello-world/actions/workflows/ci.yml/dispatches",
+            ),
+            &[],
+            Some(json!({"ref": "main", "inputs": {"level": "full"}})),
+        ),
+    ]
+}
+
+/// The adapter binary behind rmcp's client, with its stderr collected into a buffer.
+async fn client_with_stderr(base_url: &str) -> (Client, Arc<Mutex<Vec<u8>>>) {
+    let command = support::command_for(
+        GITHUB_BIN,
+        &[],
+        &[
+            ("GITHUB_BASE_URL", base_url),
+            ("GITHUB_TOKEN", TOKEN),
+            ("RUST_LOG", "debug"),
+        ],
+    );
+    let (transport, stderr) = TokioChildProcess::builder(command)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the github adapter");
+    let collected = Arc::new(Mutex::new(Vec::new()));
+    if let Some(mut stderr) = stderr {
+        let sink = Arc::clone(&collected);
+        tokio::spawn(async move {
+            let mut buffer = [0_u8; 8192];
+            while let Ok(read) = stderr.read(&mut buffer).await {
+                if read == 0 {
+                    break;
+                }
+                sink.lock()
+                    .expect("stderr buffer")
+                    .extend_from_slice(&buffer[..read]);
+            }
+        });
+    }
+    let client = ().serve(transport).await.expect("MCP initialize over stdio");
+    (client, collected)
+}
+
+/// Checks the one request the last call sent.
+fn assert_request(request: &RecordedRequest, row: &Row) {
+    let name = row.operation;
+    assert_eq!(request.method, row.method, "{name}: method");
+    assert_eq!(request.path, row.path, "{name}: path");
+    let mut query = request.query_pairs();
+    query.sort();
+    let expected: Vec<(String, String)> = row
+        .query
+        .iter()
+        .map(|(key, value)| ((*key).to_owned(), (*value).to_owned()))
+        .collect();
+    assert_eq!(query, expected, "{name}: query pairs");
+    match &row.body {
+        Some(body) => assert_eq!(request.body_json().as_ref(), Some(body), "{name}: body"),
+        None => assert!(request.body.is_empty(), "{name}: no body expected"),
+    }
+    assert_eq!(
+        request.header("authorization"),
+        Some(format!("Bearer {TOKEN}").as_str()),
+        "{name}: authorization"
+    );
+}
+
+/// Everything the client was shown, for the token guard.
+#[derive(Default)]
+struct Seen(Vec<String>);
+
+impl Seen {
+    async fn call(&mut self, client: &Client, tool: &str, arguments: Value) -> (Value, bool) {
+        let (answer, is_error) = call(client.peer(), tool, arguments).await;
+        assert_result(&answer);
+        self.0.push(answer.to_string());
+        (answer, is_error)
+    }
+}
+
+async fn start_api() -> Running {
+    demo_upstream::spawn(demo_upstream::Options {
+        bearer_token: Some(TOKEN.into()),
+        ..demo_upstream::Options::default()
+    })
+    .await
+    .expect("start demo-upstream")
+}
+
+#[tokio::test]
+async fn every_operation_errors_concurrency_and_no_token_leak() {
+    let api = start_api().await;
+    let (client, stderr) = client_with_stderr(&api.base_url()).await;
+    let mut seen = Seen::default();
+
+    // 1. Every operation sends exactly the request its schema describes.
+    let rows = rows();
+    for row in &rows {
+        let (answer, _) = seen
+            .call(
+                &client,
+                row.tool,
+                json!({"operation": row.operation, "params": row.params}),
+            )
+            .await;
+        let requests = api.take_requests();
+        assert_eq!(
+            requests.len(),
+            1,
+            "{}: one request; answer {answer}",
+            row.operation
+        );
+        assert_request(&requests[0], row);
+    }
+
+    // delete_repo: the first call asks for confirmation and sends nothing upstream.
+    let delete = row(
+        DELETE,
+        "delete_repo",
+        json!({"owner": "octo", "repo": "hello-world"}),
+        ("DELETE", "/repos/octo/hello-world"),
+        &[],
+        None,
+    );
+    let (first, is_error) = seen
+        .call(
+            &client,
+            DELETE,
+            json!({"operation": "delete_repo", "params": delete.params}),
+        )
+        .await;
+    // CONFIRMATION_REQUIRED is recoverable, so it is not an MCP error (spec digest §3C).
+    assert!(!is_error, "{first}");
+    assert_eq!(first["error"]["code"], "CONFIRMATION_REQUIRED", "{first}");
+    assert!(
+        api.take_requests().is_empty(),
+        "no request before confirmation"
+    );
+    let token = first["error"]["details"]["confirmation_token"]
+        .as_str()
+        .expect("confirmation token")
+        .to_owned();
+    let (second, is_error) = seen
+        .call(
+            &client,
+            DELETE,
+            json!({"operation": "delete_repo", "params": {"owner": "octo", "repo": "hello-world", "confirmation_token": token}}),
+        )
+        .await;
+    assert!(!is_error, "{second}");
+    let requests = api.take_requests();
+    assert_eq!(requests.len(), 1, "delete_repo: one request");
+    assert_request(&requests[0], &delete);
+    let mut covered: Vec<&str> = rows.iter().map(|row| row.operation).collect();
+    covered.push("delete_repo");
+    covered.sort_unstable();
+    let mut all: Vec<&str> = <GithubAdapter as Adapter>::ROUTES
+        .iter()
+        .map(|route| route.operation)
+        .collect();
+    all.sort_unstable();
+    assert_eq!(covered, all, "every operation of the schema has a row");
+
+    // 2. Upstream failures map onto MCP-AQL errors that carry the upstream's own words.
+    let faults = [
+        (
+            StatusCode::BAD_REQUEST,
+            "Problems parsing JSON",
+            None,
+            "VALIDATION_INVALID_TYPE",
+        ),
+        (
+            StatusCode::UNAUTHORIZED,
+            "Bad credentials",
+            None,
+            "PERMISSION_DENIED",
+        ),
+        (
+            StatusCode::FORBIDDEN,
+            "Resource not accessible by integration",
+            None,
+            "PERMISSION_DENIED",
+        ),
+        (
+            StatusCode::NOT_FOUND,
+            "Not Found here",
+            None,
+            "NOT_FOUND_RESOURCE",
+        ),
+        (
+            StatusCode::CONFLICT,
+            "Repository is archived",
+            None,
+            "CONFLICT_ALREADY_EXISTS",
+        ),
+        (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "Validation Failed: title missing",
+            None,
+            "VALIDATION_INVALID_TYPE",
+        ),
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            "API rate limit exceeded",
+            Some(("retry-after", "17")),
+            "RATE_LIMIT_EXCEEDED",
+        ),
+        (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Server exploded quietly",
+            None,
+            "INTERNAL_ERROR",
+        ),
+    ];
+    let issue = json!({"operation": "get_issue", "params": {"owner": "octo", "repo": "hello-world", "issue_number": 7}});
+    for (status, message, header, code) in faults {
+        let mut fault = Fault::new("/repos/octo/hello-world/issues/7", status)
+            .body(json!({"message": message}).to_string());
+        if let Some((name, value)) = header {
+            fault = fault.header(name, value);
+        }
+        api.add_fault(fault);
+        let (answer, is_error) = seen.call(&client, READ, issue.clone()).await;
+        // Only INTERNAL_ERROR is unrecoverable, so only it sets isError (spec digest §3C).
+        assert_eq!(
+            is_error,
+            code == "INTERNAL_ERROR",
+            "{status}: isError of {answer}"
+        );
+        assert_eq!(answer["success"], false, "{status}: {answer}");
+        assert_eq!(answer["error"]["code"], code, "{status}: {answer}");
+        let text = answer["error"]["message"].as_str().expect("message");
+        assert!(text.contains(message), "{status}: {answer}");
+        if status == StatusCode::TOO_MANY_REQUESTS {
+            assert_eq!(
+                answer["error"]["details"]["retry_after_seconds"], 17,
+                "{answer}"
+            );
+        }
+        api.clear_faults();
+    }
+    api.add_fault(
+        Fault::new("/repos/octo/hello-world/issues/7", StatusCode::OK)
+            .header("content-type", "text/html")
+            .body("<html><body>Unicorn! Something went wrong</body></html>"),
+    );
+    let (html, is_error) = seen.call(&client, READ, issue.clone()).await;
+    assert!(is_error, "{html}");
+    assert_eq!(html["error"]["code"], "INTERNAL_ERROR", "{html}");
+    assert!(
+        html["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("HTML"),
+        "{html}"
+    );
+    assert!(
+        html.to_string().contains("Unicorn"),
+        "the page text is quoted: {html}"
+    );
+    api.clear_faults();
+    api.add_fault(Fault::new(
+        "/repos/octo/hello-world/issues/comments/5",
+        StatusCode::NO_CONTENT,
+    ));
+    let (empty, is_error) = seen
+        .call(
+            &client,
+            DELETE,
+            json!({"operation": "delete_issue_comment", "params": {"owner": "octo", "repo": "hello-world", "comment_id": 5}}),
+        )
+        .await;
+    assert!(!is_error, "{empty}");
+    assert_eq!(empty["success"], true, "{empty}");
+    assert_eq!(empty["data"], Value::Null, "{empty}");
+    api.clear_faults();
+    api.take_requests();
+
+    // 3. 200 calls in flight on one connection; each answer belongs to its own request.
+    for index in 0..200 {
+        api.add_fault(
+            Fault::new(format!("/users/user-{index}"), StatusCode::OK)
+                .body(json!({"login": format!("user-{index}"), "id": index}).to_string()),
+        );
+    }
+    let peer = client.peer().clone();
+    let calls = (0..200).map(|index| {
+        let peer = peer.clone();
+        tokio::spawn(async move {
+            let (answer, is_error) = call(
+                &peer,
+                READ,
+                json!({"operation": "get_user", "params": {"username": format!("user-{index}")}}),
+            )
+            .await;
+            (index, answer, is_error)
+        })
+    });
+    let mut answers = Vec::new();
+    for handle in calls.collect::<Vec<_>>() {
+        answers.push(handle.await.expect("call task"));
+    }
+    for (index, answer, is_error) in answers {
+        assert_result(&answer);
+        assert!(!is_error, "{answer}");
+        assert_eq!(answer["data"]["login"], format!("user-{index}"), "{answer}");
+        assert_eq!(answer["data"]["id"], index, "{answer}");
+        seen.0.push(answer.to_string());
+    }
+    let mut paths: Vec<String> = api.take_requests().into_iter().map(|r| r.path).collect();
+    paths.sort();
+    let mut expected: Vec<String> = (0..200)
+        .map(|index| format!("/users/user-{index}"))
+        .collect();
+    expected.sort();
+    assert_eq!(paths, expected, "one upstream request per call");
+    api.clear_faults();
+
+    // 4. The token reached the upstream only: not the client, not the logs.
+    client.cancel().await.expect("close");
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    for text in &seen.0 {
+        assert!(!text.contains(TOKEN), "the client saw the token: {text}");
+    }
+    let logs = String::from_utf8_lossy(&stderr.lock().expect("stderr buffer")).into_owned();
+    assert!(
+        logs.contains("DEBUG"),
+        "debug logs were captured, so the guard looked at something:\n{logs}"
+    );
+    assert!(
+        !logs.contains(TOKEN),
+        "the adapter logged the token:\n{logs}"
+    );
+}

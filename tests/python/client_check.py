@@ -1,9 +1,10 @@
 """A third-party MCP client (the Python `mcp` package) against an aqlgen adapter binary.
 
-Usage: client_check.py <adapter-binary> [adapter args...]
+Usage: CLIENT_CHECK_CALL='{"operation": ..., "params": {...}}' client_check.py <adapter-binary> [adapter args...]
 
-Connects over stdio, lists the tools, introspects, runs one operation and one failing call,
-and prints one JSON line per step; the Rust test that runs this script checks the lines.
+Connects over stdio, lists the tools, introspects, runs the READ call given in
+CLIENT_CHECK_CALL and the same call with a misspelt operation name, and prints one JSON line
+per step; the Rust test that runs this script checks the lines.
 """
 
 import asyncio
@@ -42,10 +43,12 @@ async def main(binary, args):
                 ],
             }))
             read_tool = next(t.name for t in tools.tools if t.name.endswith("mcp_aql_read") or t.name.endswith("mcp_aql"))
+            call = json.loads(os.environ["CLIENT_CHECK_CALL"])
+            misspelt = dict(call, operation=call["operation"] + "x")
             steps = [
                 ("introspect", {"operation": "introspect", "params": {"query": "operations"}}),
-                ("get_item", {"operation": "get_item", "params": {"id": "py"}}),
-                ("unknown", {"operation": "get_itme", "params": {"id": "py"}}),
+                ("call", call),
+                ("unknown", misspelt),
             ]
             for name, arguments in steps:
                 result = await session.call_tool(read_tool, arguments)

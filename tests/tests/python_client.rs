@@ -1,12 +1,15 @@
 //! A third-party client: the Python `mcp` package (installed by `scripts/setup`) drives the
-//! fixture adapter binary over stdio.
+//! generated todo adapter over stdio against demo-upstream's todo API on 127.0.0.1.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use support::{BIN, assert_introspection, assert_result, start_upstream};
+use support::{assert_introspection, assert_result};
+
+const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
+const KEY: &str = "python-test-key";
 
 fn workspace() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -42,13 +45,23 @@ fn python() -> PathBuf {
 
 #[tokio::test]
 async fn python_mcp_client_lists_introspects_and_calls() {
-    let upstream = start_upstream().await;
+    let upstream = demo_upstream::spawn(demo_upstream::Options {
+        api_key: Some(KEY.into()),
+        ..demo_upstream::Options::default()
+    })
+    .await
+    .expect("start demo-upstream");
     let python = python();
     let output = tokio::process::Command::new(python)
         .arg(workspace().join("tests/python/client_check.py"))
-        .arg(BIN)
+        .arg(TODO_BIN)
         .args(["--tool-prefix", "py_"])
-        .env("FIXTURE_BASE_URL", &upstream)
+        .env("TODO_BASE_URL", upstream.base_url())
+        .env("TODO_API_KEY", KEY)
+        .env(
+            "CLIENT_CHECK_CALL",
+            json!({"operation": "get_todo", "params": {"id": 1}}).to_string(),
+        )
         .env("RUST_LOG", "warn")
         .env_remove("MCP_AQL_ENDPOINT_MODE")
         .env_remove("MCP_AQL_TOOL_PREFIX")
@@ -67,7 +80,7 @@ async fn python_mcp_client_lists_introspects_and_calls() {
         .map(|line| serde_json::from_str(line).expect("one JSON line per step"))
         .collect();
     assert_eq!(steps.len(), 5, "{stdout}");
-    assert_eq!(steps[0], json!({"step": "initialize", "server": "fixture"}));
+    assert_eq!(steps[0], json!({"step": "initialize", "server": "todo"}));
     let tools = steps[1]["tools"].as_array().expect("tools");
     let names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
     assert_eq!(
@@ -76,7 +89,8 @@ async fn python_mcp_client_lists_introspects_and_calls() {
             "py_mcp_aql_create",
             "py_mcp_aql_read",
             "py_mcp_aql_update",
-            "py_mcp_aql_delete"
+            "py_mcp_aql_delete",
+            "py_mcp_aql_execute"
         ]
     );
     assert!(tools.iter().all(|t| t["mentions_introspect"] == true));
@@ -91,7 +105,8 @@ async fn python_mcp_client_lists_introspects_and_calls() {
     );
 
     assert_result(&steps[3]["answer"]);
-    assert_eq!(steps[3]["answer"]["data"]["id"], "py");
+    assert_eq!(steps[3]["answer"]["data"]["id"], 1);
+    assert_eq!(steps[3]["answer"]["data"]["title"], "Buy milk");
     assert_eq!(steps[3]["is_error"], false);
 
     assert_result(&steps[4]["answer"]);

@@ -22,6 +22,7 @@ mod error;
 mod fingerprint;
 mod ident;
 mod ir;
+mod openapi;
 mod output;
 mod render;
 mod schema;
@@ -32,6 +33,10 @@ use std::path::Path;
 
 pub use builder::Builder;
 pub use error::Error;
+pub use openapi::{
+    Imported, Warning as ImportWarning, import as import_openapi,
+    import_file as import_openapi_file, reason_kind as import_reason_kind,
+};
 pub use output::{GeneratedFile, write_if_changed};
 pub use validate::{Code, Diagnostic};
 

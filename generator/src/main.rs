@@ -53,6 +53,14 @@ enum Command {
         #[arg(required = true)]
         schemas: Vec<PathBuf>,
     },
+    /// Convert an OpenAPI 3.x document (JSON or YAML) into an adapter schema.
+    ImportOpenapi {
+        /// The OpenAPI document.
+        openapi: PathBuf,
+        /// Where to write the adapter schema.
+        #[arg(short, long, value_name = "ADAPTER_MD")]
+        output: PathBuf,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -89,8 +97,49 @@ fn main() -> ExitCode {
     }
 }
 
+/// Imports `openapi`, checks the result as `aqlgen check` would, writes it to `output`.
+fn import_openapi(openapi: &Path, output: &Path) -> Result<serde_json::Value, aqlgen::Error> {
+    let imported = aqlgen::import_openapi_file(openapi)?;
+    aqlgen::check_text(&output.to_string_lossy(), &imported.text)?;
+    std::fs::write(output, &imported.text).map_err(|source| aqlgen::Error::Io {
+        action: format!("writing {}", output.display()),
+        source,
+    })?;
+    let warnings: Vec<serde_json::Value> = imported
+        .warnings
+        .iter()
+        .map(|warning| json!({"operation": warning.operation, "reason": warning.reason}))
+        .collect();
+    Ok(json!({
+        "success": true,
+        "files_generated": [output.display().to_string()],
+        "operations": imported.categories,
+        "warnings": warnings,
+    }))
+}
+
 /// A line per checked schema, or a summary of the files written (each file with `-v`).
 fn print_human(report: &serde_json::Value, verbose: bool) {
+    for warning in report["warnings"].as_array().into_iter().flatten() {
+        eprintln!(
+            "warning: {}: {}",
+            warning["operation"].as_str().unwrap_or_default(),
+            warning["reason"].as_str().unwrap_or_default()
+        );
+    }
+    if let Some(operations) = report["operations"].as_object() {
+        let counts: Vec<String> = operations
+            .iter()
+            .map(|(category, count)| format!("{category} {count}"))
+            .collect();
+        println!(
+            "wrote {} ({}; {} warnings)",
+            report["files_generated"][0].as_str().unwrap_or_default(),
+            counts.join(", "),
+            report["warnings"].as_array().map_or(0, Vec::len)
+        );
+        return;
+    }
     for schema in report["schemas"].as_array().into_iter().flatten() {
         println!(
             "ok: {} ({})",
@@ -129,6 +178,9 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
         return Err(aqlgen::Error::Config(
             "--verbose and --quiet cannot be used together".to_owned(),
         ));
+    }
+    if let Some(Command::ImportOpenapi { openapi, output }) = &cli.command {
+        return import_openapi(openapi, output);
     }
     if let Some(Command::Check { schemas }) = &cli.command {
         let mut fingerprints = Vec::new();

@@ -1,0 +1,472 @@
+//! `aqlgen import-openapi`: an OpenAPI 3.x document to an adapter schema `aqlgen` accepts.
+//!
+//! One operation per path and method, named from its `operationId`, categorised by
+//! [`classify`], with params from path, query and top-level JSON body properties. What the
+//! adapter format cannot carry becomes a [`Warning`] naming the operation and the reason.
+
+mod auth;
+mod classify;
+mod naming;
+mod params;
+mod refs;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::Value;
+use serde_yaml::{Mapping, Value as Yaml};
+
+use crate::Error;
+use refs::resolve;
+
+/// Something of the document the adapter does not carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// `METHOD /path` of the operation, or `document`.
+    pub operation: String,
+    /// Why, e.g. `header param `x-id` dropped`.
+    pub reason: String,
+}
+
+/// The adapter text and what the import could not carry.
+#[derive(Debug)]
+pub struct Imported {
+    /// Markdown with YAML front matter.
+    pub text: String,
+    /// Operations written, per category.
+    pub categories: BTreeMap<&'static str, usize>,
+    /// Everything dropped or changed, in document order.
+    pub warnings: Vec<Warning>,
+}
+
+const CATEGORIES: [&str; 5] = ["create", "read", "update", "delete", "execute"];
+const METHODS: [&str; 8] = [
+    "get", "put", "post", "delete", "patch", "head", "options", "trace",
+];
+
+/// Reads an OpenAPI document (JSON, or YAML when the text is not JSON) and imports it.
+///
+/// # Errors
+///
+/// [`Error::Io`] when the file cannot be read; [`Error::Config`] when it is no OpenAPI 3.x
+/// document.
+pub fn import_file(path: &Path) -> Result<Imported, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        action: format!("reading {}", path.display()),
+        source,
+    })?;
+    let document: Value = match serde_json::from_str(&text) {
+        Ok(document) => document,
+        Err(_) => serde_yaml::from_str(&text).map_err(|error| {
+            Error::Config(format!(
+                "{} is neither JSON nor YAML: {error}",
+                path.display()
+            ))
+        })?,
+    };
+    import(&document)
+}
+
+/// Imports a parsed OpenAPI 3.x document.
+///
+/// # Errors
+///
+/// [`Error::Config`] when `document` is no OpenAPI 3.x document.
+pub fn import(document: &Value) -> Result<Imported, Error> {
+    let version = document
+        .get("openapi")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if !version.starts_with("3.") {
+        return Err(Error::Config(
+            "not an OpenAPI 3.x document: `openapi: 3.x` is missing".to_owned(),
+        ));
+    }
+    let paths = document
+        .get("paths")
+        .and_then(Value::as_object)
+        .ok_or_else(|| Error::Config("the document has no `paths` object".to_owned()))?;
+    let info = document.get("info").cloned().unwrap_or(Value::Null);
+    let title = info.get("title").and_then(Value::as_str).unwrap_or("api");
+    let mut warnings = Vec::new();
+    let name = naming::snake(title).replace('_', "-");
+    let adapter_version = info
+        .get("version")
+        .and_then(Value::as_str)
+        .filter(|version| is_semver(version))
+        .unwrap_or_else(|| {
+            warnings.push(document_warning(
+                "`info.version` is not semantic; written as 1.0.0".to_owned(),
+            ));
+            "1.0.0"
+        });
+    let base_url = document
+        .pointer("/servers/0/url")
+        .and_then(Value::as_str)
+        .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+        .unwrap_or_else(|| {
+            warnings.push(document_warning(
+                "no absolute `servers[0].url`; base_url is http://localhost".to_owned(),
+            ));
+            "http://localhost"
+        });
+    let auth = auth::auth(document, title, &mut |reason| {
+        warnings.push(document_warning(reason))
+    });
+
+    let mut lists: BTreeMap<&'static str, Vec<Yaml>> = BTreeMap::new();
+    let mut names = naming::Names::default();
+    for (path, item) in paths {
+        let Ok(item) = resolve(document, item) else {
+            warnings.push(document_warning(format!(
+                "path {path}: its `$ref` does not resolve"
+            )));
+            continue;
+        };
+        for method in METHODS {
+            let Some(operation) = item.get(method) else {
+                continue;
+            };
+            let label = format!("{} {path}", method.to_uppercase());
+            let mut warn = |reason: String| {
+                warnings.push(Warning {
+                    operation: label.clone(),
+                    reason,
+                });
+            };
+            let Some(category) = classify::category(method, path) else {
+                warn(format!(
+                    "method {} has no CRUDE category; operation dropped",
+                    method.to_uppercase()
+                ));
+                continue;
+            };
+            match operation_yaml(
+                document, item, operation, method, path, category, &mut names, &mut warn,
+            ) {
+                Ok(yaml) => lists.entry(category).or_default().push(yaml),
+                Err(reason) => warn(format!("{reason}; operation dropped")),
+            }
+        }
+    }
+
+    let mut operations = Mapping::new();
+    let mut categories = BTreeMap::new();
+    for category in CATEGORIES {
+        if let Some(list) = lists.remove(category) {
+            categories.insert(category, list.len());
+            operations.insert(key(category), Yaml::Sequence(list));
+        }
+    }
+    let description = info
+        .get("description")
+        .and_then(Value::as_str)
+        .map(params::shorten)
+        .filter(|text| !text.is_empty())
+        .unwrap_or_else(|| format!("{title}, imported from its OpenAPI description."));
+    let mut front = Mapping::new();
+    front.insert(key("name"), Yaml::String(name));
+    front.insert(key("type"), key("adapter"));
+    front.insert(key("version"), Yaml::String(adapter_version.to_owned()));
+    front.insert(key("description"), Yaml::String(description));
+    let mut target = Mapping::new();
+    target.insert(key("base_url"), Yaml::String(base_url.to_owned()));
+    target.insert(key("transport"), key("http"));
+    target.insert(key("protocol"), key("rest"));
+    target.insert(key("serialization"), key("json"));
+    front.insert(key("target"), Yaml::Mapping(target));
+    front.insert(key("auth"), auth);
+    front.insert(key("operations"), Yaml::Mapping(operations));
+    let yaml = serde_yaml::to_string(&Yaml::Mapping(front))
+        .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;
+    let text = format!(
+        "---\n{yaml}---\n\n{}",
+        body(title, version, &categories, &warnings)
+    );
+    Ok(Imported {
+        text,
+        categories,
+        warnings,
+    })
+}
+
+fn document_warning(reason: String) -> Warning {
+    Warning {
+        operation: "document".to_owned(),
+        reason,
+    }
+}
+
+fn key(text: &str) -> Yaml {
+    Yaml::String(text.to_owned())
+}
+
+fn is_semver(text: &str) -> bool {
+    let core = text.split(['-', '+']).next().unwrap_or_default();
+    let parts: Vec<&str> = core.split('.').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// One operation's YAML; `Err` says why the operation cannot be imported.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one call site; the pieces are independent"
+)]
+fn operation_yaml(
+    document: &Value,
+    item: &Value,
+    operation: &Value,
+    method: &str,
+    path: &str,
+    category: &str,
+    names: &mut naming::Names,
+    warn: &mut dyn FnMut(String),
+) -> Result<Yaml, String> {
+    let raw_name = operation
+        .get("operationId")
+        .and_then(Value::as_str)
+        .map_or_else(|| format!("{method}_{path}"), str::to_owned);
+    let name = names.unique(&naming::snake(&raw_name));
+    let mut params = Mapping::new();
+    let mut origin: BTreeMap<String, &str> = BTreeMap::new();
+    let mut add = |params: &mut Mapping,
+                   name: &str,
+                   place: &'static str,
+                   yaml: Yaml,
+                   warn: &mut dyn FnMut(String)| {
+        if let Some(first) = origin.get(name) {
+            warn(format!(
+                "{place} param `{name}` collides with the {first} param of that name; dropped"
+            ));
+            return;
+        }
+        let reserved = name == "confirmation_token" || (category == "update" && name == "input");
+        if reserved || !naming::is_param_name(name) {
+            warn(format!(
+                "{place} param `{name}` is not a usable adapter param name; dropped"
+            ));
+            return;
+        }
+        origin.insert(name.to_owned(), place);
+        params.insert(key(name), yaml);
+    };
+
+    let declared: Vec<&Value> = item
+        .get("parameters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .chain(
+            operation
+                .get("parameters")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten(),
+        )
+        .collect();
+    let mut resolved: Vec<&Value> = Vec::new();
+    for parameter in declared {
+        let parameter = resolve(document, parameter)?;
+        let identity = |p: &Value| (p.get("name").cloned(), p.get("in").cloned());
+        resolved.retain(|earlier| identity(earlier) != identity(parameter));
+        resolved.push(parameter);
+    }
+    for parameter in resolved {
+        let param_name = parameter
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let place = parameter
+            .get("in")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let place: &'static str = match place {
+            "path" => "path",
+            "query" => "query",
+            other => {
+                let need = if parameter.get("required") == Some(&Value::Bool(true)) {
+                    "required "
+                } else {
+                    ""
+                };
+                warn(format!(
+                    "{need}{other} param `{param_name}` cannot be expressed; dropped"
+                ));
+                continue;
+            }
+        };
+        let required = place == "path" || parameter.get("required") == Some(&Value::Bool(true));
+        let schema = parameter.get("schema").unwrap_or(&Value::Null);
+        let description = parameter.get("description").and_then(Value::as_str);
+        match params::param(document, schema, required, description, warn, param_name) {
+            Ok(yaml) => add(&mut params, param_name, place, yaml, warn),
+            Err(reason) => warn(format!("{place} param `{param_name}`: {reason}; dropped")),
+        }
+    }
+    for placeholder in path
+        .split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}'))
+        .map(|(name, _)| name)
+    {
+        if !params.contains_key(key(placeholder)) {
+            return Err(format!(
+                "path placeholder `{{{placeholder}}}` has no usable path param"
+            ));
+        }
+    }
+    if let Some(body) = operation.get("requestBody") {
+        body_params(document, body, warn, &mut |name, yaml, warn| {
+            add(&mut params, name, "body", yaml, warn)
+        })?;
+    }
+
+    let mut out = Mapping::new();
+    out.insert(key("name"), Yaml::String(name));
+    out.insert(
+        key("maps_to"),
+        Yaml::String(format!("{} {path}", method.to_uppercase())),
+    );
+    let description = operation
+        .get("summary")
+        .or_else(|| operation.get("description"))
+        .and_then(Value::as_str)
+        .map(params::shorten)
+        .filter(|text| !text.is_empty())
+        .unwrap_or_else(|| format!("{} {path}", method.to_uppercase()));
+    out.insert(key("description"), Yaml::String(description));
+    if !params.is_empty() {
+        out.insert(key("params"), Yaml::Mapping(params));
+    }
+    if category == "delete" {
+        out.insert(key("danger_level"), key("destructive"));
+        out.insert(key("requires_confirmation"), Yaml::Bool(true));
+    }
+    Ok(Yaml::Mapping(out))
+}
+
+/// Receives one param: its name, its YAML and where to report a problem.
+type AddParam<'a> = dyn FnMut(&str, Yaml, &mut dyn FnMut(String)) + 'a;
+
+/// The top-level properties of a JSON request body, each through `add`.
+fn body_params(
+    document: &Value,
+    body: &Value,
+    warn: &mut dyn FnMut(String),
+    add: &mut AddParam<'_>,
+) -> Result<(), String> {
+    let body = resolve(document, body)?;
+    let content = body.get("content").and_then(Value::as_object);
+    let json = content.and_then(|content| {
+        content
+            .iter()
+            .find(|(media, _)| media.starts_with("application/json") || media.ends_with("+json"))
+    });
+    let Some((_, media)) = json else {
+        let kinds: Vec<&str> = content
+            .into_iter()
+            .flatten()
+            .map(|(media, _)| media.as_str())
+            .collect();
+        warn(format!(
+            "request body without JSON ({}) dropped",
+            kinds.join(", ")
+        ));
+        return Ok(());
+    };
+    let body_required = body.get("required") == Some(&Value::Bool(true));
+    let schema = resolve(document, media.get("schema").unwrap_or(&Value::Null))?;
+    let mut parts = vec![schema];
+    let mut properties: Vec<(&String, &Value)> = Vec::new();
+    let mut required: Vec<&str> = Vec::new();
+    while let Some(part) = parts.pop() {
+        if part.get("oneOf").is_some() || part.get("anyOf").is_some() {
+            warn("oneOf/anyOf request body cannot be expressed; body dropped".to_owned());
+            return Ok(());
+        }
+        if let Some(all) = part.get("allOf").and_then(Value::as_array) {
+            for sub in all.iter().rev() {
+                parts.push(resolve(document, sub)?);
+            }
+        }
+        let is_object = part.get("type").is_none_or(|kind| kind == "object");
+        if !is_object {
+            warn("request body is not a JSON object; body dropped".to_owned());
+            return Ok(());
+        }
+        properties.extend(
+            part.get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten(),
+        );
+        required.extend(
+            part.get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str),
+        );
+    }
+    for (name, property) in properties {
+        let is_required = body_required && required.contains(&name.as_str());
+        match params::param(document, property, is_required, None, warn, name) {
+            Ok(yaml) => add(name, yaml, warn),
+            Err(reason) => warn(format!("body param `{name}`: {reason}; dropped")),
+        }
+    }
+    Ok(())
+}
+
+/// The Markdown body: what was imported, per category, and the warnings per reason.
+fn body(
+    title: &str,
+    version: &str,
+    categories: &BTreeMap<&'static str, usize>,
+    warnings: &[Warning],
+) -> String {
+    let mut text = format!(
+        "# {title}\n\nImported by `aqlgen import-openapi` from an OpenAPI {version} description.\n\n\
+         | Category | Operations |\n|---|---|\n"
+    );
+    for category in CATEGORIES {
+        text.push_str(&format!(
+            "| {category} | {} |\n",
+            categories.get(category).copied().unwrap_or(0)
+        ));
+    }
+    text.push_str(&format!("\n{} warnings", warnings.len()));
+    if warnings.is_empty() {
+        text.push_str(".\n");
+        return text;
+    }
+    text.push_str(", by reason:\n\n");
+    let mut by_reason: BTreeMap<String, usize> = BTreeMap::new();
+    for warning in warnings {
+        *by_reason.entry(reason_kind(&warning.reason)).or_default() += 1;
+    }
+    for (reason, count) in by_reason {
+        text.push_str(&format!("- {reason}: {count}\n"));
+    }
+    text
+}
+
+/// A warning's reason with backquoted names removed, for counting by kind.
+pub fn reason_kind(reason: &str) -> String {
+    let mut out = String::new();
+    let mut inside = false;
+    for character in reason.chars() {
+        if character == '`' {
+            inside = !inside;
+            if inside {
+                out.push('…');
+            }
+        } else if !inside {
+            out.push(character);
+        }
+    }
+    out
+}

@@ -1,0 +1,151 @@
+//! OpenAPI parameter and property schemas to adapter params.
+
+use serde_json::Value;
+use serde_yaml::{Mapping, Value as Yaml};
+
+use super::refs::resolve;
+
+/// Longest description kept, in characters.
+const MAX_DESCRIPTION: usize = 160;
+
+/// A param built from `schema`; `Err` holds why it cannot be expressed at all. Parts that
+/// cannot be expressed are dropped from the param and reported through `warn`.
+pub fn param(
+    document: &Value,
+    schema: &Value,
+    required: bool,
+    description: Option<&str>,
+    warn: &mut dyn FnMut(String),
+    name: &str,
+) -> Result<Yaml, String> {
+    let schema = resolve(document, schema)?;
+    let kind = kind_of(schema).ok_or_else(|| "its schema has no single type".to_owned())?;
+    let mut out = Mapping::new();
+    let mut put = |key: &str, value: Yaml| {
+        out.insert(Yaml::String(key.to_owned()), value);
+    };
+    put("type", Yaml::String(kind.to_owned()));
+    if required {
+        put("required", Yaml::Bool(true));
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let strings: Option<Vec<Yaml>> = values
+            .iter()
+            .map(|value| value.as_str().map(|text| Yaml::String(text.to_owned())))
+            .collect();
+        match strings {
+            Some(strings) if kind == "string" && !strings.is_empty() => {
+                put("enum", Yaml::Sequence(strings));
+            }
+            _ => warn(format!("param `{name}`: non-string enum dropped")),
+        }
+    }
+    if let Some(default) = schema.get("default") {
+        let fits = match kind {
+            "string" => default.is_string(),
+            "boolean" => default.is_boolean(),
+            "integer" => default.is_i64() || default.is_u64(),
+            "number" => default.is_number(),
+            _ => false,
+        };
+        if fits {
+            let value = serde_yaml::to_value(default).map_err(|error| error.to_string())?;
+            put("default", value);
+        } else {
+            warn(format!(
+                "param `{name}`: `default` on an {kind} param is not accepted; dropped"
+            ));
+        }
+    }
+    if matches!(kind, "integer" | "number") {
+        for key in ["minimum", "maximum"] {
+            if let Some(bound) = schema.get(key).and_then(Value::as_f64) {
+                let value = if kind == "integer" && bound.fract() == 0.0 {
+                    Yaml::Number((bound as i64).into())
+                } else {
+                    Yaml::Number(bound.into())
+                };
+                put(key, value);
+            }
+        }
+    }
+    let text = description.or_else(|| schema.get("description").and_then(Value::as_str));
+    if let Some(text) = text.map(shorten).filter(|text| !text.is_empty()) {
+        put("description", Yaml::String(text));
+    }
+    Ok(Yaml::Mapping(out))
+}
+
+/// The adapter type of `schema`: its `type` (the first non-null one of an OpenAPI 3.1 list),
+/// else `object` with `properties` and `array` with `items`.
+fn kind_of(schema: &Value) -> Option<&'static str> {
+    let named = match schema.get("type") {
+        Some(Value::String(kind)) => Some(kind.as_str()),
+        Some(Value::Array(kinds)) => {
+            let mut real = kinds
+                .iter()
+                .filter_map(Value::as_str)
+                .filter(|kind| *kind != "null");
+            let first = real.next();
+            if real.next().is_some() { None } else { first }
+        }
+        _ => None,
+    };
+    match named {
+        Some("string") => Some("string"),
+        Some("integer") => Some("integer"),
+        Some("number") => Some("number"),
+        Some("boolean") => Some("boolean"),
+        Some("array") => Some("array"),
+        Some("object") => Some("object"),
+        Some(_) => None,
+        None if schema.get("properties").is_some() => Some("object"),
+        None if schema.get("items").is_some() => Some("array"),
+        None => None,
+    }
+}
+
+/// The first line or sentence of `text`, Markdown links reduced to their text, at most
+/// [`MAX_DESCRIPTION`] characters.
+pub fn shorten(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or_default();
+    let sentence = match line.find(". ") {
+        Some(end) => &line[..=end],
+        None => line,
+    };
+    let mut plain = String::new();
+    let mut chars = sentence.chars().peekable();
+    while let Some(character) = chars.next() {
+        if character == ']' && chars.peek() == Some(&'(') {
+            for skipped in chars.by_ref() {
+                if skipped == ')' {
+                    break;
+                }
+            }
+        } else if character != '[' && character != '*' {
+            plain.push(character);
+        }
+    }
+    let plain = plain.trim();
+    if plain.chars().count() <= MAX_DESCRIPTION {
+        return plain.to_owned();
+    }
+    let cut: String = plain.chars().take(MAX_DESCRIPTION - 3).collect();
+    format!("{}...", cut.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shorten;
+
+    #[test]
+    fn shortens_descriptions() {
+        assert_eq!(shorten("One. Two."), "One.");
+        assert_eq!(shorten("\n  See [docs](https://x.y).\nMore"), "See docs.");
+        assert_eq!(shorten(&"a".repeat(300)).chars().count(), 160);
+    }
+}

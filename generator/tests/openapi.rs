@@ -1,0 +1,103 @@
+//! `aqlgen import-openapi`: the fixture in tests/fixtures/openapi exercises every rule; its
+//! adapter is snapshotted (refresh with `EXPECTORATE=overwrite cargo test -p aqlgen
+//! --test openapi`), must validate and generate, and every warning must reach the CLI.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const FIXTURE: &str = "tests/fixtures/openapi/petstore.yaml";
+
+#[test]
+fn imported_adapter_matches_snapshot_validates_and_generates() {
+    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE)).expect("the fixture imports");
+    expectorate::assert_contents("tests/output/openapi/petstore-adapter.md", &imported.text);
+    let checked = aqlgen::check_text("petstore-adapter.md", &imported.text).expect("it validates");
+    let files = aqlgen::generate_crate(&checked, "rt").expect("it generates");
+    assert!(files.iter().any(|file| file.path == "src/routes.rs"));
+    let again = aqlgen::import_openapi_file(Path::new(FIXTURE)).expect("imports again");
+    assert_eq!(imported.text, again.text, "the bytes are deterministic");
+}
+
+#[test]
+fn every_rule_that_drops_something_warns_with_the_operation() {
+    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE)).expect("the fixture imports");
+    let expected = [
+        (
+            "document",
+            "security scheme `oauth` (oauth2) is not supported",
+        ),
+        ("GET /pets", "header param `X-Request-Id`"),
+        ("GET /pets", "required cookie param `session`"),
+        ("POST /pets", "param `size`: non-string enum dropped"),
+        ("POST /pets", "`default` on an array param"),
+        (
+            "PUT /pets/{pet_id}",
+            "request body without JSON (image/png)",
+        ),
+        (
+            "PATCH /pets/{pet_id}",
+            "body param `pet_id` collides with the path param",
+        ),
+        ("HEAD /pets/{pet_id}", "no CRUDE category"),
+        ("POST /pets/{pet_id}/adopt", "oneOf/anyOf request body"),
+        (
+            "POST /stores/{store_id}/forks",
+            "query param `page[size]` is not a usable",
+        ),
+        (
+            "POST /stores/{store_id}/merge",
+            "body param `store_id` collides",
+        ),
+    ];
+    for (operation, reason) in expected {
+        assert!(
+            imported
+                .warnings
+                .iter()
+                .any(|warning| warning.operation == operation && warning.reason.contains(reason)),
+            "no warning for {operation}: {reason} in {:#?}",
+            imported.warnings
+        );
+    }
+}
+
+#[test]
+fn cli_writes_the_adapter_and_reports_warnings_in_json() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("pets.md");
+    let output = Command::cargo_bin("aqlgen")
+        .expect("the aqlgen binary is built")
+        .args(["import-openapi", FIXTURE, "-o"])
+        .arg(&out)
+        .args(["--output-format", "json"])
+        .output()
+        .expect("aqlgen runs");
+    assert!(output.status.success());
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    assert_eq!(report["operations"]["execute"], 3);
+    assert_eq!(report["operations"]["delete"], 1);
+    assert_eq!(report["warnings"].as_array().map(Vec::len), Some(13));
+    assert_eq!(report["warnings"][0]["operation"], "document");
+    aqlgen::check(&out).expect("the written file passes `aqlgen check`");
+
+    let human = Command::cargo_bin("aqlgen")
+        .expect("the aqlgen binary is built")
+        .args(["import-openapi", FIXTURE, "-o"])
+        .arg(&out)
+        .output()
+        .expect("aqlgen runs");
+    let stderr = String::from_utf8_lossy(&human.stderr);
+    assert!(
+        stderr.contains("warning: GET /pets: header param `X-Request-Id`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn refuses_what_is_not_openapi_3() {
+    let swagger = serde_json::json!({"swagger": "2.0", "paths": {}});
+    let error = aqlgen::import_openapi(&swagger).expect_err("Swagger 2 is refused");
+    assert!(error.to_string().contains("OpenAPI 3.x"), "{error}");
+}

@@ -378,5 +378,3 @@ mod tests {
         );
     }
 }
-#[cfg(test)]
-mod try_run;

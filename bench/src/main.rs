@@ -1,10 +1,137 @@
 //! `scripts/bench`: imports GitHub's REST description, builds the full adapter, measures it
 //! and its peers, and writes the table into the README.
+//!
+//! ```text
+//! scripts/bench [--reuse-build] [--skip-peers] [--no-readme] [--quick]
+//! ```
 
+mod agent;
 mod client;
 mod figures;
 mod measure;
+mod ours;
+mod peers;
+mod pipeline;
 mod proc;
+mod report;
 mod tokens;
 
-fn main() {}
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+
+use crate::figures::Figures;
+
+const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--no-readme] [--quick]
+
+  --reuse-build  keep the generated server binary from an earlier run instead of a cold build
+  --skip-peers   measure aqlgen and the direct floor only
+  --no-readme    print the section instead of writing it into README.md
+  --quick        fewer spawns and calls, for trying the harness (not for the README)";
+
+/// Command-line switches.
+#[derive(Debug, Default)]
+struct Options {
+    reuse_build: bool,
+    skip_peers: bool,
+    no_readme: bool,
+    quick: bool,
+}
+
+impl Options {
+    fn parse() -> anyhow::Result<Options> {
+        let mut options = Options::default();
+        for arg in std::env::args().skip(1) {
+            match arg.as_str() {
+                "--reuse-build" => options.reuse_build = true,
+                "--skip-peers" => options.skip_peers = true,
+                "--no-readme" => options.no_readme = true,
+                "--quick" => options.quick = true,
+                "-h" | "--help" => {
+                    println!("{USAGE}");
+                    std::process::exit(0);
+                }
+                other => bail!("unknown argument {other}\n{USAGE}"),
+            }
+        }
+        Ok(options)
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let options = Options::parse()?;
+    let root: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .context("bench/ has a parent")?
+        .to_owned();
+    let work = root.join("bench").join("work");
+
+    let built = {
+        let (root, work) = (root.clone(), work.clone());
+        let reuse = options.reuse_build;
+        tokio::task::spawn_blocking(move || pipeline::run(&root, &work, reuse)).await??
+    };
+    eprintln!(
+        "bench: {} operations, binary {} ({} bytes)",
+        built.total_operations(),
+        built.binary.display(),
+        built.binary_bytes
+    );
+
+    let upstream = demo_upstream::spawn(demo_upstream::Options::default()).await?;
+    let setup = ours::Setup {
+        binary: built.binary.clone(),
+        env: vec![
+            (built.base_url_env.clone(), upstream.base_url()),
+            // The demo upstream, started without a token, accepts any.
+            ("GITHUB_TOKEN".to_owned(), "bench-token".to_owned()),
+        ],
+        cold_runs: if options.quick { 5 } else { 20 },
+        warmup_calls: if options.quick { 100 } else { 500 },
+        calls_c1: if options.quick { 500 } else { 5_000 },
+        calls_c32: if options.quick { 2_000 } else { 20_000 },
+    };
+    let crude = ours::measure(&setup, "crude").await?;
+    let single = ours::measure(&setup, "single").await?;
+
+    eprintln!("bench: direct reqwest floor");
+    let url = format!("{}/repos/octo/hello-world", upstream.base_url());
+    measure::direct(&url, 32, setup.warmup_calls).await?;
+    let direct = Figures {
+        name: "direct reqwest (floor)".to_owned(),
+        load_c1: Some(measure::direct(&url, 1, setup.calls_c1).await?),
+        load_c32: Some(measure::direct(&url, 32, setup.calls_c32).await?),
+        ..Figures::default()
+    };
+
+    let peers = if options.skip_peers {
+        Vec::new()
+    } else {
+        let context = peers::Context {
+            openapi: built.openapi.clone(),
+            upstream_base_url: upstream.base_url(),
+            work_dir: work.clone(),
+        };
+        peers::measure_all(&context).await
+    };
+
+    let section = report::render(&report::Run {
+        built: &built,
+        crude: &crude,
+        single: &single,
+        direct: &direct,
+        peers: &peers,
+        peers_skipped: options.skip_peers,
+    });
+    println!("{section}");
+    if !options.no_readme {
+        let readme = root.join("README.md");
+        report::write_into_readme(&readme, &section)?;
+        eprintln!(
+            "bench: wrote the Benchmarks section of {}",
+            readme.display()
+        );
+    }
+    Ok(())
+}

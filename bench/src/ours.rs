@@ -1,0 +1,102 @@
+//! The generated server measured in one endpoint mode, over stdio, against the demo upstream.
+
+use std::path::PathBuf;
+
+use anyhow::Context as _;
+use serde_json::{Value, json};
+use tokio::process::Command;
+
+use crate::agent;
+use crate::client::Client;
+use crate::figures::Figures;
+use crate::{measure, proc, tokens};
+
+/// How to start the server and how hard to load it.
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The server binary.
+    pub binary: PathBuf,
+    /// Environment of every server process (base URL, token).
+    pub env: Vec<(String, String)>,
+    /// Spawns for the cold-start medians.
+    pub cold_runs: usize,
+    /// Calls before timing starts.
+    pub warmup_calls: usize,
+    /// Timed calls at concurrency 1.
+    pub calls_c1: usize,
+    /// Timed calls at concurrency 32.
+    pub calls_c32: usize,
+}
+
+impl Setup {
+    fn command(&self, mode: &str) -> Command {
+        let mut command = Command::new(&self.binary);
+        command
+            .args(["--mode", mode])
+            .envs(self.env.iter().cloned());
+        command
+    }
+}
+
+/// `repos_get` of the demo upstream's repository: the call the load runs.
+pub fn get_repo_arguments() -> Value {
+    json!({"operation": "repos_get", "params": {"owner": "octo", "repo": "hello-world"}})
+}
+
+/// Every figure of the server in `mode` (`crude` or `single`).
+pub async fn measure(setup: &Setup, mode: &str) -> anyhow::Result<Figures> {
+    let mut figures = Figures {
+        name: format!("aqlgen {mode}"),
+        ..Figures::default()
+    };
+
+    eprintln!("bench: aqlgen {mode}: tools/list and the scripted first call");
+    let client = Client::stdio(setup.command(mode))?;
+    let first = agent::list_open_issues(&client, "octo", "hello-world").await?;
+    client.close().await?;
+    figures.first_call_tokens = Some(first.tokens());
+    let steps: Vec<String> = first
+        .steps
+        .iter()
+        .map(|(step, spent)| format!("{step} {spent}"))
+        .collect();
+    figures
+        .notes
+        .push(format!("first call steps: {}", steps.join(", ")));
+
+    let client = Client::stdio(setup.command(mode))?;
+    client.initialize().await?;
+    let tools = client.request("tools/list", json!({})).await?;
+    let listed = tools.result().to_string();
+    let tool_names: Vec<String> = tools.result()["tools"]
+        .as_array()
+        .context("tools/list without tools")?
+        .iter()
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect();
+    figures.tools = Some(tool_names.len());
+    figures.tools_list_bytes = Some(listed.len());
+    figures.tools_list_tokens = Some(tokens::count(&listed));
+
+    eprintln!("bench: aqlgen {mode}: load");
+    let tool = if mode == "single" {
+        "mcp_aql"
+    } else {
+        "mcp_aql_read"
+    };
+    let arguments = get_repo_arguments();
+    measure::load(&client, tool, arguments.clone(), 32, setup.warmup_calls).await?;
+    figures.load_c1 =
+        Some(measure::load(&client, tool, arguments.clone(), 1, setup.calls_c1).await?);
+    figures.load_c32 = Some(measure::load(&client, tool, arguments, 32, setup.calls_c32).await?);
+    let pid = client.pid().context("stdio server without a pid")?;
+    figures.peak_rss_mib = proc::peak_rss_mib(pid);
+    client.close().await?;
+
+    eprintln!("bench: aqlgen {mode}: cold start x{}", setup.cold_runs);
+    let (initialize, tools_list) =
+        measure::cold_start(|| setup.command(mode), setup.cold_runs).await?;
+    figures.cold_start_initialize_ms = Some(initialize);
+    figures.cold_start_tools_list_ms = Some(tools_list);
+    Ok(figures)
+}

@@ -1,0 +1,380 @@
+//! The README's benchmark section: machine, pipeline figures, the table, ratios and targets.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Context as _;
+
+use crate::figures::{Figures, Load};
+use crate::pipeline::Built;
+
+/// The markers around the generated part of README.md.
+const BEGIN: &str = "<!-- bench:begin -->";
+const END: &str = "<!-- bench:end -->";
+
+/// Everything one run measured.
+pub struct Run<'a> {
+    /// The pipeline's figures.
+    pub built: &'a Built,
+    /// Our server in crude mode.
+    pub crude: &'a Figures,
+    /// Our server in single mode.
+    pub single: &'a Figures,
+    /// The upstream called directly.
+    pub direct: &'a Figures,
+    /// The peers measured.
+    pub peers: &'a [Figures],
+    /// Whether the peers were skipped on request.
+    pub peers_skipped: bool,
+}
+
+/// The markdown section, without the markers.
+pub fn render(run: &Run<'_>) -> String {
+    let mut out = String::new();
+    let built = run.built;
+    let _ = writeln!(out, "Measured by `scripts/bench` on {}.\n", machine());
+
+    let per_category: Vec<String> = built
+        .operations
+        .iter()
+        .map(|(category, count)| format!("{category} {count}"))
+        .collect();
+    let build = match (built.build_secs, built.build_reused) {
+        (Some(secs), false) => format!("{secs:.0} s"),
+        (Some(secs), true) => format!("{secs:.0} s (an earlier run; binary reused)"),
+        (None, _) => "not timed (binary reused)".to_owned(),
+    };
+    let _ = writeln!(
+        out,
+        "Pipeline on GitHub's REST description (`@octokit/openapi` 23.0.2, 1,223 operations): \
+         the adapter keeps {} operations ({}){}; `aqlgen import-openapi` {:.2} s and generation \
+         {:.2} s (medians of 5); cold release build of the generated crate, dependencies \
+         included, {build}; stripped binary {:.1} MB.\n",
+        thousands(built.total_operations()),
+        per_category.join(", "),
+        if built.bearer_auth {
+            ", bearer auth from `GITHUB_TOKEN`"
+        } else {
+            ""
+        },
+        built.import_secs,
+        built.generate_secs,
+        built.binary_bytes as f64 / 1e6,
+    );
+
+    out.push_str(
+        "| server | tools | tools/list tokens (bytes) | first-call tokens | cold start ms: \
+         initialize / tools/list | c1 calls/s | c1 p50 / p99 µs | c32 calls/s | \
+         c32 p50 / p99 µs | peak RSS MiB |\n|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    let rows = [run.crude, run.single, run.direct]
+        .into_iter()
+        .chain(run.peers.iter());
+    for figures in rows {
+        out.push_str(&row(figures));
+    }
+    let _ = writeln!(
+        out,
+        "\nTokens are o200k_base. `get_repo` is GitHub's `repos_get` through the server over \
+         stdio against the in-process demo upstream on 127.0.0.1; c32 keeps 32 requests in \
+         flight on the one connection. The first call is a scripted agent's: tools/list, \
+         `introspect` with `endpoint`/`search`, the operation's details, then \
+         `issues_list_for_repo`; every request and answer counted, the last answer with the \
+         upstream's `data` replaced by null."
+    );
+
+    out.push('\n');
+    out.push_str(&overheads(run));
+    if run.peers_skipped {
+        out.push_str("\nPeers: skipped (`--skip-peers`).\n");
+    } else if !run.peers.is_empty() {
+        out.push('\n');
+        for peer in run.peers {
+            out.push_str(&ratios(peer, run.crude));
+        }
+    }
+
+    out.push_str("\n| target | figure | |\n|---|--:|---|\n");
+    for (target, figure, met) in targets(run) {
+        let verdict = match met {
+            Some(true) => "met",
+            Some(false) => "**missed**",
+            None => "not measured",
+        };
+        let _ = writeln!(out, "| {target} | {figure} | {verdict} |");
+    }
+
+    let notes: Vec<String> = [run.crude, run.single, run.direct]
+        .into_iter()
+        .chain(run.peers.iter())
+        .flat_map(|figures| {
+            figures
+                .notes
+                .iter()
+                .map(move |note| format!("- {}: {note}", figures.name))
+        })
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(out, "\n{}", notes.join("\n"));
+    }
+    out
+}
+
+/// Replaces the text between the markers in `readme` (appending a Benchmarks section with
+/// them when missing).
+pub fn write_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(readme).with_context(|| readme.display().to_string())?;
+    let updated = match (text.find(BEGIN), text.find(END)) {
+        (Some(begin), Some(end)) if begin < end => {
+            format!("{}{BEGIN}\n{section}{}", &text[..begin], &text[end..])
+        }
+        _ => format!(
+            "{}\n## Benchmarks\n\n{BEGIN}\n{section}{END}\n",
+            text.trim_end()
+        ),
+    };
+    std::fs::write(readme, updated)?;
+    Ok(())
+}
+
+fn row(figures: &Figures) -> String {
+    let tokens = match (figures.tools_list_tokens, figures.tools_list_bytes) {
+        (Some(tokens), Some(bytes)) => format!("{} ({})", thousands(tokens), thousands(bytes)),
+        (Some(tokens), None) => thousands(tokens),
+        _ => "–".to_owned(),
+    };
+    let cold = match (
+        figures.cold_start_initialize_ms,
+        figures.cold_start_tools_list_ms,
+    ) {
+        (None, None) => "–".to_owned(),
+        (init, list) => format!("{} / {}", opt(init, ms), opt(list, ms)),
+    };
+    let (c1_rate, c1_latency) = load_cells(figures.load_c1);
+    let (c32_rate, c32_latency) = load_cells(figures.load_c32);
+    format!(
+        "| {} | {} | {tokens} | {} | {cold} | {c1_rate} | {c1_latency} | {c32_rate} | \
+         {c32_latency} | {} |\n",
+        figures.name,
+        opt(figures.tools, thousands),
+        opt(figures.first_call_tokens, thousands),
+        opt(figures.peak_rss_mib, |mib| format!("{mib:.1}")),
+    )
+}
+
+fn load_cells(load: Option<Load>) -> (String, String) {
+    match load {
+        Some(load) => (
+            thousands(load.calls_per_sec.round() as usize),
+            format!("{:.0} / {:.0}", load.p50_us, load.p99_us),
+        ),
+        None => ("–".to_owned(), "–".to_owned()),
+    }
+}
+
+/// Per-call overhead of each mode: p50 through the server minus p50 of the direct call.
+fn overheads(run: &Run<'_>) -> String {
+    let mut out = String::from("Per-call overhead over the direct call (p50 difference):");
+    for ours in [run.crude, run.single] {
+        let c1 = overhead(ours.load_c1, run.direct.load_c1);
+        let c32 = overhead(ours.load_c32, run.direct.load_c32);
+        let _ = write!(
+            out,
+            " {} {} µs at c1, {} µs at c32;",
+            ours.name,
+            opt(c1, |us| format!("{us:.0}")),
+            opt(c32, |us| format!("{us:.0}")),
+        );
+    }
+    out.pop();
+    out.push_str(".\n");
+    out
+}
+
+fn overhead(server: Option<Load>, direct: Option<Load>) -> Option<f64> {
+    Some(server?.p50_us - direct?.p50_us)
+}
+
+/// A peer against our default (crude) mode: how many times more it costs.
+fn ratios(peer: &Figures, ours: &Figures) -> String {
+    let ratio = |theirs: Option<f64>, ours: Option<f64>| match (theirs, ours) {
+        (Some(theirs), Some(ours)) if ours > 0.0 => format!("{:.1}×", theirs / ours),
+        _ => "–".to_owned(),
+    };
+    let as_f64 = |value: Option<usize>| value.map(|value| value as f64);
+    format!(
+        "- {} / aqlgen crude: tools/list tokens {}, first-call tokens {}, cold start to \
+         tools/list {}, peak RSS {}.\n",
+        peer.name,
+        ratio(
+            as_f64(peer.tools_list_tokens),
+            as_f64(ours.tools_list_tokens)
+        ),
+        ratio(
+            as_f64(peer.first_call_tokens),
+            as_f64(ours.first_call_tokens)
+        ),
+        ratio(peer.cold_start_tools_list_ms, ours.cold_start_tools_list_ms),
+        ratio(peer.peak_rss_mib, ours.peak_rss_mib),
+    )
+}
+
+/// The issue's targets: what, the figure, met or not.
+fn targets(run: &Run<'_>) -> Vec<(String, String, Option<bool>)> {
+    let mut out = Vec::new();
+    let at_most = |figure: Option<f64>, bound: f64| figure.map(|figure| figure <= bound);
+    let tokens = |figure: Option<usize>| opt(figure, thousands);
+    let as_f64 = |value: Option<usize>| value.map(|value| value as f64);
+    out.push((
+        "single tools/list ≤ 1,000 tokens".to_owned(),
+        tokens(run.single.tools_list_tokens),
+        at_most(as_f64(run.single.tools_list_tokens), 1000.0),
+    ));
+    out.push((
+        "crude tools/list ≤ 2,500 tokens".to_owned(),
+        tokens(run.crude.tools_list_tokens),
+        at_most(as_f64(run.crude.tools_list_tokens), 2500.0),
+    ));
+    for ours in [run.crude, run.single] {
+        out.push((
+            format!("first call ≤ 5,000 tokens ({})", ours.name),
+            tokens(ours.first_call_tokens),
+            at_most(as_f64(ours.first_call_tokens), 5000.0),
+        ));
+    }
+    for ours in [run.crude, run.single] {
+        out.push((
+            format!("cold start to tools/list ≤ 20 ms median ({})", ours.name),
+            opt(ours.cold_start_tools_list_ms, ms),
+            at_most(ours.cold_start_tools_list_ms, 20.0),
+        ));
+    }
+    for ours in [run.crude, run.single] {
+        let c1 = overhead(ours.load_c1, run.direct.load_c1);
+        out.push((
+            format!("overhead ≤ 150 µs p50 at c1 ({})", ours.name),
+            opt(c1, |us| format!("{us:.0} µs")),
+            at_most(c1, 150.0),
+        ));
+    }
+    for ours in [run.crude, run.single] {
+        out.push((
+            format!("peak RSS ≤ 20 MB ({})", ours.name),
+            opt(ours.peak_rss_mib, |mib| {
+                format!("{:.1} MB", mib * 1024.0 * 1024.0 / 1e6)
+            }),
+            at_most(ours.peak_rss_mib.map(|mib| mib * 1024.0 * 1024.0), 20e6),
+        ));
+    }
+    out.push((
+        "generation ≤ 2 s".to_owned(),
+        format!("{:.2} s", run.built.generate_secs),
+        Some(run.built.generate_secs <= 2.0),
+    ));
+    out
+}
+
+/// CPU model, cores, kernel, rustc and the UTC date.
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let cpu = cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("model name"))
+        .and_then(|rest| rest.split_once(':'))
+        .map_or("unknown CPU", |(_, model)| model.trim());
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let rustc = std::process::Command::new("rustc")
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|output| String::from_utf8(output.stdout).ok())
+        .map(|version| version.trim().to_owned())
+        .unwrap_or_else(|| "rustc (unknown version)".to_owned());
+    format!("{} UTC, {cpu}, {cores} cores, Linux, {rustc}", utc_now())
+}
+
+/// `YYYY-MM-DD HH:MM` now, in UTC.
+fn utc_now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs());
+    let (days, rest) = (secs / 86_400, secs % 86_400);
+    let (year, month, day) = civil_date(days as i64);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}",
+        rest / 3600,
+        rest % 3600 / 60
+    )
+}
+
+/// The proleptic Gregorian date `days` after 1970-01-01.
+fn civil_date(days: i64) -> (i64, u32, u32) {
+    // Count from 0000-03-01 in 400-year eras, so leap days fall at the end of a year.
+    let days = days + 719_468;
+    let era = days.div_euclid(146_097);
+    let day_of_era = days.rem_euclid(146_097);
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = (day_of_year - (153 * month_from_march + 2) / 5 + 1) as u32;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    } as u32;
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn opt<T>(value: Option<T>, show: impl Fn(T) -> String) -> String {
+    value.map_or_else(|| "–".to_owned(), show)
+}
+
+fn ms(value: f64) -> String {
+    if value < 100.0 {
+        format!("{value:.1}")
+    } else {
+        thousands(value.round() as usize)
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn thousands(value: usize) -> String {
+    let digits = value.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_numbers_and_dates() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1223), "1,223");
+        assert_eq!(thousands(3_047_364), "3,047,364");
+        assert_eq!(civil_date(0), (1970, 1, 1));
+        assert_eq!(civil_date(20_415), (2025, 11, 23));
+        assert_eq!(civil_date(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn replaces_only_between_markers() {
+        let dir = std::env::temp_dir().join(format!("bench-readme-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let readme = dir.join("README.md");
+        std::fs::write(&readme, format!("# x\n\n{BEGIN}\nold\n{END}\n\nafter\n")).unwrap();
+        write_into_readme(&readme, "new\n").unwrap();
+        let text = std::fs::read_to_string(&readme).unwrap();
+        assert_eq!(text, format!("# x\n\n{BEGIN}\nnew\n{END}\n\nafter\n"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

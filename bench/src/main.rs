@@ -79,6 +79,7 @@ async fn main() -> anyhow::Result<()> {
         built.binary_bytes
     );
 
+    let load_average = proc::load_average();
     let upstream = demo_upstream::spawn(demo_upstream::Options::default()).await?;
     let setup = ours::Setup {
         binary: built.binary.clone(),
@@ -123,6 +124,7 @@ async fn main() -> anyhow::Result<()> {
         direct: &direct,
         peers: &peers,
         peers_skipped: options.skip_peers,
+        load_average,
     });
     println!("{section}");
     if !options.no_readme {

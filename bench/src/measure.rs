@@ -52,6 +52,17 @@ pub async fn load(
     .await
 }
 
+/// MCP `ping` round trips: the cost of the transport and the server's JSON-RPC loop alone,
+/// with no tool and no upstream behind it.
+pub async fn pings(client: &Client, concurrency: usize, calls: usize) -> anyhow::Result<Load> {
+    let client = client.clone();
+    run_load(concurrency, calls, move || {
+        let client = client.clone();
+        async move { client.request("ping", json!({})).await.map(drop) }
+    })
+    .await
+}
+
 /// The floor: `GET url` with one reqwest client, `concurrency` requests in flight, each
 /// answer read in full and required to be 2xx.
 pub async fn direct(url: &str, concurrency: usize, calls: usize) -> anyhow::Result<Load> {

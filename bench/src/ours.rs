@@ -86,10 +86,24 @@ pub async fn measure(setup: &Setup, mode: &str) -> anyhow::Result<Figures> {
     };
     let arguments = get_repo_arguments();
     measure::load(&client, tool, arguments.clone(), 32, setup.warmup_calls).await?;
-    figures.load_c1 =
-        Some(measure::load(&client, tool, arguments.clone(), 1, setup.calls_c1).await?);
-    figures.load_c32 = Some(measure::load(&client, tool, arguments, 32, setup.calls_c32).await?);
     let pid = client.pid().context("stdio server without a pid")?;
+    let cpu_before = proc::cpu_secs(pid);
+    let c1 = measure::load(&client, tool, arguments.clone(), 1, setup.calls_c1).await?;
+    let c32 = measure::load(&client, tool, arguments, 32, setup.calls_c32).await?;
+    if let (Some(before), Some(after)) = (cpu_before, proc::cpu_secs(pid)) {
+        let per_call = (after - before) * 1e6 / (setup.calls_c1 + setup.calls_c32) as f64;
+        figures.notes.push(format!(
+            "server CPU time per repos_get call: {per_call:.0} µs"
+        ));
+    }
+    let pings = measure::pings(&client, 1, setup.calls_c1).await?;
+    figures.notes.push(format!(
+        "MCP ping round trip over the same pipe (no tool, no upstream): p50 {:.0} µs, \
+         p99 {:.0} µs at c1",
+        pings.p50_us, pings.p99_us
+    ));
+    figures.load_c1 = Some(c1);
+    figures.load_c32 = Some(c32);
     figures.peak_rss_mib = proc::peak_rss_mib(pid);
     client.close().await?;
 

@@ -26,13 +26,19 @@ pub struct Run<'a> {
     pub peers: &'a [Figures],
     /// Whether the peers were skipped on request.
     pub peers_skipped: bool,
+    /// The machine's 1-minute load average before the measurements.
+    pub load_average: Option<f64>,
 }
 
 /// The markdown section, without the markers.
 pub fn render(run: &Run<'_>) -> String {
     let mut out = String::new();
     let built = run.built;
-    let _ = writeln!(out, "Measured by `scripts/bench` on {}.\n", machine());
+    let _ = writeln!(
+        out,
+        "Measured by `scripts/bench` on {}.\n",
+        machine(run.load_average)
+    );
 
     let per_category: Vec<String> = built
         .operations
@@ -274,8 +280,8 @@ fn targets(run: &Run<'_>) -> Vec<(String, String, Option<bool>)> {
     out
 }
 
-/// CPU model, cores, kernel, rustc and the UTC date.
-fn machine() -> String {
+/// The UTC date, CPU model, cores and load, kernel and rustc.
+fn machine(load: Option<f64>) -> String {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu = cpuinfo
         .lines()
@@ -290,7 +296,13 @@ fn machine() -> String {
         .and_then(|output| String::from_utf8(output.stdout).ok())
         .map(|version| version.trim().to_owned())
         .unwrap_or_else(|| "rustc (unknown version)".to_owned());
-    format!("{} UTC, {cpu}, {cores} cores, Linux, {rustc}", utc_now())
+    let load = load.map_or_else(String::new, |load| {
+        format!(" (1-minute load average {load:.1} when measuring began)")
+    });
+    format!(
+        "{} UTC, {cpu}, {cores} cores{load}, Linux, {rustc}",
+        utc_now()
+    )
 }
 
 /// `YYYY-MM-DD HH:MM` now, in UTC.

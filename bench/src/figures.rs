@@ -37,6 +37,11 @@ pub struct Figures {
     pub load_c32: Option<Load>,
     /// Peak resident set size of the server process in MiB (VmHWM).
     pub peak_rss_mib: Option<f64>,
+    /// MCP `ping` round trips on the load connection at concurrency 1: the transport and the
+    /// server's JSON-RPC loop alone.
+    pub ping_c1: Option<Load>,
+    /// CPU time (user + system) of the server process per `get_repo` call, in microseconds.
+    pub cpu_us_per_call: Option<f64>,
     /// Why a figure is missing or how it was bounded; printed under the table.
     pub notes: Vec<String>,
 }

@@ -91,17 +91,10 @@ pub async fn measure(setup: &Setup, mode: &str) -> anyhow::Result<Figures> {
     let c1 = measure::load(&client, tool, arguments.clone(), 1, setup.calls_c1).await?;
     let c32 = measure::load(&client, tool, arguments, 32, setup.calls_c32).await?;
     if let (Some(before), Some(after)) = (cpu_before, proc::cpu_secs(pid)) {
-        let per_call = (after - before) * 1e6 / (setup.calls_c1 + setup.calls_c32) as f64;
-        figures.notes.push(format!(
-            "server CPU time per repos_get call: {per_call:.0} µs"
-        ));
+        let calls = (setup.calls_c1 + setup.calls_c32) as f64;
+        figures.cpu_us_per_call = Some((after - before) * 1e6 / calls);
     }
-    let pings = measure::pings(&client, 1, setup.calls_c1).await?;
-    figures.notes.push(format!(
-        "MCP ping round trip over the same pipe (no tool, no upstream): p50 {:.0} µs, \
-         p99 {:.0} µs at c1",
-        pings.p50_us, pings.p99_us
-    ));
+    figures.ping_c1 = Some(measure::pings(&client, 1, setup.calls_c1).await?);
     figures.load_c1 = Some(c1);
     figures.load_c32 = Some(c32);
     figures.peak_rss_mib = proc::peak_rss_mib(pid);

@@ -130,6 +130,7 @@ impl Client {
     pub async fn http(url: &str) -> anyhow::Result<Client> {
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(64)
+            .tcp_nodelay(true)
             .build()?;
         Ok(Client::with(Transport::Http(HttpSession {
             http,

@@ -23,12 +23,13 @@ pub const INTROSPECT: &str = "introspect";
 /// Parameter names `introspect` accepts.
 pub const PARAMS: &[&str] = &["query", "name", "endpoint", "search"];
 
-const INTROSPECT_DESCRIPTION: &str = "Discover what this adapter offers. With query 'operations' and no name: every operation with its category and endpoint, plus '_protocol' metadata (spec version, endpoint mode, tools, limits, session). Narrow that list with 'endpoint' (a family: create, read, update, delete, execute) and/or 'search' (case-insensitive text in an operation's name or description). With a name: the full details of one operation or type (parameters, permissions, return type, examples), or null when no such name exists. With query 'types': the named types.";
+const INTROSPECT_DESCRIPTION: &str = "Discover what this adapter offers. With query 'operations' and no name: every operation with its category and endpoint, plus '_protocol' metadata (spec version, endpoint mode, tools, limits, session). Narrow that list with 'endpoint' (a family: create, read, update, delete, execute) and/or 'search' (words separated by spaces: an operation is kept when every word appears, case-insensitive, in its name or description). With a name: the full details of one operation or type (parameters, permissions, return type, examples), or null when no such name exists. With query 'types': the named types.";
 
 struct OperationEntry {
     name: &'static str,
     family: &'static str,
-    description: &'static str,
+    /// The name and description, lowercased and joined by a newline, for `search`.
+    search_text: String,
     summary: String,
     details: String,
 }
@@ -148,12 +149,12 @@ impl Catalog {
                  "enum": ["create", "read", "update", "delete", "execute"],
                  "description": "Only with query 'operations' and no name: keep operations of this endpoint family."},
                 {"name": "search", "type": "string", "required": false,
-                 "description": "Only with query 'operations' and no name: keep operations whose name or description holds this text (case-insensitive)."}
+                 "description": "Only with query 'operations' and no name: words separated by spaces; keep operations whose name or description holds every word (case-insensitive), e.g. 'issues list'."}
             ],
             "returns": {"name": "OperationResult", "kind": "union"},
             "examples": [
                 {"description": "List every operation", "request": {"operation": INTROSPECT, "params": {"query": "operations"}}},
-                {"description": "Find read operations about issues", "request": {"operation": INTROSPECT, "params": {"query": "operations", "endpoint": "read", "search": "issue"}}},
+                {"description": "Find read operations whose name or description has both words", "request": {"operation": INTROSPECT, "params": {"query": "operations", "endpoint": "read", "search": "issues list"}}},
                 {"description": "Details of one operation", "request": {"operation": INTROSPECT, "params": {"query": "operations", "name": INTROSPECT}}}
             ]
         });
@@ -166,7 +167,7 @@ impl Catalog {
         operations.push(OperationEntry {
             name: INTROSPECT,
             family: "read",
-            description: INTROSPECT_DESCRIPTION,
+            search_text: search_text(INTROSPECT, INTROSPECT_DESCRIPTION),
             summary: introspect_summary.to_string(),
             details: introspect_details.to_string(),
         });
@@ -174,7 +175,7 @@ impl Catalog {
             operations.push(OperationEntry {
                 name: doc.name,
                 family: doc.category.family(),
-                description: doc.description,
+                search_text: search_text(doc.name, doc.description),
                 summary: doc.summary_json.to_owned(),
                 details: with_mcp_tool(doc.details_json, &tools.tool_for(doc.category)),
             });
@@ -364,19 +365,36 @@ impl Catalog {
         if endpoint.is_none() && search.is_none() {
             text.push_str(&self.operations_joined);
         } else {
-            let needle = search.map(str::to_lowercase);
+            let terms = search.map(search_terms).unwrap_or_default();
             let matching = self.operations.iter().filter(|entry| {
                 endpoint.is_none_or(|family| entry.family == family)
-                    && needle.as_deref().is_none_or(|needle| {
-                        entry.name.contains(needle)
-                            || entry.description.to_lowercase().contains(needle)
-                    })
+                    && matches_terms(&entry.search_text, &terms)
             });
             text.push_str(&join(matching.map(|entry| entry.summary.as_str())));
         }
         text.push_str("]}");
         text
     }
+}
+
+/// What `search` looks in: the name and description, lowercased, one per line.
+fn search_text(name: &str, description: &str) -> String {
+    format!("{}\n{}", name.to_lowercase(), description.to_lowercase())
+}
+
+/// The lowercased words of a `search` value; no words keep every operation.
+fn search_terms(search: &str) -> Vec<String> {
+    search.split_whitespace().map(str::to_lowercase).collect()
+}
+
+/// Whether every term appears in `text` (see [`search_text`]). A term holds no whitespace, so
+/// it matches within the name or within the description, never across the two. A term
+/// spelled with `_` (`pull_request`) also matches those words with spaces in a description.
+fn matches_terms(text: &str, terms: &[String]) -> bool {
+    terms.iter().all(|term| {
+        text.contains(term.as_str())
+            || (term.contains('_') && text.contains(&term.replace('_', " ")))
+    })
 }
 
 fn string_param<'a>(name: &'static str, value: &'a Value) -> Result<&'a str, AqlError> {
@@ -400,4 +418,166 @@ fn join<'a>(parts: impl Iterator<Item = &'a str>) -> String {
         text.push_str(part);
     }
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, Value, json};
+
+    use super::{Catalog, matches_terms, search_terms, search_text};
+    use crate::adapter::{
+        Adapter, AdapterInfo, Auth, Category, Introspection, OperationDoc, Route, ToolDocs,
+    };
+    use crate::config::{Config, EndpointMode};
+    use crate::tools::ToolSet;
+
+    struct Sample;
+
+    macro_rules! doc {
+        ($name:literal, $category:ident, $description:literal) => {
+            OperationDoc {
+                name: $name,
+                category: Category::$category,
+                description: $description,
+                summary_json: concat!("{\"name\":\"", $name, "\"}"),
+                details_json: concat!("{\"name\":\"", $name, "\"}"),
+            }
+        };
+    }
+
+    impl Adapter for Sample {
+        const INFO: &'static AdapterInfo = &AdapterInfo {
+            name: "sample",
+            version: "1.0.0",
+            description: "A sample adapter.",
+            base_url: "http://127.0.0.1:9",
+            base_url_env: "SAMPLE_BASE_URL",
+            auth: Auth::None,
+            schema_fingerprint: "sha256:0",
+        };
+        const ROUTES: &'static [&'static Route] = &[];
+        const INTROSPECTION: &'static Introspection = &Introspection {
+            operations: &[
+                doc!("issues_create", Create, "Create an issue"),
+                doc!("issues_list_for_repo", Read, "List repository issues"),
+                doc!("issues_get", Read, "Get an issue"),
+                doc!("repos_get", Read, "Get a repository"),
+                doc!("pulls_list", Read, "List pull requests"),
+                doc!(
+                    "search_issues_and_pull_requests",
+                    Read,
+                    "Search Issues and Pull Requests"
+                ),
+            ],
+            types: &[],
+        };
+        const TOOLS: &'static ToolDocs = &ToolDocs {
+            create: Some("create"),
+            read: "read",
+            update: None,
+            delete: None,
+            execute: None,
+            single: "single",
+        };
+
+        fn route(_: &str) -> Option<&'static Route> {
+            None
+        }
+    }
+
+    /// Operation names `introspect` lists for these params.
+    fn listed(params: Value) -> Vec<String> {
+        let config = Config::default();
+        let tools = ToolSet::new::<Sample>(EndpointMode::Crude, "");
+        let catalog = Catalog::new::<Sample>(&config, &tools);
+        let params: Map<String, Value> = match params {
+            Value::Object(map) => map,
+            _ => unreachable!("the tests pass objects"),
+        };
+        let answer = catalog.answer(&params, "s").expect("a valid query");
+        let answer: Value = serde_json::from_str(&answer).expect("JSON");
+        answer["operations"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|op| op["name"].as_str().expect("a name").to_owned())
+            .collect()
+    }
+
+    #[test]
+    fn search_keeps_operations_holding_every_word() {
+        let cases: &[(&str, &[&str])] = &[
+            // One word, as before: in the name or the description.
+            (
+                "issue",
+                &[
+                    "issues_list_for_repo",
+                    "issues_get",
+                    "search_issues_and_pull_requests",
+                ],
+            ),
+            ("repository", &["issues_list_for_repo", "repos_get"]),
+            // Several words: all of them, each in the name or the description.
+            ("issues list", &["issues_list_for_repo"]),
+            ("list issues", &["issues_list_for_repo"]),
+            ("LIST  Issues\t", &["issues_list_for_repo"]),
+            ("issues list for repo", &["issues_list_for_repo"]),
+            ("pulls requests", &["pulls_list"]),
+            ("issues pull", &["search_issues_and_pull_requests"]),
+            // A term written with `_` matches the name, or the words in a description.
+            ("issues_list", &["issues_list_for_repo"]),
+            (
+                "pull_request",
+                &["pulls_list", "search_issues_and_pull_requests"],
+            ),
+            ("issues nothing", &[]),
+        ];
+        for (search, expected) in cases {
+            let names =
+                listed(json!({"query": "operations", "endpoint": "read", "search": search}));
+            assert_eq!(names, *expected, "search {search:?}");
+        }
+    }
+
+    #[test]
+    fn blank_search_and_endpoint_filter() {
+        let every = listed(json!({"query": "operations"}));
+        assert_eq!(every.len(), 7);
+        assert_eq!(every[0], "introspect");
+        assert_eq!(
+            listed(json!({"query": "operations", "search": "  "})),
+            every
+        );
+        assert_eq!(
+            listed(json!({"query": "operations", "endpoint": "create", "search": "issue"})),
+            ["issues_create"]
+        );
+        assert_eq!(
+            listed(json!({"query": "operations", "search": "introspect"})),
+            ["introspect"]
+        );
+    }
+
+    #[test]
+    fn terms_match_within_name_or_description() {
+        let text = search_text("issues_list_for_repo", "List repository issues");
+        let table: &[(&str, bool)] = &[
+            ("", true),
+            ("issues", true),
+            ("ISSUES list", true),
+            ("repo_issues", false),
+            ("list_for", true),
+            ("repository issues", true),
+            ("repository_issues", true),
+            ("repo\nlist", true),
+            ("labels", false),
+        ];
+        for (search, expected) in table {
+            assert_eq!(
+                matches_terms(&text, &search_terms(search)),
+                *expected,
+                "search {search:?}"
+            );
+        }
+    }
 }

@@ -15,6 +15,7 @@ pub mod result;
 mod serve;
 pub mod server;
 pub mod session;
+mod stdio;
 pub mod tools;
 pub mod upstream;
 

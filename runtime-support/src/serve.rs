@@ -20,10 +20,12 @@ use crate::server::{AqlServer, Shared};
 pub fn run<A: Adapter>() -> ExitCode {
     init_tracing();
     let config = Config::from_env(A::INFO);
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    // One stdio connection is served best by one thread: no hand-offs between workers.
+    let mut builder = match config.transport {
+        Transport::Stdio => tokio::runtime::Builder::new_current_thread(),
+        Transport::Http => tokio::runtime::Builder::new_multi_thread(),
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             tracing::error!(%error, "cannot start the async runtime");
@@ -73,7 +75,7 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
 
 async fn serve_stdio<A: Adapter>(shared: Arc<Shared<A>>) -> Result<(), String> {
     let running = AqlServer::new(shared)
-        .serve(rmcp::transport::stdio())
+        .serve(crate::stdio::streams())
         .await
         .map_err(|error| format!("MCP initialization over stdio failed: {error}"))?;
     let reason = running

@@ -1,0 +1,47 @@
+//! Standard input and output for the MCP stdio transport.
+//!
+//! An MCP client starts the server with pipes on stdin and stdout. Tokio's own `stdin()` and
+//! `stdout()` run every read and write on its blocking thread pool, which costs two thread
+//! hand-offs per message; a pipe can instead be made non-blocking and polled by the reactor
+//! like a socket. When stdin or stdout is not a pipe (a terminal, a file), the blocking-pool
+//! handles are used.
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio_util::either::Either;
+
+/// The reading and writing halves of the process's standard streams.
+///
+/// Must be called inside a Tokio runtime.
+pub fn streams() -> (impl AsyncRead + Unpin, impl AsyncWrite + Unpin) {
+    (input(), output())
+}
+
+#[cfg(unix)]
+fn input() -> Either<tokio::net::unix::pipe::Receiver, tokio::io::Stdin> {
+    use std::os::fd::AsFd;
+    std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| tokio::net::unix::pipe::Receiver::from_file(std::fs::File::from(fd)))
+        .map_or_else(|_| Either::Right(tokio::io::stdin()), Either::Left)
+}
+
+#[cfg(unix)]
+fn output() -> Either<tokio::net::unix::pipe::Sender, tokio::io::Stdout> {
+    use std::os::fd::AsFd;
+    std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(|fd| tokio::net::unix::pipe::Sender::from_file(std::fs::File::from(fd)))
+        .map_or_else(|_| Either::Right(tokio::io::stdout()), Either::Left)
+}
+
+#[cfg(not(unix))]
+fn input() -> Either<tokio::io::Stdin, tokio::io::Stdin> {
+    Either::Right(tokio::io::stdin())
+}
+
+#[cfg(not(unix))]
+fn output() -> Either<tokio::io::Stdout, tokio::io::Stdout> {
+    Either::Right(tokio::io::stdout())
+}

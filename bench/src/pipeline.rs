@@ -56,11 +56,15 @@ pub fn run(root: &Path, work: &Path, reuse_build: bool) -> anyhow::Result<Built>
     let aqlgen = build_aqlgen(root)?;
 
     let schema = work.join("github-full.md");
-    let bearer_auth = supports_bearer_env(&aqlgen)?;
+    let import_help = import_help(&aqlgen)?;
+    let bearer_auth = import_help.contains("--bearer-env");
     let mut import = Command::new(&aqlgen);
     import.arg("import-openapi").arg(&openapi);
     if bearer_auth {
         import.args(["--bearer-env", "GITHUB_TOKEN"]);
+    }
+    if import_help.contains("--name") {
+        import.args(["--name", "github"]);
     }
     import.arg("-o").arg(&schema).arg("--quiet");
     eprintln!("bench: import-openapi, {GENERATOR_RUNS} timed runs");
@@ -156,12 +160,13 @@ fn build_aqlgen(root: &Path) -> anyhow::Result<PathBuf> {
     Ok(root.join(target).join("release").join("aqlgen"))
 }
 
-/// Whether this aqlgen's import can declare bearer auth (`--bearer-env`).
-fn supports_bearer_env(aqlgen: &Path) -> anyhow::Result<bool> {
+/// `aqlgen import-openapi --help`, to pass only the flags this aqlgen has (`--bearer-env`
+/// declares bearer auth, `--name` names the adapter).
+fn import_help(aqlgen: &Path) -> anyhow::Result<String> {
     let help = Command::new(aqlgen)
         .args(["import-openapi", "--help"])
         .output()?;
-    Ok(String::from_utf8_lossy(&help.stdout).contains("--bearer-env"))
+    Ok(String::from_utf8_lossy(&help.stdout).into_owned())
 }
 
 /// Release build of the generated crate from an empty target directory (dependencies

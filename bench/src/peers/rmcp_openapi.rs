@@ -62,6 +62,12 @@ pub async fn measure(ctx: &Context) -> Figures {
             && let Err(error) = session(&started, &mut figures).await
         {
             figures.notes.push(format!("session failed: {error:#}"));
+            if let Some(pid) = started.child.id() {
+                figures.peak_rss_mib = crate::proc::peak_rss_mib(pid);
+                figures
+                    .notes
+                    .push("peak RSS after tools/list, without load".to_owned());
+            }
         }
         started.stop().await;
     }

@@ -75,6 +75,11 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
             "operations.read[1].params.kind.default",
         ),
         (
+            "required_default",
+            "SCHEMA_INVALID_DEFAULT",
+            "operations.read[1].params.limit.default",
+        ),
+        (
             "invalid_enum",
             "SCHEMA_INVALID_ENUM",
             "operations.read[1].params.kind.enum[1]",

@@ -451,7 +451,18 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             .found(format!("a default on an {kind}")),
         );
     } else if let Some(default) = &param.default {
-        if !matches_type(kind, default) {
+        if param.required == Some(true) {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidDefault,
+                    format!("{path}.default"),
+                    "a required parameter never falls back to its default",
+                )
+                .expected("either `required: true` or a `default`, not both")
+                .found(format!("required: true and default: {default}"))
+                .suggest("drop `required: true`: a parameter with a default is optional"),
+            );
+        } else if !matches_type(kind, default) {
             out.push(
                 Diagnostic::new(
                     Code::InvalidDefault,

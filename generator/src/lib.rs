@@ -34,7 +34,7 @@ use std::path::Path;
 pub use builder::Builder;
 pub use error::Error;
 pub use openapi::{
-    Imported, Warning as ImportWarning, import as import_openapi,
+    Imported, Options as ImportOptions, Warning as ImportWarning, import as import_openapi,
     import_file as import_openapi_file, reason_kind as import_reason_kind,
 };
 pub use output::{GeneratedFile, write_if_changed};

@@ -60,6 +60,14 @@ enum Command {
         /// Where to write the adapter schema.
         #[arg(short, long, value_name = "ADAPTER_MD")]
         output: PathBuf,
+        /// Adapter name (lowercase, hyphens); also the prefix of its environment variables,
+        /// e.g. `github` gives GITHUB_BASE_URL. Default: derived from `info.title`.
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+        /// Send `Authorization: Bearer $VAR` upstream, whatever the document's
+        /// securitySchemes say (for documents that declare none usable).
+        #[arg(long, value_name = "VAR")]
+        bearer_env: Option<String>,
     },
 }
 
@@ -98,8 +106,12 @@ fn main() -> ExitCode {
 }
 
 /// Imports `openapi`, checks the result as `aqlgen check` would, writes it to `output`.
-fn import_openapi(openapi: &Path, output: &Path) -> Result<serde_json::Value, aqlgen::Error> {
-    let imported = aqlgen::import_openapi_file(openapi)?;
+fn import_openapi(
+    openapi: &Path,
+    output: &Path,
+    options: &aqlgen::ImportOptions,
+) -> Result<serde_json::Value, aqlgen::Error> {
+    let imported = aqlgen::import_openapi_file(openapi, options)?;
     aqlgen::check_text(&output.to_string_lossy(), &imported.text)?;
     std::fs::write(output, &imported.text).map_err(|source| aqlgen::Error::Io {
         action: format!("writing {}", output.display()),
@@ -179,8 +191,18 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
             "--verbose and --quiet cannot be used together".to_owned(),
         ));
     }
-    if let Some(Command::ImportOpenapi { openapi, output }) = &cli.command {
-        return import_openapi(openapi, output);
+    if let Some(Command::ImportOpenapi {
+        openapi,
+        output,
+        name,
+        bearer_env,
+    }) = &cli.command
+    {
+        let options = aqlgen::ImportOptions {
+            name: name.clone(),
+            bearer_env: bearer_env.clone(),
+        };
+        return import_openapi(openapi, output, &options);
     }
     if let Some(Command::Check { schemas }) = &cli.command {
         let mut fingerprints = Vec::new();

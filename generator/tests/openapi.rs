@@ -11,18 +11,21 @@ const FIXTURE: &str = "tests/fixtures/openapi/petstore.yaml";
 
 #[test]
 fn imported_adapter_matches_snapshot_validates_and_generates() {
-    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE)).expect("the fixture imports");
+    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
+        .expect("the fixture imports");
     expectorate::assert_contents("tests/output/openapi/petstore-adapter.md", &imported.text);
     let checked = aqlgen::check_text("petstore-adapter.md", &imported.text).expect("it validates");
     let files = aqlgen::generate_crate(&checked, "rt").expect("it generates");
     assert!(files.iter().any(|file| file.path == "src/routes.rs"));
-    let again = aqlgen::import_openapi_file(Path::new(FIXTURE)).expect("imports again");
+    let again = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
+        .expect("imports again");
     assert_eq!(imported.text, again.text, "the bytes are deterministic");
 }
 
 #[test]
 fn every_rule_that_drops_something_warns_with_the_operation() {
-    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE)).expect("the fixture imports");
+    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
+        .expect("the fixture imports");
     let expected = [
         (
             "document",
@@ -49,6 +52,10 @@ fn every_rule_that_drops_something_warns_with_the_operation() {
         (
             "POST /stores/{store_id}/merge",
             "body param `store_id` collides",
+        ),
+        (
+            "GET /stores/{store-id}/shelves/{shelf_ref}",
+            "param `shelf_ref`: accepts integer or string; written as string",
         ),
     ];
     for (operation, reason) in expected {
@@ -78,7 +85,7 @@ fn cli_writes_the_adapter_and_reports_warnings_in_json() {
     let report: Value = serde_json::from_slice(&output.stdout).expect("JSON report");
     assert_eq!(report["operations"]["execute"], 3);
     assert_eq!(report["operations"]["delete"], 1);
-    assert_eq!(report["warnings"].as_array().map(Vec::len), Some(13));
+    assert_eq!(report["warnings"].as_array().map(Vec::len), Some(14));
     assert_eq!(report["warnings"][0]["operation"], "document");
     aqlgen::check(&out).expect("the written file passes `aqlgen check`");
 
@@ -98,6 +105,71 @@ fn cli_writes_the_adapter_and_reports_warnings_in_json() {
 #[test]
 fn refuses_what_is_not_openapi_3() {
     let swagger = serde_json::json!({"swagger": "2.0", "paths": {}});
-    let error = aqlgen::import_openapi(&swagger).expect_err("Swagger 2 is refused");
+    let error =
+        aqlgen::import_openapi(&swagger, &Default::default()).expect_err("Swagger 2 is refused");
     assert!(error.to_string().contains("OpenAPI 3.x"), "{error}");
+}
+
+#[test]
+fn path_params_are_renamed_and_several_types_are_widened() {
+    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
+        .expect("the fixture imports");
+    let text = &imported.text;
+    assert!(
+        text.contains("maps_to: GET /stores/{store_id}/shelves/{shelf_ref}"),
+        "the placeholder follows the renamed param:\n{text}"
+    );
+    let shelf = text
+        .split("- name: stores_get_shelf")
+        .nth(1)
+        .expect("the operation is kept");
+    let shelf = shelf.split("\n  - name:").next().unwrap_or(shelf);
+    for expected in [
+        "store_id:\n        type: string\n        required: true",
+        "shelf_ref:\n        type: string\n        required: true",
+        "weight:\n        type: number",
+        "tag:\n        type: string",
+        "per_page:\n        type: integer\n        default: 30",
+    ] {
+        assert!(shelf.contains(expected), "no `{expected}` in\n{shelf}");
+    }
+    assert!(
+        !imported
+            .warnings
+            .iter()
+            .any(|warning| ["weight", "tag", "store-id"]
+                .iter()
+                .any(|name| warning.reason.contains(&format!("`{name}`")))),
+        "lossless mappings do not warn: {:#?}",
+        imported.warnings
+    );
+}
+
+#[test]
+fn name_and_bearer_env_choose_what_the_document_cannot() {
+    let options = aqlgen::ImportOptions {
+        name: Some("pets".to_owned()),
+        bearer_env: Some("PETS_TOKEN".to_owned()),
+    };
+    let imported =
+        aqlgen::import_openapi_file(Path::new(FIXTURE), &options).expect("the fixture imports");
+    assert!(
+        imported.text.contains("\nname: pets\n"),
+        "{}",
+        imported.text
+    );
+    assert!(
+        imported
+            .text
+            .contains("auth:\n  type: bearer\n  token_env: PETS_TOKEN\n"),
+        "{}",
+        imported.text
+    );
+    let checked = aqlgen::check_text("pets.md", &imported.text).expect("it validates");
+    let files = aqlgen::generate_crate(&checked, "rt").expect("it generates");
+    let lib = files
+        .iter()
+        .find(|file| file.path == "src/lib.rs")
+        .expect("a lib.rs");
+    assert!(lib.contents.contains("PETS_BASE_URL"), "{}", lib.contents);
 }

@@ -6,10 +6,10 @@ use serde_yaml::{Mapping, Value as Yaml};
 use super::naming::snake;
 
 /// The first scheme the format supports (http bearer, apiKey in header or query, http basic),
-/// in document order, with environment variable names derived from `title`; `type: none`
-/// when there is none. Skipped schemes are reported through `warn`.
-pub fn auth(document: &Value, title: &str, warn: &mut dyn FnMut(String)) -> Yaml {
-    let prefix = snake(title).to_uppercase();
+/// in document order, with environment variable names derived from the adapter `name`;
+/// `type: none` when there is none. Skipped schemes are reported through `warn`.
+pub fn auth(document: &Value, name: &str, warn: &mut dyn FnMut(String)) -> Yaml {
+    let prefix = snake(name).to_uppercase();
     let mut out = Mapping::new();
     let mut put = |key: &str, value: String| {
         out.insert(Yaml::String(key.to_owned()), Yaml::String(value));
@@ -54,5 +54,19 @@ pub fn auth(document: &Value, title: &str, warn: &mut dyn FnMut(String)) -> Yaml
         return Yaml::Mapping(out);
     }
     put("type", "none".to_owned());
+    Yaml::Mapping(out)
+}
+
+/// Bearer auth with the token in `variable`.
+pub fn bearer(variable: &str) -> Yaml {
+    let mut out = Mapping::new();
+    out.insert(
+        Yaml::String("type".to_owned()),
+        Yaml::String("bearer".to_owned()),
+    );
+    out.insert(
+        Yaml::String("token_env".to_owned()),
+        Yaml::String(variable.to_owned()),
+    );
     Yaml::Mapping(out)
 }

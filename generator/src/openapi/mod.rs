@@ -39,6 +39,17 @@ pub struct Imported {
     pub warnings: Vec<Warning>,
 }
 
+/// Choices the document cannot make for itself.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Adapter name; by default derived from `info.title`. It also prefixes the environment
+    /// variables (`<NAME>_BASE_URL`, `<NAME>_TOKEN`).
+    pub name: Option<String>,
+    /// Authenticate with a bearer token read from this environment variable, in place of
+    /// whatever `securitySchemes` declares.
+    pub bearer_env: Option<String>,
+}
+
 const CATEGORIES: [&str; 5] = ["create", "read", "update", "delete", "execute"];
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "patch", "head", "options", "trace",
@@ -50,7 +61,7 @@ const METHODS: [&str; 8] = [
 ///
 /// [`Error::Io`] when the file cannot be read; [`Error::Config`] when it is no OpenAPI 3.x
 /// document.
-pub fn import_file(path: &Path) -> Result<Imported, Error> {
+pub fn import_file(path: &Path, options: &Options) -> Result<Imported, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         action: format!("reading {}", path.display()),
         source,
@@ -64,7 +75,7 @@ pub fn import_file(path: &Path) -> Result<Imported, Error> {
             ))
         })?,
     };
-    import(&document)
+    import(&document, options)
 }
 
 /// Imports a parsed OpenAPI 3.x document.
@@ -72,7 +83,7 @@ pub fn import_file(path: &Path) -> Result<Imported, Error> {
 /// # Errors
 ///
 /// [`Error::Config`] when `document` is no OpenAPI 3.x document.
-pub fn import(document: &Value) -> Result<Imported, Error> {
+pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
     let version = document
         .get("openapi")
         .and_then(Value::as_str)
@@ -89,7 +100,10 @@ pub fn import(document: &Value) -> Result<Imported, Error> {
     let info = document.get("info").cloned().unwrap_or(Value::Null);
     let title = info.get("title").and_then(Value::as_str).unwrap_or("api");
     let mut warnings = Vec::new();
-    let name = naming::snake(title).replace('_', "-");
+    let name = options
+        .name
+        .clone()
+        .unwrap_or_else(|| naming::snake(title).replace('_', "-"));
     let adapter_version = info
         .get("version")
         .and_then(Value::as_str)
@@ -110,9 +124,12 @@ pub fn import(document: &Value) -> Result<Imported, Error> {
             ));
             "http://localhost"
         });
-    let auth = auth::auth(document, title, &mut |reason| {
-        warnings.push(document_warning(reason))
-    });
+    let auth = match &options.bearer_env {
+        Some(variable) => auth::bearer(variable),
+        None => auth::auth(document, &name, &mut |reason| {
+            warnings.push(document_warning(reason))
+        }),
+    };
 
     let mut lists: BTreeMap<&'static str, Vec<Yaml>> = BTreeMap::new();
     let mut names = naming::Names::default();
@@ -267,6 +284,7 @@ fn operation_yaml(
                 .flatten(),
         )
         .collect();
+    let mut renames: Vec<(String, String)> = Vec::new();
     let mut resolved: Vec<&Value> = Vec::new();
     for parameter in declared {
         let parameter = resolve(document, parameter)?;
@@ -301,12 +319,25 @@ fn operation_yaml(
         let required = place == "path" || parameter.get("required") == Some(&Value::Bool(true));
         let schema = parameter.get("schema").unwrap_or(&Value::Null);
         let description = parameter.get("description").and_then(Value::as_str);
+        // A path param's name appears only in the template, so `{org-id}` can become
+        // `{org_id}` without changing the URL; query names go on the wire as they are.
+        let local = if place == "path" && !naming::is_param_name(param_name) {
+            let renamed = naming::snake(param_name);
+            renames.push((param_name.to_owned(), renamed.clone()));
+            renamed
+        } else {
+            param_name.to_owned()
+        };
         match params::param(document, schema, required, description, warn, param_name) {
-            Ok(yaml) => add(&mut params, param_name, place, yaml, warn),
+            Ok(yaml) => add(&mut params, &local, place, yaml, warn),
             Err(reason) => warn(format!("{place} param `{param_name}`: {reason}; dropped")),
         }
     }
-    for placeholder in path
+    let mut template = path.to_owned();
+    for (wire, local) in &renames {
+        template = template.replace(&format!("{{{wire}}}"), &format!("{{{local}}}"));
+    }
+    for placeholder in template
         .split('{')
         .skip(1)
         .filter_map(|rest| rest.split_once('}'))
@@ -328,7 +359,7 @@ fn operation_yaml(
     out.insert(key("name"), Yaml::String(name));
     out.insert(
         key("maps_to"),
-        Yaml::String(format!("{} {path}", method.to_uppercase())),
+        Yaml::String(format!("{} {template}", method.to_uppercase())),
     );
     let description = operation
         .get("summary")

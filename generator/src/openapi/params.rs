@@ -19,13 +19,30 @@ pub fn param(
     name: &str,
 ) -> Result<Yaml, String> {
     let schema = resolve(document, schema)?;
-    let kind = kind_of(schema).ok_or_else(|| "its schema has no single type".to_owned())?;
+    let kind = match kind_of(schema) {
+        Some(kind) => kind,
+        None => {
+            let kinds = alternative_kinds(document, schema);
+            let kind = widest(&kinds).ok_or_else(|| "its schema has no type".to_owned())?;
+            if kind == "string" && kinds.iter().any(|other| *other != "string") {
+                warn(format!(
+                    "param `{name}`: accepts {}; written as string",
+                    kinds.join(" or ")
+                ));
+            }
+            kind
+        }
+    };
     let mut out = Mapping::new();
     let mut put = |key: &str, value: Yaml| {
         out.insert(Yaml::String(key.to_owned()), value);
     };
     put("type", Yaml::String(kind.to_owned()));
-    if required {
+    // A default makes a param optional to the caller, whatever the document says.
+    let default = schema
+        .get("default")
+        .filter(|default| default_fits(kind, default));
+    if required && default.is_none() {
         put("required", Yaml::Bool(true));
     }
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
@@ -40,22 +57,13 @@ pub fn param(
             _ => warn(format!("param `{name}`: non-string enum dropped")),
         }
     }
-    if let Some(default) = schema.get("default") {
-        let fits = match kind {
-            "string" => default.is_string(),
-            "boolean" => default.is_boolean(),
-            "integer" => default.is_i64() || default.is_u64(),
-            "number" => default.is_number(),
-            _ => false,
-        };
-        if fits {
-            let value = serde_yaml::to_value(default).map_err(|error| error.to_string())?;
-            put("default", value);
-        } else {
-            warn(format!(
-                "param `{name}`: `default` on an {kind} param is not accepted; dropped"
-            ));
-        }
+    if let Some(default) = default {
+        let value = serde_yaml::to_value(default).map_err(|error| error.to_string())?;
+        put("default", value);
+    } else if schema.get("default").is_some() {
+        warn(format!(
+            "param `{name}`: `default` on an {kind} param is not accepted; dropped"
+        ));
     }
     if matches!(kind, "integer" | "number") {
         for key in ["minimum", "maximum"] {
@@ -74,6 +82,68 @@ pub fn param(
         put("description", Yaml::String(text));
     }
     Ok(Yaml::Mapping(out))
+}
+
+/// Whether `default` can be written as the default of a `kind` param.
+fn default_fits(kind: &str, default: &Value) -> bool {
+    match kind {
+        "string" => default.is_string(),
+        "boolean" => default.is_boolean(),
+        "integer" => default.is_i64() || default.is_u64(),
+        "number" => default.is_number(),
+        _ => false,
+    }
+}
+
+/// The distinct non-null types a schema allows through a `type` list or `oneOf`/`anyOf`
+/// alternatives, in order of appearance.
+fn alternative_kinds(document: &Value, schema: &Value) -> Vec<&'static str> {
+    let mut kinds = Vec::new();
+    let mut push = |kind: Option<&'static str>| {
+        if let Some(kind) = kind
+            && !kinds.contains(&kind)
+        {
+            kinds.push(kind);
+        }
+    };
+    if let Some(Value::Array(listed)) = schema.get("type") {
+        for kind in listed.iter().filter_map(Value::as_str) {
+            push(kind_of(&serde_json::json!({ "type": kind })));
+        }
+    }
+    for key in ["oneOf", "anyOf"] {
+        for alternative in schema
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let alternative = resolve(document, alternative).unwrap_or(&Value::Null);
+            match kind_of(alternative) {
+                Some(kind) => push(Some(kind)),
+                None => alternative_kinds(document, alternative)
+                    .into_iter()
+                    .for_each(|kind| push(Some(kind))),
+            }
+        }
+    }
+    kinds
+}
+
+/// One adapter type for several: itself when there is one, `number` for integer and
+/// number, else `string`, which every scalar can be written as on the wire.
+fn widest(kinds: &[&'static str]) -> Option<&'static str> {
+    match kinds {
+        [] => None,
+        [kind] => Some(kind),
+        _ if kinds
+            .iter()
+            .all(|kind| matches!(*kind, "integer" | "number")) =>
+        {
+            Some("number")
+        }
+        _ => Some("string"),
+    }
 }
 
 /// The adapter type of `schema`: its `type` (the first non-null one of an OpenAPI 3.1 list),

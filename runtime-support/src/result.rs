@@ -1,17 +1,11 @@
 //! Answers as MCP sees them: the MCP-AQL discriminated union as JSON text content of a
 //! `CallToolResult` (seed mcp-integration §4.1), with `isError` set from the error code.
 
-use rmcp::model::{CallToolResult, ContentBlock};
-use serde_json::Value;
-
 use crate::error::{AqlError, ErrorCode};
+use rmcp::model::{CallToolResult, ContentBlock};
 
-/// `{"success":true,"data":<data>}`.
-pub fn success(data: &Value) -> CallToolResult {
-    success_raw(&data.to_string())
-}
-
-/// A success whose `data` is already JSON text (pre-serialized introspection answers).
+/// `{"success":true,"data":<data>}`, where `data_json` is already JSON text (pre-serialized
+/// introspection answers, the upstream's answer).
 pub fn success_raw(data_json: &str) -> CallToolResult {
     let mut text = String::with_capacity(data_json.len() + 26);
     text.push_str("{\"success\":true,\"data\":");
@@ -75,6 +69,8 @@ fn wrap_failure(error: &AqlError, text: String) -> CallToolResult {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     fn text(result: &CallToolResult) -> Value {

@@ -131,7 +131,7 @@ impl<A: Adapter> AqlServer<A> {
                 }
             }
             Target::Route(route) => match self.run_route(route, envelope.params).await {
-                Ok(data) => result::success(&data),
+                Ok(data) => result::success_raw(&data),
                 Err(error) => self.fail(Some(operation), &error),
             },
         }
@@ -141,7 +141,7 @@ impl<A: Adapter> AqlServer<A> {
         &self,
         route: &'static Route,
         mut params: Map<String, serde_json::Value>,
-    ) -> Result<serde_json::Value, AqlError> {
+    ) -> Result<String, AqlError> {
         if route.requires_confirmation {
             let token = params.remove(TOKEN_PARAM);
             // Parse first so a confirmation is only ever issued for a valid request.

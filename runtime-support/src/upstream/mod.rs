@@ -40,7 +40,6 @@ use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::{ACCEPT, HeaderValue};
 use reqwest::{Client, Url, redirect};
-use serde_json::Value;
 use tracing::debug;
 
 use crate::adapter::{AdapterInfo, Method, UpstreamRequest};
@@ -148,7 +147,8 @@ impl Upstream {
         self.base.as_str()
     }
 
-    /// Sends `request` and returns the upstream's JSON (`null` for an empty 2xx body).
+    /// Sends `request` and returns the upstream's JSON as compact text (`null` for an empty
+    /// 2xx body).
     ///
     /// # Errors
     ///
@@ -160,7 +160,7 @@ impl Upstream {
     /// * The status table of `response.rs` for non-2xx answers; `INTERNAL_ERROR` for a 2xx
     ///   body that is not JSON and for transport failures (refused, DNS, timeout, TLS,
     ///   network), with `details.upstream_error` naming the kind.
-    pub async fn send(&self, request: UpstreamRequest) -> Result<Value, AqlError> {
+    pub async fn send(&self, request: UpstreamRequest) -> Result<String, AqlError> {
         let credentials = if self.auth.sends_credentials() {
             if !self.credentials_allowed {
                 return Err(AqlError::new(

@@ -45,12 +45,12 @@ pub(crate) struct UpstreamResponse<'a> {
     pub body: &'a [u8],
 }
 
-/// Maps a complete upstream answer to `data` or an error.
+/// Maps a complete upstream answer to `data`, as compact JSON text, or an error.
 pub(crate) fn interpret(
     response: &UpstreamResponse<'_>,
     secrets: &Secrets,
     now: SystemTime,
-) -> Result<Value, AqlError> {
+) -> Result<String, AqlError> {
     let body = response.body.strip_prefix(BOM).unwrap_or(response.body);
     if response.status.is_success() {
         return parse_success(response, body, secrets);
@@ -62,12 +62,12 @@ fn parse_success(
     response: &UpstreamResponse<'_>,
     body: &[u8],
     secrets: &Secrets,
-) -> Result<Value, AqlError> {
+) -> Result<String, AqlError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Ok(Value::Null);
+        return Ok("null".to_owned());
     }
-    if let Ok(value) = serde_json::from_slice(body) {
-        return Ok(value);
+    if let Some(text) = compact_json(body) {
+        return Ok(text);
     }
     let status = response.status.as_u16();
     let content_type = content_type(response.headers);
@@ -377,6 +377,31 @@ fn looks_internal(text: &str) -> bool {
     MARKERS.iter().any(|m| text.contains(m)) || SOURCE_EXTENSIONS.iter().any(|m| text.contains(m))
 }
 
+/// `body` as compact JSON text when it is exactly one JSON value. The text is checked but
+/// never built into a tree: keys keep the upstream's order and a large answer costs one
+/// pass to validate and one to drop the whitespace between tokens.
+fn compact_json(body: &[u8]) -> Option<String> {
+    serde_json::from_slice::<serde::de::IgnoredAny>(body).ok()?;
+    let mut out = Vec::with_capacity(body.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for &byte in body {
+        if in_string {
+            out.push(byte);
+            if escaped {
+                escaped = false;
+            } else if byte == b'\\' {
+                escaped = true;
+            } else if byte == b'"' {
+                in_string = false;
+            }
+        } else if !byte.is_ascii_whitespace() {
+            in_string = byte == b'"';
+            out.push(byte);
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use reqwest::header::HeaderValue;
@@ -384,6 +409,11 @@ mod tests {
     use super::*;
 
     fn run(status: u16, headers: &[(&str, &str)], body: &[u8]) -> Result<Value, AqlError> {
+        let text = answer(status, headers, body)?;
+        Ok(serde_json::from_str(&text).expect("data is JSON text"))
+    }
+
+    fn answer(status: u16, headers: &[(&str, &str)], body: &[u8]) -> Result<String, AqlError> {
         let mut map = HeaderMap::new();
         for (name, value) in headers {
             map.insert(
@@ -401,6 +431,18 @@ mod tests {
             &Secrets::default(),
             UNIX_EPOCH + Duration::from_secs(1_000),
         )
+    }
+
+    #[test]
+    fn success_bodies_pass_through_compacted_in_their_order() {
+        let pretty = b"{\n  \"z\": \"a \\\" b\",\n  \"a\": [1, 2.50, \"\\u00e9\"]\n}\n";
+        assert_eq!(
+            answer(200, &[], pretty).expect("ok"),
+            r#"{"z":"a \" b","a":[1,2.50,"\u00e9"]}"#
+        );
+        assert_eq!(answer(204, &[], b"  ").expect("ok"), "null");
+        let trailing = answer(200, &[], b"{} {}").expect_err("two values");
+        assert_eq!(trailing.code, ErrorCode::InternalError);
     }
 
     #[test]

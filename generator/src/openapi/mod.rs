@@ -328,7 +328,15 @@ fn operation_yaml(
         } else {
             param_name.to_owned()
         };
-        match params::param(document, schema, required, description, warn, param_name) {
+        match params::param(
+            document,
+            schema,
+            required,
+            description,
+            warn,
+            param_name,
+            false,
+        ) {
             Ok(yaml) => add(&mut params, &local, place, yaml, warn),
             Err(reason) => warn(format!("{place} param `{param_name}`: {reason}; dropped")),
         }
@@ -444,7 +452,7 @@ fn body_params(
     }
     for (name, property) in properties {
         let is_required = body_required && required.contains(&name.as_str());
-        match params::param(document, property, is_required, None, warn, name) {
+        match params::param(document, property, is_required, None, warn, name, true) {
             Ok(yaml) => add(name, yaml, warn),
             Err(reason) => warn(format!("body param `{name}`: {reason}; dropped")),
         }

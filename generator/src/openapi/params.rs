@@ -17,6 +17,7 @@ pub fn param(
     description: Option<&str>,
     warn: &mut dyn FnMut(String),
     name: &str,
+    in_body: bool,
 ) -> Result<Yaml, String> {
     let schema = resolve(document, schema)?;
     let kind = match kind_of(schema) {
@@ -24,7 +25,15 @@ pub fn param(
         None => {
             let kinds = alternative_kinds(document, schema);
             let kind = widest(&kinds).ok_or_else(|| "its schema has no type".to_owned())?;
-            if kind == "string" && kinds.iter().any(|other| *other != "string") {
+            // Path and query values travel as text, so a scalar written as a string loses
+            // nothing there; in a JSON body it changes the value's type, and an array or
+            // object cannot be written as one string anywhere.
+            let lossy = kinds.iter().any(|other| match *other {
+                "string" => false,
+                "array" | "object" => true,
+                _ => in_body,
+            });
+            if kind == "string" && lossy {
                 warn(format!(
                     "param `{name}`: accepts {}; written as string",
                     kinds.join(" or ")

@@ -418,23 +418,37 @@ fn body_params(
     };
     let body_required = body.get("required") == Some(&Value::Bool(true));
     let schema = resolve(document, media.get("schema").unwrap_or(&Value::Null))?;
-    let mut parts = vec![schema];
+    // Each part with whether it is one of several oneOf/anyOf alternatives: their
+    // properties are all optional (the caller picks the alternative), and an alternative
+    // that is no object (an array or a scalar body) cannot be expressed as params.
+    let mut parts = vec![(schema, false)];
     let mut properties: Vec<(&String, &Value)> = Vec::new();
     let mut required: Vec<&str> = Vec::new();
-    while let Some(part) = parts.pop() {
-        if part.get("oneOf").is_some() || part.get("anyOf").is_some() {
-            warn("oneOf/anyOf request body cannot be expressed; body dropped".to_owned());
-            return Ok(());
+    let mut lost_forms: Vec<&str> = Vec::new();
+    while let Some((part, alternative)) = parts.pop() {
+        for key in ["oneOf", "anyOf"] {
+            let subs = part.get(key).and_then(Value::as_array);
+            // A single alternative is no choice: its required properties stay required.
+            let choice = alternative || subs.is_some_and(|subs| subs.len() > 1);
+            for sub in subs.into_iter().flatten().rev() {
+                parts.push((resolve(document, sub)?, choice));
+            }
         }
         if let Some(all) = part.get("allOf").and_then(Value::as_array) {
             for sub in all.iter().rev() {
-                parts.push(resolve(document, sub)?);
+                parts.push((resolve(document, sub)?, alternative));
             }
         }
-        let is_object = part.get("type").is_none_or(|kind| kind == "object");
-        if !is_object {
-            warn("request body is not a JSON object; body dropped".to_owned());
-            return Ok(());
+        let kind = part.get("type").and_then(Value::as_str).unwrap_or("object");
+        if kind != "object" {
+            if !alternative {
+                warn("request body is not a JSON object; body dropped".to_owned());
+                return Ok(());
+            }
+            if !lost_forms.contains(&kind) {
+                lost_forms.push(kind);
+            }
+            continue;
         }
         properties.extend(
             part.get("properties")
@@ -442,14 +456,28 @@ fn body_params(
                 .into_iter()
                 .flatten(),
         );
-        required.extend(
-            part.get("required")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str),
-        );
+        if !alternative {
+            required.extend(
+                part.get("required")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str),
+            );
+        }
     }
+    if !lost_forms.is_empty() {
+        warn(format!(
+            "oneOf/anyOf request body: its {} form cannot be sent; the object form's params are kept",
+            lost_forms.join(" and ")
+        ));
+    }
+    let mut seen: Vec<&str> = Vec::new();
+    properties.retain(|(name, _)| {
+        let fresh = !seen.contains(&name.as_str());
+        seen.push(name.as_str());
+        fresh
+    });
     for (name, property) in properties {
         let is_required = body_required && required.contains(&name.as_str());
         match params::param(document, property, is_required, None, warn, name, true) {

@@ -227,6 +227,21 @@ fn is_semver(text: &str) -> bool {
             .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
 }
 
+/// Renames the param `from` to `to` where it stands, so the written order stays the
+/// document's.
+fn rename_key(params: &mut Mapping, from: &str, to: &str) {
+    *params = std::mem::take(params)
+        .into_iter()
+        .map(|(k, v)| {
+            if k.as_str() == Some(from) {
+                (key(to), v)
+            } else {
+                (k, v)
+            }
+        })
+        .collect();
+}
+
 /// One operation's YAML; `Err` says why the operation cannot be imported.
 #[expect(
     clippy::too_many_arguments,
@@ -249,11 +264,31 @@ fn operation_yaml(
     let name = names.unique(&naming::snake(&raw_name));
     let mut params = Mapping::new();
     let mut origin: BTreeMap<String, &str> = BTreeMap::new();
+    // Path params renamed to make way for a query or body param of the same name: the
+    // other one's name goes on the wire, a path param's is only a template placeholder.
+    let mut moved: Vec<(String, String)> = Vec::new();
     let mut add = |params: &mut Mapping,
                    name: &str,
                    place: &'static str,
                    yaml: Yaml,
                    warn: &mut dyn FnMut(String)| {
+        let mut fresh = format!("path_{name}");
+        while origin.contains_key(&fresh) {
+            fresh.push('_');
+        }
+        let first = origin.get(name).copied();
+        if first == Some("path") && place != "path" {
+            rename_key(params, name, &fresh);
+            origin.insert(fresh.clone(), "path");
+            origin.remove(name);
+            moved.push((name.to_owned(), fresh.clone()));
+        }
+        let name = if first.is_some_and(|first| first != "path") && place == "path" {
+            moved.push((name.to_owned(), fresh.clone()));
+            fresh.as_str()
+        } else {
+            name
+        };
         if let Some(first) = origin.get(name) {
             warn(format!(
                 "{place} param `{name}` collides with the {first} param of that name; dropped"
@@ -341,8 +376,13 @@ fn operation_yaml(
             Err(reason) => warn(format!("{place} param `{param_name}`: {reason}; dropped")),
         }
     }
+    if let Some(body) = operation.get("requestBody") {
+        body_params(document, body, warn, &mut |name, yaml, warn| {
+            add(&mut params, name, "body", yaml, warn)
+        })?;
+    }
     let mut template = path.to_owned();
-    for (wire, local) in &renames {
+    for (wire, local) in renames.iter().chain(&moved) {
         template = template.replace(&format!("{{{wire}}}"), &format!("{{{local}}}"));
     }
     for placeholder in template
@@ -356,11 +396,6 @@ fn operation_yaml(
                 "path placeholder `{{{placeholder}}}` has no usable path param"
             ));
         }
-    }
-    if let Some(body) = operation.get("requestBody") {
-        body_params(document, body, warn, &mut |name, yaml, warn| {
-            add(&mut params, name, "body", yaml, warn)
-        })?;
     }
 
     let mut out = Mapping::new();

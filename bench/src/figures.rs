@@ -40,6 +40,9 @@ pub struct Figures {
     /// MCP `ping` round trips on the load connection at concurrency 1: the transport and the
     /// server's JSON-RPC loop alone.
     pub ping_c1: Option<Load>,
+    /// Per-call overhead at concurrency 1, one figure per paired round: p50 through the server
+    /// minus p50 of the direct call measured right after it (see `measure::paired_overhead`).
+    pub overhead_c1_rounds_us: Vec<f64>,
     /// CPU time (user + system) of the server process per `get_repo` call, in microseconds.
     pub cpu_us_per_call: Option<f64>,
     /// Why a figure is missing or how it was bounded; printed under the table.

@@ -81,6 +81,7 @@ async fn main() -> anyhow::Result<()> {
 
     let load_average = proc::load_average();
     let upstream = demo_upstream::spawn(demo_upstream::Options::default()).await?;
+    let url = format!("{}/repos/octo/hello-world", upstream.base_url());
     let setup = ours::Setup {
         binary: built.binary.clone(),
         env: vec![
@@ -92,12 +93,13 @@ async fn main() -> anyhow::Result<()> {
         warmup_calls: if options.quick { 100 } else { 500 },
         calls_c1: if options.quick { 500 } else { 5_000 },
         calls_c32: if options.quick { 2_000 } else { 20_000 },
+        floor_url: url.clone(),
+        overhead_rounds: 20,
     };
     let crude = ours::measure(&setup, "crude").await?;
     let single = ours::measure(&setup, "single").await?;
 
     eprintln!("bench: direct reqwest floor");
-    let url = format!("{}/repos/octo/hello-world", upstream.base_url());
     measure::direct(&url, 32, setup.warmup_calls).await?;
     let direct = Figures {
         name: "direct reqwest (floor)".to_owned(),

@@ -69,7 +69,37 @@ pub async fn direct(url: &str, concurrency: usize, calls: usize) -> anyhow::Resu
     let http = reqwest::Client::builder()
         .pool_max_idle_per_host(concurrency.max(1))
         .build()?;
-    let url: Arc<str> = url.into();
+    direct_with(&http, url, concurrency, calls).await
+}
+
+/// The per-call overhead at concurrency 1, measured so that the shared machine's drift
+/// cancels out: `rounds` times, `calls_per_round` calls through the server and then as many
+/// direct calls; one figure per round, the difference of the two p50s.
+pub async fn paired_overhead(
+    client: &Client,
+    tool: &str,
+    arguments: &Value,
+    url: &str,
+    rounds: usize,
+    calls_per_round: usize,
+) -> anyhow::Result<Vec<f64>> {
+    let http = reqwest::Client::new();
+    let mut differences = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        let through = load(client, tool, arguments.clone(), 1, calls_per_round).await?;
+        let direct = direct_with(&http, url, 1, calls_per_round).await?;
+        differences.push(through.p50_us - direct.p50_us);
+    }
+    Ok(differences)
+}
+
+async fn direct_with(
+    http: &reqwest::Client,
+    url: &str,
+    concurrency: usize,
+    calls: usize,
+) -> anyhow::Result<Load> {
+    let (http, url): (reqwest::Client, Arc<str>) = (http.clone(), url.into());
     run_load(concurrency, calls, move || {
         let (http, url) = (http.clone(), url.clone());
         async move {

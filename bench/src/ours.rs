@@ -26,6 +26,10 @@ pub struct Setup {
     pub calls_c1: usize,
     /// Timed calls at concurrency 32.
     pub calls_c32: usize,
+    /// The upstream's `get_repo` URL, called directly for the paired overhead rounds.
+    pub floor_url: String,
+    /// Paired overhead rounds (each `calls_c1 / overhead_rounds` calls each way).
+    pub overhead_rounds: usize,
 }
 
 impl Setup {
@@ -89,11 +93,26 @@ pub async fn measure(setup: &Setup, mode: &str) -> anyhow::Result<Figures> {
     let pid = client.pid().context("stdio server without a pid")?;
     let cpu_before = proc::cpu_secs(pid);
     let c1 = measure::load(&client, tool, arguments.clone(), 1, setup.calls_c1).await?;
-    let c32 = measure::load(&client, tool, arguments, 32, setup.calls_c32).await?;
+    let c32 = measure::load(&client, tool, arguments.clone(), 32, setup.calls_c32).await?;
     if let (Some(before), Some(after)) = (cpu_before, proc::cpu_secs(pid)) {
         let calls = (setup.calls_c1 + setup.calls_c32) as f64;
         figures.cpu_us_per_call = Some((after - before) * 1e6 / calls);
     }
+    figures.overhead_c1_rounds_us = measure::paired_overhead(
+        &client,
+        tool,
+        &arguments,
+        &setup.floor_url,
+        setup.overhead_rounds,
+        setup.calls_c1 / setup.overhead_rounds,
+    )
+    .await?;
+    figures.notes.push(format!(
+        "overhead at c1: {} paired rounds of {} calls through the server, each followed by as \
+         many direct calls",
+        setup.overhead_rounds,
+        setup.calls_c1 / setup.overhead_rounds
+    ));
     figures.ping_c1 = Some(measure::pings(&client, 1, setup.calls_c1).await?);
     figures.load_c1 = Some(c1);
     figures.load_c32 = Some(c32);

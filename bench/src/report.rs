@@ -6,6 +6,7 @@ use std::path::Path;
 use anyhow::Context as _;
 
 use crate::figures::{Figures, Load};
+use crate::measure::{median, percentile};
 use crate::pipeline::Built;
 
 /// The markers around the generated part of README.md.
@@ -178,18 +179,31 @@ fn load_cells(load: Option<Load>) -> (String, String) {
     }
 }
 
-/// Per-call overhead of each mode: p50 through the server minus p50 of the direct call.
+/// Per-call overhead of each mode: at c1 the paired rounds' median, at c32 the p50
+/// difference of the long runs; then where a c1 call's time goes.
 fn overheads(run: &Run<'_>) -> String {
-    let mut out = String::from("Per-call overhead over the direct call (p50 difference):");
+    let mut out = String::from(
+        "Per-call overhead over the direct call at c1, the median of paired rounds (calls \
+         through the server, then as many direct calls; the difference of their p50s) so that \
+         the shared machine's drift cancels out, with the rounds' quartiles:",
+    );
     for ours in [run.crude, run.single] {
-        let c1 = overhead(ours.load_c1, run.direct.load_c1);
+        let _ = write!(
+            out,
+            " {} {},",
+            ours.name,
+            paired(&ours.overhead_c1_rounds_us)
+        );
+    }
+    out.pop();
+    out.push_str(". At c32, the p50 difference of the long runs:");
+    for ours in [run.crude, run.single] {
         let c32 = overhead(ours.load_c32, run.direct.load_c32);
         let _ = write!(
             out,
-            " {} {} µs at c1, {} µs at c32;",
+            " {} {} µs,",
             ours.name,
-            opt(c1, |us| format!("{us:.0}")),
-            opt(c32, |us| format!("{us:.0}")),
+            opt(c32, |us| format!("{us:.0}"))
         );
     }
     out.pop();
@@ -216,6 +230,26 @@ fn overheads(run: &Run<'_>) -> String {
         }
     }
     out
+}
+
+/// The median of paired overhead rounds with their quartiles: `138 µs (121–152 µs, 20
+/// rounds)`.
+fn paired(rounds_us: &[f64]) -> String {
+    let Some(median) = paired_median(rounds_us) else {
+        return "–".to_owned();
+    };
+    let mut sorted = rounds_us.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    format!(
+        "{median:.0} µs ({:.0}–{:.0} µs, {} rounds)",
+        percentile(&sorted, 0.25),
+        percentile(&sorted, 0.75),
+        sorted.len()
+    )
+}
+
+fn paired_median(rounds_us: &[f64]) -> Option<f64> {
+    (!rounds_us.is_empty()).then(|| median(&mut rounds_us.to_vec()))
 }
 
 fn overhead(server: Option<Load>, direct: Option<Load>) -> Option<f64> {
@@ -277,7 +311,7 @@ fn targets(run: &Run<'_>) -> Vec<(String, String, Option<bool>)> {
         ));
     }
     for ours in [run.crude, run.single] {
-        let c1 = overhead(ours.load_c1, run.direct.load_c1);
+        let c1 = paired_median(&ours.overhead_c1_rounds_us);
         out.push((
             format!("overhead ≤ 150 µs p50 at c1 ({})", ours.name),
             opt(c1, |us| format!("{us:.0} µs")),
@@ -397,6 +431,14 @@ mod tests {
         assert_eq!(civil_date(0), (1970, 1, 1));
         assert_eq!(civil_date(20_415), (2025, 11, 23));
         assert_eq!(civil_date(11_016), (2000, 2, 29));
+    }
+
+    #[test]
+    fn paired_rounds_give_median_and_quartiles() {
+        let rounds = [150.0, 110.0, 130.0, 120.0, 140.0];
+        assert_eq!(paired(&rounds), "130 µs (120–140 µs, 5 rounds)");
+        assert_eq!(paired_median(&rounds), Some(130.0));
+        assert_eq!(paired(&[]), "–");
     }
 
     #[test]

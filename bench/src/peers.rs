@@ -181,6 +181,20 @@ impl Tally {
         self.steps.iter().map(|(_, spent)| spent).sum()
     }
 
+    /// Counts the successful issues call `call` of `tool` (its payload as null) as the last
+    /// step and records the first-call total and its steps in `figures`.
+    fn finish(mut self, tool: &str, call: &Reply, figures: &mut Figures) {
+        self.add(
+            format!("{tool} (payload as null)"),
+            &call.request,
+            &without_payload(call),
+        );
+        figures.first_call_tokens = Some(self.total());
+        figures
+            .notes
+            .push(format!("first call steps: {}", self.describe()));
+    }
+
     /// "tools/list 373616, issues_list-for-repo (payload as null) 612".
     fn describe(&self) -> String {
         let steps: Vec<String> = self
@@ -333,15 +347,7 @@ async fn session_discrete(peer: &DiscreteStdio<'_>, figures: &mut Figures) -> an
     let arguments = json!({"owner": OWNER, "repo": REPO, "state": "open"});
     let call = client.call_tool(&issues, arguments).await?;
     ensure_payload(&call, ISSUES_MARKER)?;
-    tally.add(
-        format!("{issues} (payload as null)"),
-        &call.request,
-        &without_payload(&call),
-    );
-    figures.first_call_tokens = Some(tally.total());
-    figures
-        .notes
-        .push(format!("first call steps: {}", tally.describe()));
+    tally.finish(&issues, &call, figures);
 
     let repo = listed.find(peer.repo_tool)?;
     let arguments = json!({"owner": OWNER, "repo": REPO});

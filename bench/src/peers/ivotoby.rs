@@ -10,7 +10,7 @@ use tokio::process::Command;
 
 use super::{
     Context, DiscreteStdio, ISSUES_MARKER, Listed, OWNER, REPO, Tally, ensure_payload, failed_row,
-    load_and_rss, measure_discrete_stdio, npm_install, without_payload,
+    load_and_rss, measure_discrete_stdio, npm_install,
 };
 use crate::client::{Client, truncate};
 use crate::figures::Figures;
@@ -151,15 +151,7 @@ async fn session_dynamic(command: Command, figures: &mut Figures) -> anyhow::Res
         let endpoint = arguments["endpoint"].to_string();
         let call = client.call_tool(&invoke, arguments).await?;
         if ensure_payload(&call, ISSUES_MARKER).is_ok() {
-            tally.add(
-                format!("{invoke} (payload as null)"),
-                &call.request,
-                &without_payload(&call),
-            );
-            figures.first_call_tokens = Some(tally.total());
-            figures
-                .notes
-                .push(format!("first call steps: {}", tally.describe()));
+            tally.finish(&invoke, &call, figures);
             load_and_rss(&client, client.pid(), &invoke, repo_arguments, figures).await;
             return client.close().await;
         }

@@ -13,7 +13,7 @@ use tokio::process::{Child, Command};
 
 use super::{
     Context, ISSUES_MARKER, Listed, OWNER, REPO, Tally, ensure_payload, failed_row, load_and_rss,
-    run_step, without_payload,
+    run_step,
 };
 use crate::client::{Client, Reply};
 use crate::figures::Figures;
@@ -223,15 +223,7 @@ async fn session(started: &Started, figures: &mut Figures) -> anyhow::Result<()>
     let arguments = json!({"owner": OWNER, "repo": REPO, "state": "open"});
     let call = started.client.call_tool(&issues, arguments).await?;
     ensure_payload(&call, ISSUES_MARKER)?;
-    tally.add(
-        format!("{issues} (payload as null)"),
-        &call.request,
-        &without_payload(&call),
-    );
-    figures.first_call_tokens = Some(tally.total());
-    figures
-        .notes
-        .push(format!("first call steps: {}", tally.describe()));
+    tally.finish(&issues, &call, figures);
 
     let repo = listed.find(REPO_TOOL)?;
     let arguments = json!({"owner": OWNER, "repo": REPO});

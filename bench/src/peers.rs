@@ -316,9 +316,10 @@ struct DiscreteStdio<'a> {
     issues_tool: &'a str,
     /// Its tool for GitHub's `repos/get`.
     repo_tool: &'a str,
-    /// Spawns for the cold-start medians.
-    cold_runs: usize,
 }
+
+/// Spawns for a discrete-tool peer's cold-start medians.
+const COLD_RUNS: usize = 20;
 
 /// Every figure of a discrete-tool stdio peer into `figures`: tools/list, the scripted first
 /// call (tools/list, then the issues tool), load and RSS on that same process, cold start.
@@ -326,7 +327,7 @@ async fn measure_discrete_stdio(peer: &DiscreteStdio<'_>, figures: &mut Figures)
     if let Err(error) = session_discrete(peer, figures).await {
         figures.notes.push(format!("session failed: {error:#}"));
     }
-    match measure::cold_start(peer.spawn, peer.cold_runs).await {
+    match measure::cold_start(peer.spawn, COLD_RUNS).await {
         Ok((initialize, tools_list)) => {
             figures.cold_start_initialize_ms = Some(initialize);
             figures.cold_start_tools_list_ms = Some(tools_list);

@@ -40,7 +40,6 @@ pub async fn measure(ctx: &Context) -> Figures {
         spawn: &spawn,
         issues_tool: ISSUES_TOOL,
         repo_tool: REPO_TOOL,
-        cold_runs: 20,
     };
     measure_discrete_stdio(&peer, &mut figures).await;
     figures

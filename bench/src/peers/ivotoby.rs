@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use tokio::process::Command;
 
 use super::{
-    Context, DiscreteStdio, ISSUES_MARKER, Listed, OWNER, REPO, Tally, ensure_payload, failed_row,
-    load_and_rss, measure_discrete_stdio, npm_install,
+    COLD_RUNS, Context, DiscreteStdio, ISSUES_MARKER, Listed, OWNER, REPO, Tally, ensure_payload,
+    failed_row, load_and_rss, measure_discrete_stdio, npm_install,
 };
 use crate::client::{Client, truncate};
 use crate::figures::Figures;
@@ -70,7 +70,6 @@ async fn measure_all_tools(ctx: &Context, entry: &Path, name: String) -> Figures
         spawn: &spawn,
         issues_tool: ISSUES_TOOL,
         repo_tool: REPO_TOOL,
-        cold_runs: 20,
     };
     measure_discrete_stdio(&peer, &mut figures).await;
     figures
@@ -85,7 +84,7 @@ async fn measure_dynamic(ctx: &Context, entry: &Path, name: String) -> Figures {
     if let Err(error) = session_dynamic(spawn(), &mut figures).await {
         figures.notes.push(format!("session failed: {error:#}"));
     }
-    match measure::cold_start(spawn, 20).await {
+    match measure::cold_start(spawn, COLD_RUNS).await {
         Ok((initialize, tools_list)) => {
             figures.cold_start_initialize_ms = Some(initialize);
             figures.cold_start_tools_list_ms = Some(tools_list);

@@ -162,6 +162,14 @@ fn verbs(category: Category) -> &'static [&'static str] {
     }
 }
 
+/// `Create` of `create`.
+fn title(word: &str) -> String {
+    let mut chars = word.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
+}
+
 /// The first snake_case word of an operation name: `repos` of `repos_get`.
 fn name_prefix(name: &str) -> &str {
     name.split('_').next().unwrap_or(name)
@@ -270,7 +278,7 @@ impl Renderer {
             .iter()
             .map(|(category, operations)| {
                 json!({
-                    "label": category.variant(),
+                    "label": title(category.family()),
                     "listing": Listing::new(operations, SINGLE_GROUPS_SHOWN).context(),
                 })
             })
@@ -326,10 +334,10 @@ impl Renderer {
             .map(|category| {
                 let operations: Vec<Value> = adapter.operations.iter().filter(|op| op.category == *category).map(|op| json!({
                     "name": op.name,
-                    "request": format!("{} {}", op.method.variant().to_uppercase(), op.path_template),
+                    "request": format!("{} {}", op.method.as_str(), op.path_template),
                     "description": op.description.replace('\n', " ").replace('|', "\\|"),
                 })).collect();
-                json!({"label": category.variant(), "family": category.family(), "operations": operations})
+                json!({"label": title(category.family()), "family": category.family(), "operations": operations})
             })
             .collect();
         self.render("README.md.tera", &json!({

@@ -6,6 +6,8 @@
 
 use serde_json::{Map, Value};
 
+pub use aql_model::{Category, DangerLevel, Method, TrustLevel};
+
 use crate::params::ParamError;
 
 /// What a generated adapter crate provides to the runtime.
@@ -79,119 +81,6 @@ pub enum ApiKeyLocation {
     Header(&'static str),
     /// In this query parameter.
     Query(&'static str),
-}
-
-/// The five semantic categories, which are also the CRUDE endpoint families.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Category {
-    /// Additive, non-destructive.
-    Create,
-    /// Read-only.
-    Read,
-    /// Modifies existing state.
-    Update,
-    /// Removes state.
-    Delete,
-    /// Side effects and lifecycle actions.
-    Execute,
-}
-
-impl Category {
-    /// All categories in CRUDE order.
-    pub const ALL: [Category; 5] = [
-        Self::Create,
-        Self::Read,
-        Self::Update,
-        Self::Delete,
-        Self::Execute,
-    ];
-
-    /// `semantic_category` as introspection spells it: `READ`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Create => "CREATE",
-            Self::Read => "READ",
-            Self::Update => "UPDATE",
-            Self::Delete => "DELETE",
-            Self::Execute => "EXECUTE",
-        }
-    }
-
-    /// The endpoint family: `read`. The CRUDE tool is `mcp_aql_<family>`.
-    pub const fn family(self) -> &'static str {
-        match self {
-            Self::Create => "create",
-            Self::Read => "read",
-            Self::Update => "update",
-            Self::Delete => "delete",
-            Self::Execute => "execute",
-        }
-    }
-
-    /// `{readOnly, destructive}` per SPEC §6.1 (REQ-ROUTE-4).
-    pub const fn permissions(self) -> (bool, bool) {
-        match self {
-            Self::Create => (false, false),
-            Self::Read => (true, false),
-            Self::Update | Self::Delete | Self::Execute => (false, true),
-        }
-    }
-}
-
-/// Upstream HTTP method.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// GET: non-path params go to the query string.
-    Get,
-    /// POST: non-path params go to a JSON body.
-    Post,
-    /// PUT: non-path params go to a JSON body.
-    Put,
-    /// PATCH: non-path params go to a JSON body.
-    Patch,
-    /// DELETE: non-path params go to the query string.
-    Delete,
-}
-
-impl Method {
-    /// The method as HTTP spells it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Get => "GET",
-            Self::Post => "POST",
-            Self::Put => "PUT",
-            Self::Patch => "PATCH",
-            Self::Delete => "DELETE",
-        }
-    }
-}
-
-/// Danger levels with their numeric ranks (REQ-DANGER-1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum DangerLevel {
-    /// 0: no side effects.
-    Safe,
-    /// 1: can be undone.
-    Reversible,
-    /// 2: loses data.
-    Destructive,
-    /// 3: wide or irreversible effects.
-    Dangerous,
-    /// 4: never run without explicit confirmation.
-    Forbidden,
-}
-
-impl DangerLevel {
-    /// The wire spelling: `destructive`.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Safe => "safe",
-            Self::Reversible => "reversible",
-            Self::Destructive => "destructive",
-            Self::Dangerous => "dangerous",
-            Self::Forbidden => "forbidden",
-        }
-    }
 }
 
 /// One operation of the routing table.

@@ -180,11 +180,11 @@ impl<A: Adapter> AqlServer<A> {
             ErrorCode::ValidationEndpointMismatch,
             format!(
                 "Operation '{operation}' is a {} operation: call it through tool '{expected}', not '{received}'",
-                category.as_str()
+                category.semantic_name()
             ),
         )
         .with_detail("operation", operation)
-        .with_detail("semantic_category", category.as_str())
+        .with_detail("semantic_category", category.semantic_name())
         .with_detail("expected_tool", expected)
         .with_detail("received_tool", received)
     }

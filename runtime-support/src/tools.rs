@@ -77,7 +77,7 @@ impl ToolSet {
         let schema = Arc::new(input_schema());
         let mut tools = Vec::new();
         if mode.has_crude() {
-            for category in Category::ALL {
+            for &category in Category::ALL {
                 let Some(description) = family_doc(A::TOOLS, category) else {
                     continue;
                 };

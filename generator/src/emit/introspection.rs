@@ -10,7 +10,7 @@ use crate::ir::{Adapter, Operation, Param, Placement};
 pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
     let operations = adapter.operations.iter().map(|operation| {
         let (name, description) = (&operation.name, &operation.description);
-        let category = crate::ident::ident(operation.category.variant());
+        let category = super::variant(operation.category);
         let summary = operation_summary(operation).to_string();
         let details = operation_details(operation).to_string();
         quote! {
@@ -47,7 +47,7 @@ pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
 fn operation_summary(operation: &Operation) -> Value {
     json!({
         "name": operation.name,
-        "semantic_category": operation.category.upper(),
+        "semantic_category": operation.category.semantic_name(),
         "endpoint": operation.category.family(),
         "description": operation.description,
     })
@@ -75,7 +75,7 @@ fn operation_details(operation: &Operation) -> Value {
     }
     json!({
         "name": operation.name,
-        "semantic_category": operation.category.upper(),
+        "semantic_category": operation.category.semantic_name(),
         "endpoint": operation.category.family(),
         "description": operation.description,
         "permissions": {"readOnly": read_only, "destructive": destructive},
@@ -94,7 +94,7 @@ fn parameter_info(param: &Param) -> Value {
     let ty = param
         .enum_type
         .clone()
-        .unwrap_or_else(|| param.ty.schema_name().to_owned());
+        .unwrap_or_else(|| param.ty.as_str().to_owned());
     info.insert("type".into(), ty.into());
     info.insert("required".into(), param.required.into());
     if !param.description.is_empty() {

@@ -13,6 +13,12 @@ use quote::quote;
 
 use crate::ir::Adapter;
 
+/// The variant of a shared vocabulary enum as generated code names it: `Category::Read`'s
+/// `Read`. The enums derive `Debug`, which prints a unit variant as its name.
+pub fn variant(value: impl std::fmt::Debug) -> proc_macro2::Ident {
+    quote::format_ident!("{value:?}")
+}
+
 /// One `#[doc]` per line, each with a leading space, so prettyplease prints tidy `///` lines.
 pub fn doc_lines(text: &str) -> TokenStream {
     let lines = text

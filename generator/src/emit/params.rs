@@ -68,7 +68,7 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
         "{summary}\n\nOperation `{}` ({}): sends `{} {}`.",
         operation.name,
         operation.category.family(),
-        operation.method.variant().to_uppercase(),
+        operation.method.as_str(),
         operation.path_template
     ));
     let fields = operation.params.iter().map(|param| {
@@ -183,8 +183,7 @@ fn emit_pattern_static(param: &Param) -> Option<TokenStream> {
 /// Straight-line checks over `map`: missing, types, constraints, defaults.
 fn emit_parsing(fields: &[Param], map: TokenStream) -> TokenStream {
     let missing = fields.iter().filter(|param| param.required).map(|param| {
-        let (label, expected, description) =
-            (&param.label, param.ty.schema_name(), &param.description);
+        let (label, expected, description) = (&param.label, param.ty.as_str(), &param.description);
         quote! { params::require(#map, #label, #expected, #description)?; }
     });
     let types = fields.iter().map(|param| {

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::doc_lines;
+use super::{doc_lines, variant};
 use crate::ident::ident;
 use crate::ir::{Adapter, Operation, Param, ParamType, PathSegment, Placement};
 
@@ -46,13 +46,13 @@ fn emit_route(operation: &Operation) -> TokenStream {
     let name = &operation.name;
     let doc = doc_lines(&format!(
         "`{name}`: {} `{}`.",
-        operation.method.variant().to_uppercase(),
+        operation.method.as_str(),
         operation.path_template
     ));
     let static_name = ident(&operation.route_static);
-    let category = ident(operation.category.variant());
-    let method = ident(operation.method.variant());
-    let danger = ident(operation.danger.variant());
+    let category = variant(operation.category);
+    let method = variant(operation.method);
+    let danger = variant(operation.danger);
     let path_template = &operation.path_template;
     let requires_confirmation = operation.requires_confirmation;
     let mut names = operation.top_level_names();
@@ -78,7 +78,7 @@ fn emit_route(operation: &Operation) -> TokenStream {
 fn emit_builder(operation: &Operation) -> TokenStream {
     let build = ident(&operation.build_fn);
     let struct_name = ident(&operation.struct_name);
-    let method = ident(operation.method.variant());
+    let method = variant(operation.method);
     let pieces = operation.path.iter().map(|segment| match segment {
         PathSegment::Literal(text) => quote! { #text },
         PathSegment::Param(index) => {

@@ -3,24 +3,18 @@
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
 use super::{
-    Adapter, Auth, Category, Danger, Input, Method, Operation, Param, ParamType, PathSegment,
-    Placement,
+    Adapter, Auth, Category, DangerLevel, Input, Operation, Param, PathSegment, Placement,
 };
 use crate::ident;
 use crate::schema::maps_to::{self, PathPiece};
-use crate::schema::{self, AdapterSchema};
+use crate::schema::{self, AdapterSchema, AuthKind};
 use crate::source::Source;
 
 /// Lowers a schema that passed validation.
 pub fn lower(source: &Source, schema: &AdapterSchema, fingerprint: String) -> Adapter {
-    let families = [
-        (Category::Create, &schema.operations.create),
-        (Category::Read, &schema.operations.read),
-        (Category::Update, &schema.operations.update),
-        (Category::Delete, &schema.operations.delete),
-        (Category::Execute, &schema.operations.execute),
-    ];
-    let operations = families
+    let operations = schema
+        .operations
+        .families()
         .into_iter()
         .flat_map(|(category, list)| {
             list.iter()
@@ -46,9 +40,13 @@ pub fn lower(source: &Source, schema: &AdapterSchema, fingerprint: String) -> Ad
 
 fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
     let Some(auth) = auth else { return Auth::None };
-    let text = |value: &Option<String>| value.clone().unwrap_or_default();
-    match auth.kind.as_str() {
-        "bearer" => Auth::Bearer {
+    let text = |value: &Option<String>| {
+        value
+            .clone()
+            .expect("validated: the auth type's keys are present")
+    };
+    match auth.kind {
+        AuthKind::Bearer => Auth::Bearer {
             token_env: text(&auth.token_env),
             header: auth
                 .header
@@ -56,7 +54,7 @@ fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
                 .unwrap_or_else(|| "Authorization".to_owned()),
             prefix: auth.prefix.clone().unwrap_or_else(|| "Bearer ".to_owned()),
         },
-        "api_key" => match (
+        AuthKind::ApiKey => match (
             auth.header_name.as_ref().or(auth.header.as_ref()),
             &auth.query_param,
         ) {
@@ -69,23 +67,18 @@ fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
                 param: text(param),
             },
         },
-        "basic" => Auth::Basic {
+        AuthKind::Basic => Auth::Basic {
             username_env: text(&auth.username_env),
             password_env: text(&auth.password_env),
         },
-        _ => Auth::None,
+        AuthKind::None => Auth::None,
+        AuthKind::Oauth2 => unreachable!("validated: oauth2 is refused as unsupported"),
     }
 }
 
 fn lower_operation(category: Category, operation: &schema::Operation) -> Operation {
     let parsed = maps_to::parse(&operation.maps_to).expect("validated: maps_to parses");
-    let method = match parsed.method {
-        "GET" => Method::Get,
-        "POST" => Method::Post,
-        "PUT" => Method::Put,
-        "PATCH" => Method::Patch,
-        _ => Method::Delete,
-    };
+    let method = parsed.method;
     let in_path = |name: &str| parsed.pieces.contains(&PathPiece::Placeholder(name));
     let op_type = ident::type_name(&operation.name, "");
     let mut params = Vec::new();
@@ -93,8 +86,10 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
     for (name, param) in &operation.params {
         let placement = if in_path(name) {
             Placement::Path
+        } else if method.sends_body() {
+            Placement::Body
         } else {
-            method.placement()
+            Placement::Query
         };
         let wraps_in_input = category == Category::Update && placement != Placement::Path;
         let label = if wraps_in_input {
@@ -122,18 +117,9 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
             ),
         })
         .collect();
-    let danger = match operation.danger_level.as_deref() {
-        Some("safe") => Danger::Safe,
-        Some("reversible") => Danger::Reversible,
-        Some("destructive") => Danger::Destructive,
-        Some("dangerous") => Danger::Dangerous,
-        Some(_) => Danger::Forbidden,
-        None => match category {
-            Category::Read => Danger::Safe,
-            Category::Delete => Danger::Destructive,
-            Category::Create | Category::Update | Category::Execute => Danger::Reversible,
-        },
-    };
+    let danger = operation
+        .danger_level
+        .unwrap_or(DangerLevel::default_for(category));
     let response = operation.response.as_ref();
     let named_return = response
         .and_then(|r| r.kind.as_deref())
@@ -180,14 +166,7 @@ fn lower_param(
     param: &schema::Param,
     placement: Placement,
 ) -> Param {
-    let ty = match param.kind.as_str() {
-        "string" => ParamType::String,
-        "integer" => ParamType::Integer,
-        "number" => ParamType::Number,
-        "boolean" => ParamType::Boolean,
-        "array" => ParamType::Array,
-        _ => ParamType::Object,
-    };
+    let ty = param.kind;
     let allowed = param.allowed.clone().unwrap_or_default();
     Param {
         name: name.to_owned(),

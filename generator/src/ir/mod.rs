@@ -4,7 +4,10 @@ mod lower;
 
 pub use lower::lower;
 
+pub use aql_model::{Category, DangerLevel, Method};
 use serde_json::Value;
+
+pub use crate::schema::ParamType;
 
 /// A validated adapter, ready to emit.
 #[derive(Debug, Clone)]
@@ -99,138 +102,6 @@ impl Auth {
     }
 }
 
-/// Semantic category, which is also the CRUDE endpoint family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Category {
-    /// Additive.
-    Create,
-    /// Read-only.
-    Read,
-    /// Modifying.
-    Update,
-    /// Removing.
-    Delete,
-    /// Side effects.
-    Execute,
-}
-
-impl Category {
-    /// All categories in CRUDE order.
-    pub const ALL: [Self; 5] = [
-        Self::Create,
-        Self::Read,
-        Self::Update,
-        Self::Delete,
-        Self::Execute,
-    ];
-
-    /// `CREATE`.
-    pub const fn upper(self) -> &'static str {
-        match self {
-            Self::Create => "CREATE",
-            Self::Read => "READ",
-            Self::Update => "UPDATE",
-            Self::Delete => "DELETE",
-            Self::Execute => "EXECUTE",
-        }
-    }
-
-    /// `create`: the family and the schema key.
-    pub const fn family(self) -> &'static str {
-        match self {
-            Self::Create => "create",
-            Self::Read => "read",
-            Self::Update => "update",
-            Self::Delete => "delete",
-            Self::Execute => "execute",
-        }
-    }
-
-    /// `Create`: the runtime's variant name.
-    pub const fn variant(self) -> &'static str {
-        match self {
-            Self::Create => "Create",
-            Self::Read => "Read",
-            Self::Update => "Update",
-            Self::Delete => "Delete",
-            Self::Execute => "Execute",
-        }
-    }
-
-    /// `{readOnly, destructive}` (REQ-ROUTE-4).
-    pub const fn permissions(self) -> (bool, bool) {
-        match self {
-            Self::Create => (false, false),
-            Self::Read => (true, false),
-            Self::Update | Self::Delete | Self::Execute => (false, true),
-        }
-    }
-}
-
-/// Upstream method; decides where non-path params go.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// GET.
-    Get,
-    /// POST.
-    Post,
-    /// PUT.
-    Put,
-    /// PATCH.
-    Patch,
-    /// DELETE.
-    Delete,
-}
-
-impl Method {
-    /// The runtime's variant name: `Get`.
-    pub const fn variant(self) -> &'static str {
-        match self {
-            Self::Get => "Get",
-            Self::Post => "Post",
-            Self::Put => "Put",
-            Self::Patch => "Patch",
-            Self::Delete => "Delete",
-        }
-    }
-
-    /// Where params that are not in the path go.
-    pub const fn placement(self) -> Placement {
-        match self {
-            Self::Get | Self::Delete => Placement::Query,
-            Self::Post | Self::Put | Self::Patch => Placement::Body,
-        }
-    }
-}
-
-/// Danger level (REQ-DANGER-1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Danger {
-    /// No side effects.
-    Safe,
-    /// Can be undone.
-    Reversible,
-    /// Loses data.
-    Destructive,
-    /// Wide or irreversible.
-    Dangerous,
-    /// Never without confirmation.
-    Forbidden,
-}
-
-impl Danger {
-    /// The runtime's variant name: `Safe`.
-    pub const fn variant(self) -> &'static str {
-        match self {
-            Self::Safe => "Safe",
-            Self::Reversible => "Reversible",
-            Self::Destructive => "Destructive",
-            Self::Dangerous => "Dangerous",
-            Self::Forbidden => "Forbidden",
-        }
-    }
-}
-
 /// One operation.
 #[derive(Debug, Clone)]
 pub struct Operation {
@@ -247,7 +118,7 @@ pub struct Operation {
     /// From the schema; may be empty.
     pub description: String,
     /// Declared or defaulted by category.
-    pub danger: Danger,
+    pub danger: DangerLevel,
     /// Whether a confirmation token is needed.
     pub requires_confirmation: bool,
     /// Params struct: `GetRepoParams`.
@@ -304,37 +175,6 @@ pub enum PathSegment {
     Literal(String),
     /// Index into `Operation::params` of a path param, percent-encoded when sent.
     Param(usize),
-}
-
-/// JSON type of a param.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamType {
-    /// `String`.
-    String,
-    /// `i64`.
-    Integer,
-    /// `f64`.
-    Number,
-    /// `bool`.
-    Boolean,
-    /// `Vec<Value>`.
-    Array,
-    /// `Map<String, Value>`.
-    Object,
-}
-
-impl ParamType {
-    /// The schema spelling: `integer`.
-    pub const fn schema_name(self) -> &'static str {
-        match self {
-            Self::String => "string",
-            Self::Integer => "integer",
-            Self::Number => "number",
-            Self::Boolean => "boolean",
-            Self::Array => "array",
-            Self::Object => "object",
-        }
-    }
 }
 
 /// Where a param's value goes in the upstream request.

@@ -1,5 +1,12 @@
-//! The keys each object of the format accepts and requires, for unknown-key and
-//! missing-field checks that report every problem at once.
+//! The keys each object of the format accepts and requires, and which values come from a
+//! closed set of names, for shape checks that report every problem at once.
+
+use aql_model::{DangerLevel, TrustLevel, Vocabulary};
+
+use super::{
+    AuthKind, ElementType, PaginationStyle, ParamType, Protocol, Serialization, Transport,
+};
+use crate::validate::Code;
 
 /// Keys of one kind of object.
 #[derive(Debug)]
@@ -8,6 +15,54 @@ pub struct ObjectKeys {
     pub known: Option<&'static [&'static str]>,
     /// Keys that must be present.
     pub required: &'static [&'static str],
+    /// Keys whose value is a name from a closed set.
+    pub choices: &'static [(&'static str, Choice)],
+}
+
+/// A closed set of names a value must come from: one of the schema's enums.
+#[derive(Debug)]
+pub struct Choice {
+    /// What a value is called: `danger level`.
+    pub what: &'static str,
+    /// The canonical names.
+    pub names: &'static [&'static str],
+    /// Other accepted spellings.
+    pub aliases: &'static [&'static str],
+    /// Common spellings from elsewhere and the name they mean: `int` for `integer`.
+    pub synonyms: &'static [(&'static str, &'static str)],
+    /// The code of the diagnostic for a value outside the set.
+    pub code: Code,
+    /// Whether `text` names a value.
+    pub accepts: fn(&str) -> bool,
+}
+
+const fn choice<T: Vocabulary>(code: Code) -> Choice {
+    Choice {
+        what: T::WHAT,
+        names: T::NAMES,
+        aliases: T::ALIASES,
+        synonyms: &[],
+        code,
+        accepts: accepts::<T>,
+    }
+}
+
+/// Param types as other languages and formats spell them.
+const TYPE_SYNONYMS: &[(&str, &str)] = &[
+    ("str", "string"),
+    ("text", "string"),
+    ("int", "integer"),
+    ("i64", "integer"),
+    ("float", "number"),
+    ("double", "number"),
+    ("bool", "boolean"),
+    ("list", "array"),
+    ("map", "object"),
+    ("dict", "object"),
+];
+
+fn accepts<T: Vocabulary>(text: &str) -> bool {
+    T::parse(text).is_some()
 }
 
 /// The front matter itself.
@@ -36,12 +91,18 @@ pub const ADAPTER: ObjectKeys = ObjectKeys {
         "target",
         "operations",
     ],
+    choices: &[("type", choice::<ElementType>(Code::InvalidValue))],
 };
 
 /// `target`.
 pub const TARGET: ObjectKeys = ObjectKeys {
     known: Some(&["base_url", "transport", "protocol", "serialization"]),
     required: &["base_url", "transport", "protocol", "serialization"],
+    choices: &[
+        ("transport", choice::<Transport>(Code::InvalidValue)),
+        ("protocol", choice::<Protocol>(Code::InvalidValue)),
+        ("serialization", choice::<Serialization>(Code::InvalidValue)),
+    ],
 };
 
 /// `auth`.
@@ -58,12 +119,14 @@ pub const AUTH: ObjectKeys = ObjectKeys {
         "password_env",
     ]),
     required: &["type"],
+    choices: &[("type", choice::<AuthKind>(Code::InvalidValue))],
 };
 
 /// `trust`.
 pub const TRUST: ObjectKeys = ObjectKeys {
     known: Some(&["level", "verified_by", "verification_date"]),
     required: &[],
+    choices: &[("level", choice::<TrustLevel>(Code::InvalidValue))],
 };
 
 /// `rate_limits`.
@@ -75,12 +138,14 @@ pub const RATE_LIMITS: ObjectKeys = ObjectKeys {
         "burst_limit",
     ]),
     required: &[],
+    choices: &[],
 };
 
 /// `operations`.
 pub const OPERATIONS: ObjectKeys = ObjectKeys {
     known: Some(&["create", "read", "update", "delete", "execute"]),
     required: &[],
+    choices: &[],
 };
 
 /// One operation.
@@ -98,6 +163,7 @@ pub const OPERATION: ObjectKeys = ObjectKeys {
         "non_idempotent",
     ]),
     required: &["name", "maps_to"],
+    choices: &[("danger_level", choice::<DangerLevel>(Code::InvalidValue))],
 };
 
 /// One parameter.
@@ -114,16 +180,25 @@ pub const PARAM: ObjectKeys = ObjectKeys {
         "format",
     ]),
     required: &["type"],
+    choices: &[(
+        "type",
+        Choice {
+            synonyms: TYPE_SYNONYMS,
+            ..choice::<ParamType>(Code::InvalidType)
+        },
+    )],
 };
 
 /// `response` accepts any key.
 pub const RESPONSE: ObjectKeys = ObjectKeys {
     known: None,
     required: &[],
+    choices: &[],
 };
 
 /// `pagination`.
 pub const PAGINATION: ObjectKeys = ObjectKeys {
     known: Some(&["style", "default_limit", "max_limit"]),
     required: &[],
+    choices: &[("style", choice::<PaginationStyle>(Code::InvalidValue))],
 };

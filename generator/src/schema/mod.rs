@@ -2,24 +2,139 @@
 //!
 //! The format is the public spec's `adapter-schema.schema.json` plus the element metadata
 //! (`author`, `tags`, `triggers`, `created`, `modified`) and the auth keys real adapter files
-//! carry. Unknown keys are refused; [`keys`] lists the known ones for suggestions.
+//! carry. Unknown keys are refused; [`keys`] lists the known ones and the closed sets of names
+//! some values come from. The closed sets are enums: the shared ones (danger and trust levels)
+//! from `aql-model`, the schema-only ones here.
 
 pub mod keys;
 pub mod maps_to;
 
+use aql_model::{Category, DangerLevel, TrustLevel};
 use indexmap::IndexMap;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+aql_model::vocabulary! {
+    /// The element type of the front matter; an adapter schema says `adapter`.
+    pub enum ElementType ("element type") {
+        /// An MCP-AQL adapter.
+        Adapter = "adapter",
+    }
+}
+
+aql_model::vocabulary! {
+    /// `target.transport`.
+    pub enum Transport ("transport") {
+        /// HTTP requests; the only one generated today.
+        Http = "http",
+        /// WebSocket messages.
+        Websocket = "websocket",
+        /// A serial line.
+        Serial = "serial",
+        /// A native library.
+        Native = "native",
+    }
+}
+
+aql_model::vocabulary! {
+    /// `target.protocol`.
+    pub enum Protocol ("protocol") {
+        /// REST over HTTP; the only one generated today.
+        Rest = "rest",
+        /// GraphQL.
+        Graphql = "graphql",
+        /// gRPC.
+        Grpc = "grpc",
+        /// Anything else.
+        Custom = "custom",
+    }
+}
+
+aql_model::vocabulary! {
+    /// `target.serialization`.
+    pub enum Serialization ("serialization") {
+        /// JSON; the only one generated today.
+        Json = "json",
+        /// XML.
+        Xml = "xml",
+        /// Protocol Buffers.
+        Protobuf = "protobuf",
+        /// MessagePack.
+        Msgpack = "msgpack",
+        /// Form encoding.
+        Form = "form",
+    }
+}
+
+aql_model::vocabulary! {
+    /// `auth.type`.
+    pub enum AuthKind ("auth type") {
+        /// No credentials.
+        None = "none",
+        /// An API key in a header or the query string.
+        ApiKey = "api_key",
+        /// A token in the `Authorization` header.
+        Bearer = "bearer",
+        /// HTTP basic auth.
+        Basic = "basic",
+        /// OAuth 2; not generated yet.
+        Oauth2 = "oauth2",
+    }
+}
+
+aql_model::vocabulary! {
+    /// A param's `type`.
+    pub enum ParamType ("parameter type") {
+        /// A string.
+        String = "string",
+        /// A whole number.
+        Integer = "integer",
+        /// Any number.
+        Number = "number",
+        /// `true` or `false`.
+        Boolean = "boolean",
+        /// A list.
+        Array = "array",
+        /// A map.
+        Object = "object",
+    }
+}
+
+impl ParamType {
+    /// Whether a YAML value is a valid value of this type.
+    pub fn admits(self, value: &Value) -> bool {
+        match self {
+            Self::String => value.is_string(),
+            Self::Integer => value.is_i64() || value.is_u64() && value.as_i64().is_some(),
+            Self::Number => value.is_number(),
+            Self::Boolean => value.is_boolean(),
+            Self::Array => value.is_array(),
+            Self::Object => value.is_object(),
+        }
+    }
+}
+
+aql_model::vocabulary! {
+    /// `pagination.style`.
+    pub enum PaginationStyle ("pagination style") {
+        /// `limit` and `offset`.
+        Offset = "offset",
+        /// An opaque cursor.
+        Cursor = "cursor",
+        /// `page` and `page_size`.
+        Page = "page",
+    }
+}
+
 /// The whole front matter.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AdapterSchema {
     /// Adapter identifier, e.g. `github`.
     pub name: String,
     /// Element type discriminator; must be `adapter`.
     #[serde(rename = "type")]
-    pub element_type: String,
+    pub element_type: ElementType,
     /// Semantic version of the adapter.
     pub version: String,
     /// What the adapter is for.
@@ -27,128 +142,115 @@ pub struct AdapterSchema {
     /// Where and how the target API is reached.
     pub target: Target,
     /// How requests authenticate.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub auth: Option<AuthConfig>,
-    /// Trust metadata; documentation only.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    /// Who vouches for the adapter.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub trust: Option<Trust>,
-    /// Rate limits; documentation only.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    /// What the target API allows.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_limits: Option<RateLimits>,
     /// The CRUDE operation lists.
     pub operations: Operations,
     /// Element metadata: author.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
     /// Element metadata: tags.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
     /// Element metadata: activation triggers.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub triggers: Option<Vec<String>>,
     /// Element metadata: creation date.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created: Option<String>,
     /// Element metadata: last modification date.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub modified: Option<String>,
 }
 
 /// `target`: the API connection.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Target {
     /// Base URL for requests.
     pub base_url: String,
-    /// `http`, `websocket`, `serial` or `native`.
-    pub transport: String,
-    /// `rest`, `graphql`, `grpc` or `custom`.
-    pub protocol: String,
-    /// `json`, `xml`, `protobuf`, `msgpack` or `form`.
-    pub serialization: String,
+    /// How the API is reached.
+    pub transport: Transport,
+    /// The API's style.
+    pub protocol: Protocol,
+    /// The wire format.
+    pub serialization: Serialization,
 }
 
 /// `auth`: credentials come from environment variables named here.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthConfig {
-    /// `none`, `api_key`, `bearer`, `basic` or `oauth2`.
+    /// The scheme.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: AuthKind,
     /// Bearer: variable holding the token.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub token_env: Option<String>,
     /// Bearer or api_key: header name.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub header: Option<String>,
     /// Bearer: text before the token.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub prefix: Option<String>,
     /// Api_key: variable holding the key.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub key_env: Option<String>,
     /// Api_key: header name.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub header_name: Option<String>,
     /// Api_key: query parameter name.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub query_param: Option<String>,
     /// Basic: variable holding the user name.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub username_env: Option<String>,
     /// Basic: variable holding the password.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub password_env: Option<String>,
 }
 
-/// `trust`: documentation only.
-#[derive(Debug, Clone, Deserialize)]
+/// `trust`: who vouches for the adapter.
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-#[expect(
-    dead_code,
-    reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-)]
 pub struct Trust {
-    /// Trust level.
-    pub level: Option<String>,
+    /// Who vouches for the adapter; either spelling of the ladder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<TrustLevel>,
     /// Who verified the adapter.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verified_by: Option<String>,
     /// When it was verified.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub verification_date: Option<String>,
 }
 
-/// `rate_limits`: documentation only.
-#[derive(Debug, Clone, Deserialize)]
+/// `rate_limits`: what the target API allows.
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-#[expect(
-    dead_code,
-    reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-)]
 pub struct RateLimits {
     /// Requests per minute.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub requests_per_minute: Option<u64>,
     /// Requests per hour.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub requests_per_hour: Option<u64>,
     /// Requests per day.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub requests_per_day: Option<u64>,
     /// Burst size.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub burst_limit: Option<u64>,
 }
 
 /// `operations`: one list per CRUDE family.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Operations {
     /// Additive operations.
@@ -168,8 +270,21 @@ pub struct Operations {
     pub execute: Vec<Operation>,
 }
 
+impl Operations {
+    /// Each category with its list, in CRUDE order.
+    pub fn families(&self) -> [(Category, &Vec<Operation>); 5] {
+        [
+            (Category::Create, &self.create),
+            (Category::Read, &self.read),
+            (Category::Update, &self.update),
+            (Category::Delete, &self.delete),
+            (Category::Execute, &self.execute),
+        ]
+    }
+}
+
 /// One operation.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Operation {
     /// Wire name, snake_case.
@@ -177,84 +292,88 @@ pub struct Operation {
     /// `METHOD /path/{placeholder}`.
     pub maps_to: String,
     /// What the operation does.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Parameters in schema order.
     #[serde(default)]
     pub params: IndexMap<String, Param>,
     /// What the operation returns.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub response: Option<Response>,
     /// Pagination hints.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pagination: Option<Pagination>,
     /// Whether field selection applies.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub supports_fields: Option<bool>,
-    /// `safe`, `reversible`, `destructive`, `dangerous` or `forbidden`.
-    pub danger_level: Option<String>,
+    /// How much harm the operation can do; by default from its category.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub danger_level: Option<DangerLevel>,
     /// Whether a confirmation token is needed.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub requires_confirmation: Option<bool>,
     /// Whether repeating the call repeats its effect.
-    #[expect(
-        dead_code,
-        reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub non_idempotent: Option<bool>,
 }
 
 /// One parameter.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Param {
-    /// `string`, `integer`, `number`, `boolean`, `array` or `object`.
+    /// The JSON type.
     #[serde(rename = "type")]
-    pub kind: String,
+    pub kind: ParamType,
     /// Whether the caller must give it.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub required: Option<bool>,
     /// What it means.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Value used when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub default: Option<Value>,
     /// Allowed values.
     #[serde(rename = "enum")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed: Option<Vec<Value>>,
     /// Inclusive lower bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub minimum: Option<f64>,
     /// Inclusive upper bound.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub maximum: Option<f64>,
     /// Regular expression a string must match.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
     /// Format hint such as `date-time`.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
 }
 
 /// `response`: open-ended; `type` names the result.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct Response {
     /// Result type name.
     #[serde(rename = "type")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
     /// What the result holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
 }
 
 /// `pagination`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-#[expect(
-    dead_code,
-    reason = "parsed so its shape is checked; documentation only, nothing is generated from it"
-)]
 pub struct Pagination {
-    /// `offset`, `cursor` or `page`.
-    pub style: Option<String>,
+    /// How pages are addressed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub style: Option<PaginationStyle>,
     /// Default page size.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub default_limit: Option<u64>,
     /// Largest page size.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub max_limit: Option<u64>,
 }

@@ -5,10 +5,15 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::Value;
 
-use super::{Code, Diagnostic, nearest};
+use aql_model::{Category, Vocabulary};
+
+use super::{Code, Diagnostic};
 use crate::ident;
 use crate::schema::maps_to::{self, PathPiece};
-use crate::schema::{AdapterSchema, AuthConfig, Operation, Param};
+use crate::schema::{
+    AdapterSchema, AuthConfig, AuthKind, Operation, Param, ParamType, Protocol, Serialization,
+    Transport,
+};
 
 /// Protocol operations an adapter may not redefine.
 pub const RESERVED: [&str; 7] = [
@@ -20,16 +25,6 @@ pub const RESERVED: [&str; 7] = [
     "confirm_operation",
     "verify_challenge",
 ];
-/// Parameter types the format defines.
-pub const PARAM_TYPES: [&str; 6] = ["string", "integer", "number", "boolean", "array", "object"];
-/// Danger levels, in rank order.
-pub const DANGER_LEVELS: [&str; 5] = [
-    "safe",
-    "reversible",
-    "destructive",
-    "dangerous",
-    "forbidden",
-];
 
 /// Every semantic problem in `schema`.
 pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
@@ -38,13 +33,7 @@ pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
     if let Some(auth) = &schema.auth {
         check_auth(auth, &mut out);
     }
-    let families = [
-        ("create", &schema.operations.create),
-        ("read", &schema.operations.read),
-        ("update", &schema.operations.update),
-        ("delete", &schema.operations.delete),
-        ("execute", &schema.operations.execute),
-    ];
+    let families = schema.operations.families();
     if families.iter().all(|(_, list)| list.is_empty()) {
         out.push(
             Diagnostic::new(
@@ -58,9 +47,9 @@ pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
     }
     let mut names: BTreeMap<&str, String> = BTreeMap::new();
     let mut idents: BTreeMap<String, String> = BTreeMap::new();
-    for (family, list) in families {
+    for (category, list) in families {
         for (index, operation) in list.iter().enumerate() {
-            let path = format!("operations.{family}[{index}]");
+            let path = format!("operations.{category}[{index}]");
             if let Some(first) = names.insert(&operation.name, path.clone()) {
                 out.push(
                     Diagnostic::new(
@@ -90,24 +79,13 @@ pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
                     .found(format!("{:?}", operation.name)),
                 );
             }
-            check_operation(family, operation, &path, &mut out);
+            check_operation(category, operation, &path, &mut out);
         }
     }
     out
 }
 
 fn check_header(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
-    if schema.element_type != "adapter" {
-        out.push(
-            Diagnostic::new(
-                Code::InvalidValue,
-                "type",
-                "the element type must be `adapter`",
-            )
-            .expected("\"adapter\"")
-            .found(format!("{:?}", schema.element_type)),
-        );
-    }
     let name_pattern = Regex::new("^[a-z][a-z0-9-]*$").expect("a valid literal pattern");
     if !name_pattern.is_match(&schema.name) {
         let kebab = heck::ToKebabCase::to_kebab_case(schema.name.as_str());
@@ -152,108 +130,63 @@ fn check_header(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
             .found(format!("{url:?}")),
         );
     }
-    for (field, value, known, generated) in [
-        (
-            "transport",
-            &schema.target.transport,
-            &["http", "websocket", "serial", "native"][..],
-            "http",
-        ),
-        (
-            "protocol",
-            &schema.target.protocol,
-            &["rest", "graphql", "grpc", "custom"][..],
-            "rest",
-        ),
-        (
-            "serialization",
-            &schema.target.serialization,
-            &["json", "xml", "protobuf", "msgpack", "form"][..],
-            "json",
-        ),
-    ] {
-        check_choice(&format!("target.{field}"), value, known, generated, out);
-    }
+    let target = &schema.target;
+    check_generated("target.transport", target.transport, Transport::Http, out);
+    check_generated("target.protocol", target.protocol, Protocol::Rest, out);
+    check_generated(
+        "target.serialization",
+        target.serialization,
+        Serialization::Json,
+        out,
+    );
 }
 
-/// A value from a known set, of which only `generated` is generated yet.
-fn check_choice(
-    path: &str,
-    value: &str,
-    known: &[&str],
-    generated: &str,
-    out: &mut Vec<Diagnostic>,
-) {
-    if !known.contains(&value) {
-        let mut diagnostic = Diagnostic::new(
-            Code::InvalidValue,
-            path,
-            format!("`{value}` is not a known value"),
-        )
-        .expected(format!("one of: {}", known.join(", ")))
-        .found(format!("{value:?}"));
-        if let Some(candidate) = nearest(value, known.iter().copied()) {
-            diagnostic = diagnostic.suggest(format!("did you mean `{candidate}`?"));
-        }
-        out.push(diagnostic);
-    } else if value != generated {
+/// A known value of which only `generated` is generated yet.
+fn check_generated<T: Vocabulary>(path: &str, value: T, generated: T, out: &mut Vec<Diagnostic>) {
+    if value != generated {
         out.push(
             Diagnostic::new(
                 Code::Unsupported,
                 path,
-                format!("`{value}` is not supported yet"),
+                format!("`{}` is not supported yet", value.as_str()),
             )
             .expected(format!(
-                "\"{generated}\" (the only value aqlgen generates today)"
+                "\"{}\" (the only value aqlgen generates today)",
+                generated.as_str()
             ))
-            .found(format!("{value:?}")),
+            .found(format!("{:?}", value.as_str())),
         );
     }
 }
 
 fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
-    let known = ["none", "api_key", "bearer", "basic", "oauth2"];
-    if auth.kind == "oauth2" {
-        out.push(
-            Diagnostic::new(
-                Code::Unsupported,
-                "auth.type",
-                "`oauth2` auth is not supported yet",
-            )
-            .expected("none, api_key, bearer or basic")
-            .found("\"oauth2\"")
-            .suggest("use `bearer` with a token from an environment variable"),
-        );
-        return;
-    }
-    if !known.contains(&auth.kind.as_str()) {
-        let mut diagnostic = Diagnostic::new(
-            Code::InvalidValue,
-            "auth.type",
-            format!("`{}` is not an auth type", auth.kind),
-        )
-        .expected(format!("one of: {}", known.join(", ")))
-        .found(format!("{:?}", auth.kind));
-        if let Some(candidate) = nearest(&auth.kind, known) {
-            diagnostic = diagnostic.suggest(format!("did you mean `{candidate}`?"));
+    let needs: &[(&str, bool)] = match auth.kind {
+        AuthKind::Oauth2 => {
+            out.push(
+                Diagnostic::new(
+                    Code::Unsupported,
+                    "auth.type",
+                    "`oauth2` auth is not supported yet",
+                )
+                .expected("none, api_key, bearer or basic")
+                .found("\"oauth2\"")
+                .suggest("use `bearer` with a token from an environment variable"),
+            );
+            return;
         }
-        out.push(diagnostic);
-        return;
-    }
-    let needs: &[(&str, bool)] = match auth.kind.as_str() {
-        "bearer" => &[("token_env", auth.token_env.is_some())],
-        "api_key" => &[
+        AuthKind::None => &[],
+        AuthKind::Bearer => &[("token_env", auth.token_env.is_some())],
+        AuthKind::ApiKey => &[
             ("key_env", auth.key_env.is_some()),
             (
                 "header_name",
                 auth.header_name.is_some() || auth.header.is_some() || auth.query_param.is_some(),
             ),
         ],
-        "basic" => &[
+        AuthKind::Basic => &[
             ("username_env", auth.username_env.is_some()),
             ("password_env", auth.password_env.is_some()),
         ],
-        _ => &[],
     };
     for (key, present) in needs {
         if !present {
@@ -275,7 +208,12 @@ fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn check_operation(family: &str, operation: &Operation, path: &str, out: &mut Vec<Diagnostic>) {
+fn check_operation(
+    category: Category,
+    operation: &Operation,
+    path: &str,
+    out: &mut Vec<Diagnostic>,
+) {
     check_snake_case(&format!("{path}.name"), "operation", &operation.name, out);
     if RESERVED.contains(&operation.name.as_str()) {
         out.push(
@@ -291,31 +229,20 @@ fn check_operation(family: &str, operation: &Operation, path: &str, out: &mut Ve
             .found(format!("{:?}", operation.name)),
         );
     }
-    if let Some(level) = &operation.danger_level
-        && !DANGER_LEVELS.contains(&level.as_str())
-    {
-        let mut diagnostic = Diagnostic::new(
-            Code::InvalidValue,
-            format!("{path}.danger_level"),
-            format!("`{level}` is not a danger level"),
-        )
-        .expected(format!("one of: {}", DANGER_LEVELS.join(", ")))
-        .found(format!("{level:?}"));
-        if let Some(candidate) = nearest(level, DANGER_LEVELS) {
-            diagnostic = diagnostic.suggest(format!("did you mean `{candidate}`?"));
-        }
-        out.push(diagnostic);
-    }
     match maps_to::parse(&operation.maps_to) {
-        Err(expected) => out.push(
-            Diagnostic::new(
+        Err(refusal) => {
+            let mut diagnostic = Diagnostic::new(
                 Code::InvalidMapsTo,
                 format!("{path}.maps_to"),
-                "`maps_to` is not `METHOD /path`",
+                "`maps_to` is not a `METHOD /path` every request can be built from",
             )
-            .expected(expected)
-            .found(format!("{:?}", operation.maps_to)),
-        ),
+            .expected(refusal.expected)
+            .found(format!("{:?}", operation.maps_to));
+            if let Some(help) = refusal.help {
+                diagnostic = diagnostic.suggest(help);
+            }
+            out.push(diagnostic);
+        }
         Ok(parsed) => {
             for piece in &parsed.pieces {
                 let PathPiece::Placeholder(name) = piece else {
@@ -361,7 +288,7 @@ fn check_operation(family: &str, operation: &Operation, path: &str, out: &mut Ve
         }
         let clashes = match name.as_str() {
             "confirmation_token" => operation.requires_confirmation == Some(true),
-            "input" => family == "update",
+            "input" => category == Category::Update,
             _ => false,
         };
         if clashes {
@@ -392,32 +319,10 @@ fn check_snake_case(path: &str, what: &str, name: &str, out: &mut Vec<Diagnostic
 }
 
 fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
-    let kind = param.kind.as_str();
-    if !PARAM_TYPES.contains(&kind) {
-        let mut diagnostic = Diagnostic::new(
-            Code::InvalidType,
-            format!("{path}.type"),
-            format!("parameter type `{kind}` is not a known type"),
-        )
-        .expected(format!("one of: {}", PARAM_TYPES.join(", ")))
-        .found(format!("{kind:?}"));
-        if let Some(candidate) = nearest(kind, PARAM_TYPES).or(match kind {
-            "str" | "text" => Some("string"),
-            "int" | "i64" => Some("integer"),
-            "float" | "double" => Some("number"),
-            "bool" => Some("boolean"),
-            "list" => Some("array"),
-            "map" | "dict" => Some("object"),
-            _ => None,
-        }) {
-            diagnostic = diagnostic.suggest(format!("did you mean `{candidate}`?"));
-        }
-        out.push(diagnostic);
-        return;
-    }
+    let kind = param.kind;
     let allowed = param.allowed.as_deref().unwrap_or_default();
     for (index, value) in allowed.iter().enumerate() {
-        if !matches_type(kind, value) {
+        if !kind.admits(value) {
             out.push(
                 Diagnostic::new(
                     Code::InvalidEnum,
@@ -429,7 +334,11 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             );
         }
     }
-    if matches!(kind, "array" | "object" | "boolean") && !allowed.is_empty() {
+    if matches!(
+        kind,
+        ParamType::Array | ParamType::Object | ParamType::Boolean
+    ) && !allowed.is_empty()
+    {
         out.push(
             Diagnostic::new(
                 Code::InvalidEnum,
@@ -440,7 +349,7 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             .found(format!("an enum on a {kind}")),
         );
     }
-    if param.default.is_some() && matches!(kind, "array" | "object") {
+    if param.default.is_some() && matches!(kind, ParamType::Array | ParamType::Object) {
         out.push(
             Diagnostic::new(
                 Code::Unsupported,
@@ -462,7 +371,7 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                 .found(format!("required: true and default: {default}"))
                 .suggest("drop `required: true`: a parameter with a default is optional"),
             );
-        } else if !matches_type(kind, default) {
+        } else if !kind.admits(default) {
             out.push(
                 Diagnostic::new(
                     Code::InvalidDefault,
@@ -493,7 +402,7 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
     }
     check_range(param, path, out);
     if let Some(pattern) = &param.pattern {
-        if kind != "string" {
+        if kind != ParamType::String {
             out.push(
                 Diagnostic::new(
                     Code::InvalidPattern,
@@ -521,12 +430,14 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
 }
 
 fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
-    let kind = param.kind.as_str();
+    let kind = param.kind;
     for (key, bound) in [("minimum", param.minimum), ("maximum", param.maximum)] {
         let Some(bound) = bound else { continue };
         let problem = match kind {
-            "integer" if bound.fract() != 0.0 => Some("a whole number for an integer parameter"),
-            "integer" | "number" => None,
+            ParamType::Integer if bound.fract() != 0.0 => {
+                Some("a whole number for an integer parameter")
+            }
+            ParamType::Integer | ParamType::Number => None,
             _ => Some("`minimum`/`maximum` only on integer or number parameters"),
         };
         if let Some(expected) = problem {
@@ -560,7 +471,7 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
         })
     };
     if let Some(default) = &param.default
-        && matches!(kind, "integer" | "number")
+        && matches!(kind, ParamType::Integer | ParamType::Number)
         && out_of_range(default)
     {
         out.push(
@@ -572,18 +483,5 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             .expected("a default within the bounds")
             .found(default.to_string()),
         );
-    }
-}
-
-/// Whether a YAML value is a valid value of a parameter type.
-pub fn matches_type(kind: &str, value: &Value) -> bool {
-    match kind {
-        "string" => value.is_string(),
-        "integer" => value.is_i64() || value.is_u64() && value.as_i64().is_some(),
-        "number" => value.is_number(),
-        "boolean" => value.is_boolean(),
-        "array" => value.is_array(),
-        "object" => value.is_object(),
-        _ => false,
     }
 }

@@ -1,11 +1,14 @@
-//! Shape checks on the raw YAML: unknown keys and missing fields, all of them, before the
-//! typed model (which would stop at the first) is built. Unknown keys are removed once
-//! reported, so the semantic checks can still run on the rest of the document.
+//! Shape checks on the raw YAML: unknown keys, missing fields and values outside their
+//! closed set of names, all of them, before the typed model (which would stop at the first) is
+//! built. What is reported is then repaired so the semantic checks still run on the rest of the
+//! document (the schema is refused either way): an unknown key is removed, as is an optional
+//! value outside its set; a required one is replaced by its set's first name, and a param of
+//! an unknown type keeps only `required` and `description`.
 
 use serde_yaml::{Mapping, Value};
 
 use super::{Code, Diagnostic, nearest};
-use crate::schema::keys::{self, ObjectKeys};
+use crate::schema::keys::{self, Choice, ObjectKeys};
 
 const FAMILIES: [&str; 5] = ["create", "read", "update", "delete", "execute"];
 
@@ -65,22 +68,29 @@ fn check_operation(operation: &mut Mapping, path: &str, diagnostics: &mut Vec<Di
     };
     for (name, param) in params.iter_mut() {
         if let (Some(name), Value::Mapping(param)) = (name.as_str(), param) {
-            check_object(
+            let repaired = check_object(
                 param,
                 &format!("{path}.params.{name}"),
                 &keys::PARAM,
                 diagnostics,
             );
+            if repaired.contains(&"type") {
+                // Its other checks depend on the type: keep only what does not.
+                param.retain(|key, _| {
+                    matches!(key.as_str(), Some("type" | "required" | "description"))
+                });
+            }
         }
     }
 }
 
+/// Checks one object's keys and closed-set values; returns the keys whose value was repaired.
 fn check_object(
     object: &mut Mapping,
     path: &str,
     keys: &ObjectKeys,
     diagnostics: &mut Vec<Diagnostic>,
-) {
+) -> Vec<&'static str> {
     let child = |key: &str| {
         if path.is_empty() {
             key.to_owned()
@@ -125,6 +135,75 @@ fn check_object(
             );
         }
     }
+    let mut repaired = Vec::new();
+    for (key, choice) in keys.choices {
+        let Some(value) = object.get(*key) else {
+            continue;
+        };
+        let Some(diagnostic) = check_choice(&child(key), value, choice) else {
+            continue;
+        };
+        diagnostics.push(diagnostic);
+        repaired.push(*key);
+        if keys.required.contains(key) {
+            object.insert(Value::from(*key), Value::from(choice.names[0]));
+        } else {
+            object.remove(*key);
+        }
+    }
+    repaired
+}
+
+/// The diagnostic for a value that names nothing in `choice`, if it does not.
+fn check_choice(path: &str, value: &Value, choice: &Choice) -> Option<Diagnostic> {
+    let mut expected = match choice.names {
+        [only] => format!("\"{only}\""),
+        names => format!("one of: {}", names.join(", ")),
+    };
+    if !choice.aliases.is_empty() {
+        expected.push_str(&format!(
+            " (or the official adapter schema's {})",
+            choice.aliases.join(", ")
+        ));
+    }
+    let Some(text) = value.as_str() else {
+        return Some(
+            Diagnostic::new(
+                choice.code,
+                path,
+                format!("the {} must be a name, not {}", choice.what, kind_of(value)),
+            )
+            .expected(expected)
+            .found(yaml_text(value)),
+        );
+    };
+    if (choice.accepts)(text) {
+        return None;
+    }
+    let mut diagnostic = Diagnostic::new(
+        choice.code,
+        path,
+        format!("`{text}` is not a known {}", choice.what),
+    )
+    .expected(expected)
+    .found(format!("{text:?}"));
+    let synonym = choice
+        .synonyms
+        .iter()
+        .find(|(other, _)| *other == text)
+        .map(|(_, name)| *name);
+    let known = choice.names.iter().chain(choice.aliases).copied();
+    if let Some(candidate) = synonym.or_else(|| nearest(text, known)) {
+        diagnostic = diagnostic.suggest(format!("did you mean `{candidate}`?"));
+    }
+    Some(diagnostic)
+}
+
+/// A YAML value as one line of text, for `found:`.
+fn yaml_text(value: &Value) -> String {
+    serde_yaml::to_string(value)
+        .map(|text| text.trim_end().replace('\n', " "))
+        .unwrap_or_else(|_| kind_of(value).to_owned())
 }
 
 fn kind_of(value: &Value) -> &'static str {

@@ -169,6 +169,46 @@ impl TrustLevel {
     }
 }
 
+vocabulary! {
+    /// The window of a rate limit or quota (rate-limiting §2.2).
+    pub enum Window ("window") {
+        /// One second: the schema's `burst_limit`.
+        Second = "second",
+        /// One minute.
+        Minute = "minute",
+        /// One hour.
+        Hour = "hour",
+        /// One day.
+        Day = "day",
+    }
+}
+
+impl Window {
+    /// The window's length in seconds.
+    pub const fn seconds(self) -> u64 {
+        match self {
+            Self::Second => 1,
+            Self::Minute => 60,
+            Self::Hour => 3_600,
+            Self::Day => 86_400,
+        }
+    }
+
+    /// The window's length.
+    pub const fn length(self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.seconds())
+    }
+
+    /// The shortest window at least `seconds` long (a day for anything longer).
+    pub fn covering(seconds: u64) -> Self {
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|window| window.seconds() >= seconds)
+            .unwrap_or(Self::Day)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -239,5 +279,13 @@ mod tests {
             assert_eq!(DangerLevel::default_for(category), danger);
         }
         assert_eq!(DangerLevel::Forbidden.rank(), 4);
+    }
+
+    #[test]
+    fn windows_cover_durations() {
+        assert_eq!(Window::covering(0), Window::Second);
+        assert_eq!(Window::covering(59), Window::Minute);
+        assert_eq!(Window::covering(61), Window::Hour);
+        assert_eq!(Window::covering(10 * 86_400), Window::Day);
     }
 }

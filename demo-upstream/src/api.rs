@@ -42,7 +42,7 @@ impl Api {
             Err(reply) => return reply.into_response(),
         };
         let segments: Vec<&str> = call.segments.iter().map(String::as_str).collect();
-        let reply = if segments.first() == Some(&"todos") {
+        let reply = if is_todo_path(parts.uri.path()) {
             let sent = parts.headers.get("x-api-key").map(HeaderValue::as_bytes);
             match credentials.api_key {
                 Some(key) if sent != Some(key.as_bytes()) => Reply::json(
@@ -69,6 +69,13 @@ impl Api {
         };
         reply.into_response()
     }
+}
+
+/// Whether `path` (as sent, still percent-encoded) belongs to the todo API rather than the
+/// GitHub-like one: its first segment decodes to `todos`.
+pub(crate) fn is_todo_path(path: &str) -> bool {
+    let first = path.split('/').find(|segment| !segment.is_empty());
+    first.is_some_and(|segment| percent_decode_str(segment).decode_utf8_lossy() == "todos")
 }
 
 /// A request reduced to what the fake APIs look at.

@@ -77,6 +77,62 @@ pub struct Options {
     pub api_key: Option<String>,
     /// Canned answers that replace the normal one, checked before auth and routing.
     pub faults: Vec<Fault>,
+    /// Calls the GitHub-like API allows per hour (default 5000). Like GitHub, every answer of
+    /// its routes carries `X-RateLimit-Limit`, `-Remaining`, `-Used` and `-Reset` (Unix
+    /// seconds); past the budget it answers 403 "API rate limit exceeded" until the hour ends.
+    pub github_rate_limit: Option<u64>,
+}
+
+/// The GitHub-like API's hourly call budget.
+#[derive(Debug)]
+struct RateBudget {
+    limit: u64,
+    used: u64,
+    /// When the hour ends, in Unix seconds.
+    reset: u64,
+}
+
+impl RateBudget {
+    fn new(limit: u64) -> Self {
+        Self {
+            limit,
+            used: 0,
+            reset: unix_now() + 3600,
+        }
+    }
+
+    /// Counts one call; `false` when the budget was already spent.
+    fn spend(&mut self) -> bool {
+        let now = unix_now();
+        if now >= self.reset {
+            self.used = 0;
+            self.reset = now + 3600;
+        }
+        if self.used >= self.limit {
+            return false;
+        }
+        self.used += 1;
+        true
+    }
+
+    fn headers(&self, response: &mut Response) {
+        let headers = response.headers_mut();
+        for (name, value) in [
+            ("x-ratelimit-limit", self.limit),
+            ("x-ratelimit-remaining", self.limit - self.used),
+            ("x-ratelimit-used", self.used),
+            ("x-ratelimit-reset", self.reset),
+        ] {
+            headers.insert(name, HeaderValue::from(value));
+        }
+        headers.insert("x-ratelimit-resource", HeaderValue::from_static("core"));
+    }
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 /// A canned answer for one path: the server records the request, waits `delay`, then answers
@@ -282,6 +338,7 @@ struct Shared {
     faults: Mutex<Vec<Fault>>,
     log: Mutex<Vec<RecordedRequest>>,
     api: Mutex<Api>,
+    github_budget: Mutex<RateBudget>,
 }
 
 /// Binds 127.0.0.1 on `options.port` and serves in a task of the current tokio runtime until
@@ -299,6 +356,7 @@ pub async fn spawn(options: Options) -> std::io::Result<Running> {
         faults: Mutex::new(options.faults.into_iter().rev().collect()),
         log: Mutex::new(Vec::new()),
         api: Mutex::new(Api::seeded()),
+        github_budget: Mutex::new(RateBudget::new(options.github_rate_limit.unwrap_or(5000))),
     });
     let router = Router::new()
         .fallback(answer)
@@ -345,7 +403,22 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
         bearer_token: shared.bearer_token.as_deref(),
         api_key: shared.api_key.as_deref(),
     };
-    lock(&shared.api).answer(&credentials, &parts, &body)
+    if api::is_todo_path(parts.uri.path()) {
+        return lock(&shared.api).answer(&credentials, &parts, &body);
+    }
+    let mut budget = lock(&shared.github_budget);
+    let mut response = if budget.spend() {
+        lock(&shared.api).answer(&credentials, &parts, &body)
+    } else {
+        (
+            StatusCode::FORBIDDEN,
+            [(header::CONTENT_TYPE, "application/json")],
+            r#"{"message":"API rate limit exceeded","documentation_url":"https://docs.github.com/rest/rate-limit"}"#,
+        )
+            .into_response()
+    };
+    budget.headers(&mut response);
+    response
 }
 
 /// Locks `mutex`; a panic elsewhere while holding it leaves plain data behind, still usable.

@@ -20,6 +20,9 @@ struct Cli {
     /// Require `X-Api-Key: <KEY>` on the `/todos` routes.
     #[arg(long, value_name = "KEY")]
     api_key: Option<String>,
+    /// Calls the GitHub-like routes allow per hour, announced in `X-RateLimit-*` headers.
+    #[arg(long, value_name = "CALLS", default_value_t = 5000)]
+    github_rate_limit: u64,
 }
 
 #[tokio::main]
@@ -37,6 +40,7 @@ async fn main() -> ExitCode {
         bearer_token: cli.token,
         api_key: cli.api_key,
         faults: Vec::new(),
+        github_rate_limit: Some(cli.github_rate_limit),
     };
     let server = match demo_upstream::spawn(options).await {
         Ok(server) => server,

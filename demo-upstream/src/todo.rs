@@ -51,9 +51,20 @@ impl Todos {
                 }
                 _ => error(StatusCode::BAD_REQUEST, "title is required"),
             },
+            [] if method == Method::DELETE => {
+                let deleted = self.items.len();
+                self.items.clear();
+                Reply::ok(json!({ "deleted": deleted }))
+            }
             ["completed"] if method == Method::DELETE => {
                 let before = self.items.len();
                 self.items.retain(|_, todo| todo["completed"] != true);
+                Reply::ok(json!({ "deleted": before - self.items.len() }))
+            }
+            ["tagged", tag] if method == Method::DELETE => {
+                let before = self.items.len();
+                self.items
+                    .retain(|_, todo| !todo["tags"].as_array().is_some_and(|tags| tags.contains(&json!(tag))));
                 Reply::ok(json!({ "deleted": before - self.items.len() }))
             }
             [id, rest @ ..] => {

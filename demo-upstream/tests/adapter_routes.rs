@@ -18,6 +18,7 @@ const SEEDED: &[(&str, &str)] = &[
     ("name", "bug"),
     ("workflow_id", "ci.yml"),
     ("id", "1"),
+    ("tag", "shopping"),
 ];
 
 /// A value for a required non-path param that the schema accepts.

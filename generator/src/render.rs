@@ -5,7 +5,7 @@ use serde_json::{Value, json};
 use tera::{Context, Tera};
 
 use crate::error::Error;
-use crate::ir::{Adapter, Category, Operation};
+use crate::ir::{Adapter, Category, DangerLevel, Operation};
 
 const TEMPLATES: [(&str, &str); 5] = [
     (
@@ -79,10 +79,21 @@ impl Listing {
             names.iter().map(String::len).sum::<usize>() + 2 * names.len().saturating_sub(1);
         let grouped = names.len() > LIST_ALL_MAX_OPERATIONS || joined > LIST_ALL_MAX_CHARS;
         if !grouped {
+            // What the safety gate may stop carries its danger level.
+            let labelled = operations
+                .iter()
+                .map(|op| {
+                    if op.danger >= DangerLevel::Destructive {
+                        format!("{} ({})", op.name, op.danger)
+                    } else {
+                        op.name.clone()
+                    }
+                })
+                .collect();
             return Self {
                 grouped,
                 total: names.len(),
-                names,
+                names: labelled,
                 groups: Vec::new(),
                 more_groups: 0,
             };

@@ -6,7 +6,9 @@
 
 use serde_json::{Map, Value};
 
-pub use aql_model::{Category, DangerLevel, Method, TrustLevel};
+pub use aql_model::{Category, DangerLevel, Method, TrustLevel, Window};
+
+pub use crate::gate::limits::RateLimit;
 
 use crate::params::ParamError;
 
@@ -40,6 +42,10 @@ pub struct AdapterInfo {
     pub base_url_env: &'static str,
     /// How requests authenticate; secrets come from the environment only.
     pub auth: Auth,
+    /// The schema's `trust.level`; `None` means untested unless the operator vouches.
+    pub trust: Option<TrustLevel>,
+    /// The schema's `rate_limits`, one per window.
+    pub rate_limits: &'static [RateLimit],
     /// `sha256:<hex>` fingerprint of the schema's front matter.
     pub schema_fingerprint: &'static str,
 }
@@ -88,6 +94,8 @@ pub enum ApiKeyLocation {
 pub struct Route {
     /// Wire name, snake_case.
     pub operation: &'static str,
+    /// What the operation does, from the schema; confirmation messages quote it.
+    pub description: &'static str,
     /// Semantic category, which is also the CRUDE family.
     pub category: Category,
     /// Upstream method.
@@ -99,7 +107,7 @@ pub struct Route {
     /// Whether a confirmation token must be presented before the call runs.
     pub requires_confirmation: bool,
     /// Parameter names the operation accepts, in schema order (for UPDATE operations the
-    /// identifiers plus `input`).
+    /// identifiers plus `input`); the gate adds `confirmation_token` where it applies.
     pub params: &'static [&'static str],
     /// Parses and checks the resolved params (unknown -> missing -> types -> constraints ->
     /// defaults), then builds the upstream request.

@@ -4,10 +4,15 @@
 //! beat the defaults: CRUDE tools, no prefix, stdio, the specification's payload limits.
 
 use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Duration;
 
+use aql_model::{DangerLevel, TrustLevel, Vocabulary};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
 use crate::adapter::AdapterInfo;
+use crate::gate::limits::{Quota, RateLimit, parse_rate_limit};
+use crate::gate::tokens::TokenConfig;
 
 /// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,6 +171,89 @@ const LIMIT_FLAGS: [LimitFlag; 5] = [
     },
 ];
 
+/// What the operator sets about the safety gate (see [`crate::gate`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SafetyConfig {
+    /// The trust level the operator vouches for, over the schema's.
+    pub trust_level: Option<TrustLevel>,
+    /// Confirm every operation at or above this danger level.
+    pub confirm_at: Option<DangerLevel>,
+    /// Refuse these danger levels outright.
+    pub deny: Vec<DangerLevel>,
+    /// Token lifetimes and clock-skew tolerance.
+    pub tokens: TokenConfig,
+    /// Call limits laid over the schema's (the lower number wins).
+    pub rate_limits: Vec<RateLimit>,
+    /// Request quotas, at most one per window.
+    pub quotas: Vec<Quota>,
+    /// Where audit events are appended as JSON lines.
+    pub audit_log: Option<PathBuf>,
+}
+
+/// One configurable token lifetime: flag, environment variable, allowed range, what it sets.
+struct TtlFlag {
+    flag: &'static str,
+    env: &'static str,
+    min: u64,
+    max: u64,
+    help: &'static str,
+    set: fn(&mut TokenConfig, Duration),
+}
+
+const TTL_FLAGS: [TtlFlag; 4] = [
+    TtlFlag {
+        flag: "confirmation-ttl",
+        env: "MCP_AQL_CONFIRMATION_TTL",
+        min: 1,
+        max: 900,
+        help: "Seconds a confirmation token lives, for operations below forbidden (1..=900) [default: 300]",
+        set: |c, v| c.confirmation_ttl = v,
+    },
+    TtlFlag {
+        flag: "forbidden-confirmation-ttl",
+        env: "MCP_AQL_FORBIDDEN_CONFIRMATION_TTL",
+        min: 1,
+        max: 300,
+        help: "Seconds a confirmation token of a forbidden operation lives (1..=300) [default: 120]",
+        set: |c, v| c.forbidden_ttl = v,
+    },
+    TtlFlag {
+        flag: "quota-continue-ttl",
+        env: "MCP_AQL_QUOTA_CONTINUE_TTL",
+        min: 1,
+        max: 600,
+        help: "Seconds a quota continuation token lives (1..=600) [default: 300]",
+        set: |c, v| c.quota_ttl = v,
+    },
+    TtlFlag {
+        flag: "clock-skew-tolerance",
+        env: "MCP_AQL_CLOCK_SKEW_TOLERANCE",
+        min: 0,
+        max: 300,
+        help: "Seconds a token is still accepted past its expiry (0..=300) [default: 30]",
+        set: |c, v| c.clock_skew = v,
+    },
+];
+
+fn parse_trust(value: &str) -> Result<TrustLevel, String> {
+    TrustLevel::parse(value).ok_or_else(|| {
+        format!(
+            "'{value}' is not a trust level; use one of: {} (or the official schema's {})",
+            TrustLevel::NAMES.join(", "),
+            TrustLevel::ALIASES.join(", ")
+        )
+    })
+}
+
+fn parse_danger(value: &str) -> Result<DangerLevel, String> {
+    DangerLevel::parse(value).ok_or_else(|| {
+        format!(
+            "'{value}' is not a danger level; use one of: {}",
+            DangerLevel::NAMES.join(", ")
+        )
+    })
+}
+
 /// The resolved configuration of one server process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -181,6 +269,8 @@ pub struct Config {
     pub tool_prefix: String,
     /// Payload limits.
     pub limits: Limits,
+    /// The safety gate's operator settings.
+    pub safety: SafetyConfig,
 }
 
 impl Default for Config {
@@ -192,6 +282,7 @@ impl Default for Config {
             mode: EndpointMode::Crude,
             tool_prefix: String::new(),
             limits: Limits::default(),
+            safety: SafetyConfig::default(),
         }
     }
 }
@@ -252,18 +343,86 @@ impl Config {
                     .help(limit.help),
             );
         }
+        command = command
+            .arg(
+                Arg::new("trust-level")
+                    .long("trust-level")
+                    .env("MCP_AQL_TRUST_LEVEL")
+                    .value_parser(parse_trust)
+                    .help("Trust level you vouch for, over the schema's: untested, generated, validated, community_reviewed or certified (or untrusted, low, medium, high, verified)"),
+            )
+            .arg(
+                Arg::new("confirm-at")
+                    .long("confirm-at")
+                    .env("MCP_AQL_CONFIRM_AT")
+                    .value_parser(parse_danger)
+                    .help("Confirm every operation at or above this danger level: safe, reversible, destructive, dangerous or forbidden"),
+            )
+            .arg(
+                Arg::new("deny")
+                    .long("deny")
+                    .env("MCP_AQL_DENY")
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .value_parser(parse_danger)
+                    .help("Refuse operations of these danger levels outright (comma-separated, repeatable)"),
+            )
+            .arg(
+                Arg::new("rate-limit")
+                    .long("rate-limit")
+                    .env("MCP_AQL_RATE_LIMITS")
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .value_parser(parse_rate_limit)
+                    .help("Call limit WINDOW=CALLS (window second, minute, hour or day), over the schema's; the lower wins (comma-separated, repeatable)"),
+            )
+            .arg(
+                Arg::new("quota")
+                    .long("quota")
+                    .env("MCP_AQL_QUOTAS")
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .value_parser(Quota::parse)
+                    .help("Request quota METRIC=WARN/PAUSE[/HARD_STOP], metric requests_per_minute, requests_per_hour or requests_per_day (comma-separated, repeatable)"),
+            )
+            .arg(
+                Arg::new("audit-log")
+                    .long("audit-log")
+                    .env("MCP_AQL_AUDIT_LOG")
+                    .value_parser(value_parser!(PathBuf))
+                    .help("Append one JSON line per gate decision to this file"),
+            );
+        for ttl in &TTL_FLAGS {
+            let (min, max) = (ttl.min, ttl.max);
+            command = command.arg(
+                Arg::new(ttl.flag)
+                    .long(ttl.flag)
+                    .env(ttl.env)
+                    .value_parser(move |text: &str| parse_seconds(text, min, max))
+                    .help(ttl.help),
+            );
+        }
         command
     }
 
     /// Parses the process arguments; on a usage error, `--help` or `--version` clap prints and
-    /// exits.
+    /// exits, so nothing starts half-configured.
     pub fn from_env(info: &'static AdapterInfo) -> Self {
-        let matches = Self::command(info).get_matches();
-        Self::from_matches(&matches)
+        let mut command = Self::command(info);
+        let matches = command.get_matches_mut();
+        Self::from_matches(&matches).unwrap_or_else(|message| {
+            command
+                .error(clap::error::ErrorKind::ArgumentConflict, message)
+                .exit()
+        })
     }
 
     /// Builds a configuration from parsed arguments.
-    pub fn from_matches(matches: &ArgMatches) -> Self {
+    ///
+    /// # Errors
+    ///
+    /// A sentence for the operator when settings conflict (two quotas for one window).
+    pub fn from_matches(matches: &ArgMatches) -> Result<Self, String> {
         let defaults = Self::default();
         let mut limits = Limits::default();
         for limit in &LIMIT_FLAGS {
@@ -273,7 +432,7 @@ impl Config {
                 .unwrap_or((limit.get)(&limits));
             (limit.set)(&mut limits, value);
         }
-        Self {
+        Ok(Self {
             transport: match matches.get_one::<String>("transport").map(String::as_str) {
                 Some("http") => Transport::Http,
                 _ => Transport::Stdio,
@@ -295,8 +454,63 @@ impl Config {
                 .cloned()
                 .unwrap_or_default(),
             limits,
+            safety: safety(matches)?,
+        })
+    }
+}
+
+fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
+    let all = |id: &str| -> Vec<DangerLevel> {
+        matches
+            .get_many::<DangerLevel>(id)
+            .map(|values| values.copied().collect())
+            .unwrap_or_default()
+    };
+    let mut deny = all("deny");
+    deny.sort();
+    deny.dedup();
+    let quotas: Vec<Quota> = matches
+        .get_many::<Quota>("quota")
+        .map(|values| values.copied().collect())
+        .unwrap_or_default();
+    for (index, quota) in quotas.iter().enumerate() {
+        if quotas[..index].iter().any(|other| other.window == quota.window) {
+            return Err(format!(
+                "two quotas for {}: give each metric once",
+                quota.metric()
+            ));
         }
     }
+    let mut tokens = TokenConfig::default();
+    for ttl in &TTL_FLAGS {
+        if let Some(seconds) = matches.get_one::<u64>(ttl.flag) {
+            (ttl.set)(&mut tokens, Duration::from_secs(*seconds));
+        }
+    }
+    Ok(SafetyConfig {
+        trust_level: matches.get_one::<TrustLevel>("trust-level").copied(),
+        confirm_at: matches.get_one::<DangerLevel>("confirm-at").copied(),
+        deny,
+        tokens,
+        rate_limits: matches
+            .get_many::<RateLimit>("rate-limit")
+            .map(|values| values.copied().collect())
+            .unwrap_or_default(),
+        quotas,
+        audit_log: matches.get_one::<PathBuf>("audit-log").cloned(),
+    })
+}
+
+fn parse_seconds(text: &str, min: u64, max: u64) -> Result<u64, String> {
+    let value: u64 = text
+        .parse()
+        .map_err(|_| format!("'{text}' is not a whole number of seconds"))?;
+    if !(min..=max).contains(&value) {
+        return Err(format!(
+            "{value} is outside the allowed range {min}..={max} seconds"
+        ));
+    }
+    Ok(value)
 }
 
 fn parse_limit(text: &str, min: usize, max: usize) -> Result<usize, String> {
@@ -322,13 +536,16 @@ mod tests {
         base_url: "http://127.0.0.1:1",
         base_url_env: "DEMO_BASE_URL",
         auth: crate::adapter::Auth::None,
+        trust: None,
+        rate_limits: &[],
         schema_fingerprint: "sha256:00",
     };
 
-    fn parse(args: &[&str]) -> Result<Config, clap::Error> {
+    fn parse(args: &[&str]) -> Result<Config, String> {
         let matches = Config::command(&INFO)
-            .try_get_matches_from(std::iter::once("demo").chain(args.iter().copied()))?;
-        Ok(Config::from_matches(&matches))
+            .try_get_matches_from(std::iter::once("demo").chain(args.iter().copied()))
+            .map_err(|error| error.to_string())?;
+        Config::from_matches(&matches)
     }
 
     #[test]
@@ -380,5 +597,50 @@ mod tests {
         assert!(parse(&["--max-nesting-depth", "7"]).is_err());
         assert!(parse(&["--tool-prefix", "Bad"]).is_err());
         assert_eq!(parse(&[]).expect("defaults"), Config::default());
+    }
+
+    #[test]
+    fn safety_flags_parse_and_bad_values_stop_start_up() {
+        let config = parse(&[
+            "--trust-level",
+            "medium",
+            "--confirm-at",
+            "reversible",
+            "--deny",
+            "forbidden,dangerous",
+            "--deny",
+            "forbidden",
+            "--rate-limit",
+            "minute=3,day=100",
+            "--quota",
+            "requests_per_hour=1/2/3",
+            "--confirmation-ttl",
+            "2",
+            "--clock-skew-tolerance",
+            "0",
+        ])
+        .expect("valid flags");
+        let safety = config.safety;
+        assert_eq!(safety.trust_level, Some(TrustLevel::Validated));
+        assert_eq!(safety.confirm_at, Some(DangerLevel::Reversible));
+        assert_eq!(safety.deny, [DangerLevel::Dangerous, DangerLevel::Forbidden]);
+        assert_eq!(safety.rate_limits.len(), 2);
+        assert_eq!(safety.quotas.len(), 1);
+        assert_eq!(safety.tokens.confirmation_ttl, Duration::from_secs(2));
+        assert_eq!(safety.tokens.clock_skew, Duration::ZERO);
+        assert_eq!(safety.tokens.forbidden_ttl, Duration::from_secs(120));
+        for bad in [
+            &["--trust-level", "trusted"][..],
+            &["--confirm-at", "risky"],
+            &["--deny", "safe,nope"],
+            &["--rate-limit", "week=3"],
+            &["--quota", "requests_per_hour=5/1"],
+            &["--quota", "requests_per_hour=1/2", "--quota", "requests_per_hour=3/4"],
+            &["--confirmation-ttl", "901"],
+            &["--forbidden-confirmation-ttl", "301"],
+            &["--clock-skew-tolerance", "301"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
     }
 }

@@ -4,6 +4,7 @@
 use serde_json::{Map, Value};
 
 use crate::config::Limits;
+use crate::gate::tokens::QUOTA_PARAM;
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
 
@@ -14,6 +15,9 @@ pub struct Envelope {
     pub operation: String,
     /// `params` merged over the top-level params, `_`-prefixed keys left out.
     pub params: Map<String, Value>,
+    /// `_quota_continue`, the token that continues past a quota's pause threshold, from
+    /// `params` or the top level (rate-limiting §4.4).
+    pub quota_continue: Option<Value>,
 }
 
 /// Whether `name` is snake_case: `^[a-z][a-z0-9_]*$`.
@@ -80,13 +84,20 @@ impl Envelope {
             }
         };
         let mut params = arguments;
+        let mut quota_continue = params.remove(QUOTA_PARAM);
         params.retain(|key, _| !key.starts_with('_'));
         for (key, value) in nested {
-            if !key.starts_with('_') {
+            if key == QUOTA_PARAM {
+                quota_continue = Some(value);
+            } else if !key.starts_with('_') {
                 params.insert(key, value);
             }
         }
-        Ok(Self { operation, params })
+        Ok(Self {
+            operation,
+            params,
+            quota_continue: quota_continue.filter(|value| !value.is_null()),
+        })
     }
 }
 
@@ -272,10 +283,11 @@ mod tests {
             "owner": "top",
             "repo": "r",
             "_meta": {"x": 1},
-            "params": {"owner": "inner", "_confirmation": "c"}
+            "params": {"owner": "inner", "_confirmation": "c", "_quota_continue": "quota_continue_x"}
         })))
         .expect("valid");
         assert_eq!(envelope.operation, "get_repo");
+        assert_eq!(envelope.quota_continue, Some(json!("quota_continue_x")));
         assert_eq!(
             Value::Object(envelope.params),
             json!({"owner": "inner", "repo": "r"})

@@ -31,6 +31,10 @@ pub enum ErrorCode {
     NotFoundResource,
     /// The upstream refused access, or a credential is missing.
     PermissionDenied,
+    /// The adapter is untested: only `introspect` runs (trust-levels §5.4).
+    PermissionTrustLevelInsufficient,
+    /// The operation's danger level is refused at this trust level or by the operator.
+    PermissionDangerLevelDenied,
     /// The operation needs a confirmation token first.
     ConfirmationRequired,
     /// A confirmation token is unknown or malformed.
@@ -43,8 +47,12 @@ pub enum ErrorCode {
     TokenScopeMismatch,
     /// The upstream answered 409.
     ConflictAlreadyExists,
-    /// The upstream answered 429.
+    /// The upstream answered 429, or a rate limit stopped the call before it was sent.
     RateLimitExceeded,
+    /// A quota reached its pause threshold: continue with the token issued.
+    RateLimitQuotaPause,
+    /// A quota reached its hard stop: nothing runs until its window ends.
+    RateLimitQuotaExhausted,
     /// An upstream 5xx, an unparsable upstream answer, a transport failure or a runtime fault.
     InternalError,
 }
@@ -64,6 +72,8 @@ impl ErrorCode {
             Self::NotFoundOperation => "NOT_FOUND_OPERATION",
             Self::NotFoundResource => "NOT_FOUND_RESOURCE",
             Self::PermissionDenied => "PERMISSION_DENIED",
+            Self::PermissionTrustLevelInsufficient => "PERMISSION_TRUST_LEVEL_INSUFFICIENT",
+            Self::PermissionDangerLevelDenied => "PERMISSION_DANGER_LEVEL_DENIED",
             Self::ConfirmationRequired => "CONFIRMATION_REQUIRED",
             Self::TokenInvalid => "TOKEN_INVALID",
             Self::TokenExpired => "TOKEN_EXPIRED",
@@ -71,6 +81,8 @@ impl ErrorCode {
             Self::TokenScopeMismatch => "TOKEN_SCOPE_MISMATCH",
             Self::ConflictAlreadyExists => "CONFLICT_ALREADY_EXISTS",
             Self::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
+            Self::RateLimitQuotaPause => "RATE_LIMIT_QUOTA_PAUSE",
+            Self::RateLimitQuotaExhausted => "RATE_LIMIT_QUOTA_EXHAUSTED",
             Self::InternalError => "INTERNAL_ERROR",
         }
     }
@@ -93,6 +105,7 @@ impl ErrorCode {
                 | Self::ValidationEndpointMismatch
                 | Self::PermissionDenied
                 | Self::RateLimitExceeded
+                | Self::RateLimitQuotaPause
                 | Self::ConfirmationRequired
                 | Self::ConflictAlreadyExists
         )

@@ -5,12 +5,15 @@
 //! closed: failures carry only `code` and `message`, and extra list facts live in `_protocol`.
 
 use std::collections::HashMap;
+use std::time::SystemTime;
 
 use serde_json::{Map, Value, json};
 
 use crate::adapter::{Adapter, Category};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
+use crate::gate::limits::Limiter;
+use crate::gate::{self, Decision, Policy, TOKEN_PARAM};
 use crate::params::json_type;
 use crate::tools::ToolSet;
 
@@ -31,7 +34,64 @@ struct OperationEntry {
     /// The name and description, lowercased and joined by a newline, for `search`.
     search_text: String,
     summary: String,
-    details: String,
+    details: Details,
+}
+
+/// An operation's `OperationDetails`, built when asked for.
+enum Details {
+    /// Complete JSON text (`introspect`'s own).
+    Ready(String),
+    /// The generated details and what the runtime adds to them: `mcpTool`, the gate's
+    /// sentence at the end of `description`, and the `confirmation_token` param when the gate
+    /// confirms the operation.
+    Generated {
+        json: &'static str,
+        tool: String,
+        gate_note: String,
+        confirms: bool,
+    },
+}
+
+impl Details {
+    fn text(&self) -> String {
+        match self {
+            Self::Ready(text) => text.clone(),
+            Self::Generated {
+                json,
+                tool,
+                gate_note,
+                confirms,
+            } => with_gate(json, tool, gate_note, *confirms),
+        }
+    }
+}
+
+/// Generated details with what the runtime adds (see [`Details::Generated`]).
+fn with_gate(json: &str, tool: &str, gate_note: &str, confirms: bool) -> String {
+    let mut details: Map<String, Value> = match serde_json::from_str(json) {
+        Ok(Value::Object(details)) => details,
+        _ => return json.to_owned(),
+    };
+    details.insert("mcpTool".into(), tool.into());
+    let description = details
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let description = if description.is_empty() {
+        gate_note.to_owned()
+    } else {
+        format!("{description}\n\n{gate_note}")
+    };
+    details.insert("description".into(), description.into());
+    if confirms && let Some(Value::Array(parameters)) = details.get_mut("parameters") {
+        parameters.push(json!({
+            "name": TOKEN_PARAM,
+            "type": "string",
+            "required": false,
+            "description": "The token of the CONFIRMATION_REQUIRED error a first call of this operation answers; call again with the same params and this token to run it. Single use, bound to the operation and params.",
+        }));
+    }
+    Value::Object(details).to_string()
 }
 
 struct TypeEntry {
@@ -118,19 +178,15 @@ fn type_summary(details: &Value) -> Value {
     Value::Object(summary)
 }
 
-/// Inserts `"mcpTool":"<tool>",` after the opening brace of generated details.
-fn with_mcp_tool(details: &str, tool: &str) -> String {
-    let tool = Value::String(tool.to_owned()).to_string();
-    match details.strip_prefix('{') {
-        Some(rest) if rest.trim_start().starts_with('}') => format!("{{\"mcpTool\":{tool}{rest}"),
-        Some(rest) => format!("{{\"mcpTool\":{tool},{rest}"),
-        None => details.to_owned(),
-    }
-}
-
 impl Catalog {
-    /// Builds every answer for `A` under `config`, whose tools are `tools`.
-    pub fn new<A: Adapter>(config: &Config, tools: &ToolSet) -> Self {
+    /// Builds every answer for `A` under `config`, whose tools are `tools`, with the gate of
+    /// `policy` and the limits of `limiter`.
+    pub fn new<A: Adapter>(
+        config: &Config,
+        tools: &ToolSet,
+        policy: &Policy,
+        limiter: &Limiter,
+    ) -> Self {
         let mut operations = Vec::with_capacity(A::INTROSPECTION.operations.len() + 1);
         let read_tool = tools.tool_for(Category::Read);
         let introspect_details = json!({
@@ -169,15 +225,30 @@ impl Catalog {
             family: "read",
             search_text: search_text(INTROSPECT, INTROSPECT_DESCRIPTION),
             summary: introspect_summary.to_string(),
-            details: introspect_details.to_string(),
+            details: Details::Ready(introspect_details.to_string()),
         });
         for doc in A::INTROSPECTION.operations {
+            let (gate_note, confirms) = A::route(doc.name).map_or_else(
+                || (String::new(), false),
+                |route| {
+                    let decision = policy.decide(route.danger_level, route.requires_confirmation);
+                    (
+                        gate::describe(route, policy),
+                        matches!(decision, Decision::Confirm(_)),
+                    )
+                },
+            );
             operations.push(OperationEntry {
                 name: doc.name,
                 family: doc.category.family(),
                 search_text: search_text(doc.name, doc.description),
                 summary: doc.summary_json.to_owned(),
-                details: with_mcp_tool(doc.details_json, &tools.tool_for(doc.category)),
+                details: Details::Generated {
+                    json: doc.details_json,
+                    tool: tools.tool_for(doc.category),
+                    gate_note,
+                    confirms,
+                },
             });
         }
         let operation_index = operations
@@ -228,10 +299,16 @@ impl Catalog {
                 "computed_fields": false,
                 "pagination": false,
                 "relationship_queries": false,
-                "warnings": false,
+                "warnings": true,
                 "confirmation": true,
-                "dangerous_operations": false,
+                "dangerous_operations": true,
+                "rate_limiting": true,
                 "operation_filters": true
+            },
+            "safety": policy.describe(),
+            "rate_limits": {
+                "limits": limiter.config().rates.iter().map(|limit| json!({"window": limit.window.as_str(), "limit": limit.limit})).collect::<Vec<_>>(),
+                "quotas": limiter.config().quotas.iter().map(|quota| json!({"metric": quota.metric(), "warn": quota.warn, "pause": quota.pause, "hard_stop": quota.hard_stop})).collect::<Vec<_>>(),
             },
             "adapter": {
                 "name": A::INFO.name,
@@ -276,11 +353,13 @@ impl Catalog {
         self.operations.iter().map(|entry| entry.name)
     }
 
-    /// Answers an `introspect` call: the `data` member as JSON text.
+    /// Answers an `introspect` call: the `data` member as JSON text. The operations list's
+    /// `_protocol` carries the session id and the limits' counters now.
     pub fn answer(
         &self,
         params: &Map<String, Value>,
         session_id: &str,
+        limiter: &Limiter,
     ) -> Result<String, AqlError> {
         let unknown: Vec<String> = params
             .keys()
@@ -328,9 +407,11 @@ impl Catalog {
         }
         let filtered = endpoint.is_some() || search.is_some();
         match (query, name) {
-            ("operations", None) => Ok(self.operations_list(endpoint, search, session_id)),
+            ("operations", None) => Ok(self.operations_list(endpoint, search, session_id, limiter)),
             ("operations", Some(name)) if !filtered => Ok(match self.operation_index.get(name) {
-                Some(&index) => format!("{{\"operation\":{}}}", self.operations[index].details),
+                Some(&index) => {
+                    format!("{{\"operation\":{}}}", self.operations[index].details.text())
+                }
                 None => "{\"operation\":null}".to_owned(),
             }),
             ("types", None) if !filtered => Ok(self.types_list.clone()),
@@ -354,6 +435,7 @@ impl Catalog {
         endpoint: Option<&str>,
         search: Option<&str>,
         session_id: &str,
+        limiter: &Limiter,
     ) -> String {
         let mut text =
             String::with_capacity(self.protocol_open.len() + self.operations_joined.len() + 96);
@@ -361,6 +443,11 @@ impl Catalog {
         text.push_str(&self.protocol_open);
         text.push_str(",\"session_id\":");
         text.push_str(&Value::String(session_id.to_owned()).to_string());
+        let config = limiter.config();
+        if !config.rates.is_empty() || !config.quotas.is_empty() {
+            text.push_str(",\"quota_status\":");
+            text.push_str(&limiter.status(SystemTime::now()).to_string());
+        }
         text.push_str("},\"operations\":[");
         if endpoint.is_none() && search.is_none() {
             text.push_str(&self.operations_joined);
@@ -428,7 +515,10 @@ mod tests {
     use crate::adapter::{
         Adapter, AdapterInfo, Auth, Category, Introspection, OperationDoc, Route, ToolDocs,
     };
+    use crate::adapter::TrustLevel;
     use crate::config::{Config, EndpointMode};
+    use crate::gate::limits::{LimitConfig, Limiter};
+    use crate::gate::{Policy, TrustSource};
     use crate::tools::ToolSet;
 
     struct Sample;
@@ -453,6 +543,8 @@ mod tests {
             base_url: "http://127.0.0.1:9",
             base_url_env: "SAMPLE_BASE_URL",
             auth: Auth::None,
+            trust: None,
+            rate_limits: &[],
             schema_fingerprint: "sha256:0",
         };
         const ROUTES: &'static [&'static Route] = &[];
@@ -488,13 +580,17 @@ mod tests {
     /// Operation names `introspect` lists for these params.
     fn listed(params: Value) -> Vec<String> {
         let config = Config::default();
-        let tools = ToolSet::new::<Sample>(EndpointMode::Crude, "");
-        let catalog = Catalog::new::<Sample>(&config, &tools);
+        let policy = Policy::at(TrustLevel::Validated, TrustSource::Schema);
+        let limiter = Limiter::new(LimitConfig::default());
+        let tools = ToolSet::new::<Sample>(EndpointMode::Crude, "", &policy);
+        let catalog = Catalog::new::<Sample>(&config, &tools, &policy, &limiter);
         let params: Map<String, Value> = match params {
             Value::Object(map) => map,
             _ => unreachable!("the tests pass objects"),
         };
-        let answer = catalog.answer(&params, "s").expect("a valid query");
+        let answer = catalog
+            .answer(&params, "s", &limiter)
+            .expect("a valid query");
         let answer: Value = serde_json::from_str(&answer).expect("JSON");
         answer["operations"]
             .as_array()

@@ -5,10 +5,11 @@
 //! server on stdio or streamable HTTP, the upstream HTTP client) lives here.
 
 pub mod adapter;
+mod clock;
 pub mod config;
-pub mod confirm;
 pub mod envelope;
 pub mod error;
+pub mod gate;
 pub mod introspect;
 pub mod params;
 pub mod result;
@@ -18,5 +19,6 @@ pub mod session;
 mod stdio;
 pub mod tools;
 pub mod upstream;
+pub mod warning;
 
 pub use serve::{run, serve};

@@ -2,14 +2,25 @@
 //! `CallToolResult` (seed mcp-integration §4.1), with `isError` set from the error code.
 
 use crate::error::{AqlError, ErrorCode};
+use crate::warning::{self, Warning};
 use rmcp::model::{CallToolResult, ContentBlock};
 
 /// `{"success":true,"data":<data>}`, where `data_json` is already JSON text (pre-serialized
 /// introspection answers, the upstream's answer).
 pub fn success_raw(data_json: &str) -> CallToolResult {
+    success_with_warnings(data_json, &[])
+}
+
+/// `{"success":true,"data":<data>,"warnings":[...]}`; no `warnings` member when there are
+/// none (warnings §2.1).
+pub fn success_with_warnings(data_json: &str, warnings: &[Warning]) -> CallToolResult {
     let mut text = String::with_capacity(data_json.len() + 26);
     text.push_str("{\"success\":true,\"data\":");
     text.push_str(data_json);
+    if !warnings.is_empty() {
+        text.push_str(",\"warnings\":");
+        text.push_str(&serde_json::Value::Array(warning::collect(warnings)).to_string());
+    }
     text.push('}');
     CallToolResult::success(vec![ContentBlock::text(text)])
 }
@@ -39,11 +50,15 @@ pub fn failure_in_session(error: &AqlError, session: Option<&str>) -> CallToolRe
             error.details.get("expires_at"),
         )
     {
-        body["confirmation"] = serde_json::json!({
+        let mut confirmation = serde_json::json!({
             "token": token,
             "expires_at": expires_at,
-            "message": error.message,
+            "message": error.details.get("confirmation_message").unwrap_or(&error.message.clone().into()),
         });
+        if let Some(reasons) = error.details.get("reasons") {
+            confirmation["reasons"] = reasons.clone();
+        }
+        body["confirmation"] = confirmation;
     }
     wrap_failure(error, body.to_string())
 }
@@ -102,6 +117,11 @@ mod tests {
         assert_eq!(
             text(&success_raw("null")),
             serde_json::json!({"success": true, "data": null})
+        );
+        let warned = success_with_warnings("1", &[Warning::new("W", "careful")]);
+        assert_eq!(
+            text(&warned),
+            serde_json::json!({"success": true, "data": 1, "warnings": [{"code": "W", "message": "careful"}]})
         );
     }
 }

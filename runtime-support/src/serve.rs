@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rmcp::ServiceExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -11,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::adapter::Adapter;
 use crate::config::{Config, Transport};
+use crate::gate::TrustSource;
 use crate::server::{AqlServer, Shared};
 
 /// Runs a generated adapter binary: parses its command line and environment, then serves
@@ -60,13 +62,49 @@ fn init_tracing() {
 pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
     let shared = Arc::new(Shared::<A>::new(config).map_err(|error| error.message)?);
     let config = shared.config().clone();
+    let policy = shared.policy();
+    let limits = shared.limits();
+    let deny: Vec<&str> = policy.deny.iter().map(|level| level.as_str()).collect();
+    let rate_limits: Vec<String> = limits
+        .rates
+        .iter()
+        .map(|limit| format!("{}/{}", limit.limit, limit.window))
+        .collect();
+    let quotas: Vec<String> = limits
+        .quotas
+        .iter()
+        .map(|quota| {
+            let hard = quota.hard_stop.map(|hard| format!("/{hard}")).unwrap_or_default();
+            format!("{}={}/{}{hard}", quota.metric(), quota.warn, quota.pause)
+        })
+        .collect();
     tracing::info!(
         adapter = A::INFO.name,
         version = A::INFO.version,
         mode = config.mode.protocol_name(),
         prefix = %config.tool_prefix,
+        trust_level = policy.trust.as_str(),
+        trust_source = policy.trust_source.as_str(),
+        confirm_at = policy.confirm_at.map_or("", |level| level.as_str()),
+        deny = %deny.join(","),
+        decisions = %policy.table(),
+        rate_limits = %rate_limits.join(","),
+        quotas = %quotas.join(","),
+        audit_log = %config.safety.audit_log.as_ref().map(|path| path.display().to_string()).unwrap_or_default(),
         "starting MCP-AQL server"
     );
+    if policy.trust_source == TrustSource::Default {
+        tracing::warn!(
+            "the schema declares no trust level, so the adapter is untested and answers only \
+             'introspect'; vouch for it with --trust-level (or MCP_AQL_TRUST_LEVEL)"
+        );
+    }
+    if config.safety.tokens.clock_skew > Duration::from_secs(60) {
+        tracing::warn!(
+            seconds = config.safety.tokens.clock_skew.as_secs(),
+            "a clock-skew tolerance above 60 s widens the window for replaying a token"
+        );
+    }
     match config.transport {
         Transport::Stdio => serve_stdio(shared).await,
         Transport::Http => serve_http(shared, SocketAddr::new(config.bind, config.port)).await,

@@ -2,10 +2,12 @@
 //!
 //! `tools/call` follows the request flow of SPEC §3.2: parse the envelope, find the
 //! operation, check it belongs to the tool it was sent to, check payload limits and encoding,
-//! enforce confirmation, parse the params with the generated parser, call the upstream.
+//! parse the params with the generated parser, pass the safety gate (trust and danger level,
+//! rate limits and quotas, confirmation), call the upstream.
 
 use std::marker::PhantomData;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
@@ -14,22 +16,32 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde_json::Map;
+use serde_json::{Map, Value};
 
-use crate::adapter::{Adapter, Category, Route};
+use crate::adapter::{Adapter, Category, Route, UpstreamRequest, Window};
 use crate::config::Config;
-use crate::confirm::{Confirmations, TOKEN_PARAM};
 use crate::envelope::{Envelope, check_payload};
 use crate::error::{AqlError, ErrorCode};
+use crate::gate::audit::{Audit, Event, Record};
+use crate::gate::limits::{LimitConfig, Limited, Limiter, paused_error};
+use crate::gate::tokens::{TokenKind, Tokens};
+use crate::gate::{
+    ConfirmReason, Decision, Policy, TOKEN_PARAM, TrustSource, confirmation_context,
+    denial_error,
+};
 use crate::introspect::{Catalog, INTROSPECT};
 use crate::result;
 use crate::session::Session;
 use crate::tools::{Surface, ToolSet, base_name};
 use crate::upstream::{Upstream, UpstreamConfig};
+use crate::warning::Warning;
 
 /// Everything a server builds once and shares between connections.
 pub struct Shared<A: Adapter> {
     config: Config,
+    policy: Policy,
+    limiter: Arc<Limiter>,
+    audit: Audit,
     tools: ToolSet,
     catalog: Catalog,
     upstream: Upstream,
@@ -38,21 +50,45 @@ pub struct Shared<A: Adapter> {
 }
 
 impl<A: Adapter> Shared<A> {
-    /// Builds the tool list, the introspection answers and the upstream client.
+    /// Builds the gate's policy and limits, the tool list, the introspection answers and the
+    /// upstream client.
     ///
     /// # Errors
     ///
-    /// When the upstream client cannot be built (e.g. a malformed base URL override).
+    /// When the upstream client cannot be built (e.g. a malformed base URL override) or the
+    /// audit log cannot be opened.
     pub fn new(config: Config) -> Result<Self, AqlError> {
-        let tools = ToolSet::new::<A>(config.mode, &config.tool_prefix);
-        let catalog = Catalog::new::<A>(&config, &tools);
+        let safety = &config.safety;
+        let (trust, trust_source) = match (safety.trust_level, A::INFO.trust) {
+            (Some(trust), _) => (trust, TrustSource::Operator),
+            (None, Some(trust)) => (trust, TrustSource::Schema),
+            (None, None) => (crate::adapter::TrustLevel::Untested, TrustSource::Default),
+        };
+        let policy = Policy {
+            confirm_at: safety.confirm_at,
+            deny: safety.deny.clone(),
+            ..Policy::at(trust, trust_source)
+        };
+        let limiter = Arc::new(Limiter::new(LimitConfig::merged(
+            A::INFO.rate_limits,
+            &safety.rate_limits,
+            safety.quotas.clone(),
+        )));
+        let audit = match &safety.audit_log {
+            Some(path) => Audit::to_file(A::INFO.name, path)
+                .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?,
+            None => Audit::to_log(A::INFO.name),
+        };
+        let tools = ToolSet::new::<A>(config.mode, &config.tool_prefix, &policy);
+        let catalog = Catalog::new::<A>(&config, &tools, &policy, &limiter);
         let upstream = Upstream::new(
             A::INFO,
             UpstreamConfig {
                 max_response_bytes: config.limits.max_response_size,
                 ..UpstreamConfig::default()
             },
-        )?;
+        )?
+        .observed_by(limiter.clone());
         let instructions = format!(
             "MCP-AQL adapter for the {} API. Start with operation 'introspect' (params {{\"query\": \"operations\"}}) on tool '{}' to discover every operation.",
             A::INFO.name,
@@ -60,6 +96,9 @@ impl<A: Adapter> Shared<A> {
         );
         Ok(Self {
             config,
+            policy,
+            limiter,
+            audit,
             tools,
             catalog,
             upstream,
@@ -72,22 +111,36 @@ impl<A: Adapter> Shared<A> {
     pub fn config(&self) -> &Config {
         &self.config
     }
+
+    /// The gate's policy in force.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// The rate limits and quotas in force.
+    pub fn limits(&self) -> &LimitConfig {
+        self.limiter.config()
+    }
 }
 
-/// The handler of one MCP connection. Its session state dies with it.
+/// The handler of one MCP connection. Its session state dies with it: the session's tokens
+/// and the quota windows it continued past.
 pub struct AqlServer<A: Adapter> {
     shared: Arc<Shared<A>>,
     session: Session,
-    confirmations: Confirmations,
+    tokens: Tokens,
+    continued: Mutex<Vec<(Window, u64)>>,
 }
 
 impl<A: Adapter> AqlServer<A> {
     /// A handler for a new connection.
     pub fn new(shared: Arc<Shared<A>>) -> Self {
+        let tokens = Tokens::new(A::INFO.name, shared.config.safety.tokens);
         Self {
             shared,
             session: Session::default(),
-            confirmations: Confirmations::default(),
+            tokens,
+            continued: Mutex::new(Vec::new()),
         }
     }
 
@@ -125,39 +178,219 @@ impl<A: Adapter> AqlServer<A> {
         }
         match target {
             Target::Introspect => {
-                match shared.catalog.answer(&envelope.params, self.session.id()) {
+                match shared
+                    .catalog
+                    .answer(&envelope.params, self.session.id(), &shared.limiter)
+                {
                     Ok(data) => result::success_raw(&data),
                     Err(error) => self.fail_for(&target, operation, &error),
                 }
             }
-            Target::Route(route) => match self.run_route(route, envelope.params).await {
-                Ok(data) => result::success_raw(&data),
-                Err(error) => self.fail(Some(operation), &error),
+            Target::Route(route) => {
+                match self
+                    .run_route(route, envelope.params, envelope.quota_continue)
+                    .await
+                {
+                    Ok((data, warnings)) => result::success_with_warnings(&data, &warnings),
+                    Err(error) => self.fail(Some(operation), &error),
+                }
+            }
+        }
+    }
+
+    /// Validates the params, passes the gate and sends the request: the upstream's answer
+    /// and the warnings it carries.
+    async fn run_route(
+        &self,
+        route: &'static Route,
+        mut params: Map<String, Value>,
+        quota_token: Option<Value>,
+    ) -> Result<(String, Vec<Warning>), AqlError> {
+        let shared = &*self.shared;
+        let decision = shared
+            .policy
+            .decide(route.danger_level, route.requires_confirmation);
+        let confirmation = match decision {
+            Decision::Confirm(_) => params.remove(TOKEN_PARAM).filter(|token| !token.is_null()),
+            Decision::Allow | Decision::Deny(_) => None,
+        };
+        // Parse first: nothing is issued, refused or counted for an invalid request.
+        let request = (route.build)(&params)?;
+        let why = match decision {
+            Decision::Deny(denial) => {
+                let error = denial_error(route, &shared.policy, denial);
+                self.audit(route, Event::Denied, None, Some(error.code));
+                return Err(error);
+            }
+            Decision::Confirm(why) => Some(why),
+            Decision::Allow => None,
+        };
+        self.check_limits(route, &params, quota_token)?;
+        match (why, confirmation) {
+            (None, _) => self.audit(route, Event::Allowed, None, None),
+            (Some(why), None) => return Err(self.ask_confirmation(route, &params, &why, &request)),
+            (Some(_), Some(token)) => {
+                match self
+                    .tokens
+                    .redeem(TokenKind::Confirmation, &token, route.operation, &params)
+                {
+                    Ok(id) => self.audit(route, Event::TokenAccepted, Some(&id), None),
+                    Err(rejected) => {
+                        self.audit(
+                            route,
+                            Event::TokenRejected,
+                            rejected.token_id.as_deref(),
+                            Some(rejected.error.code),
+                        );
+                        return Err(rejected.error);
+                    }
+                }
+            }
+        }
+        let warnings = shared
+            .limiter
+            .commit(SystemTime::now(), &self.continued())
+            .map_err(|limited| self.limited(route, &params, limited))?;
+        let data = shared.upstream.send(request).await?;
+        Ok((data, warnings))
+    }
+
+    /// Rate limits and quotas before anything is confirmed or sent: a quota at its pause
+    /// threshold is continued with `quota_token` when it is a valid continuation token.
+    fn check_limits(
+        &self,
+        route: &'static Route,
+        params: &Map<String, Value>,
+        quota_token: Option<Value>,
+    ) -> Result<(), AqlError> {
+        let limited = match self
+            .shared
+            .limiter
+            .check(SystemTime::now(), &self.continued())
+        {
+            Ok(()) => return Ok(()),
+            Err(limited) => limited,
+        };
+        let (Limited::Paused(pauses), Some(token)) = (&limited, quota_token) else {
+            return Err(self.limited(route, params, limited));
+        };
+        match self
+            .tokens
+            .redeem(TokenKind::QuotaContinue, &token, route.operation, params)
+        {
+            Ok(id) => {
+                self.continued
+                    .lock()
+                    .unwrap_or_else(|poisoned| poisoned.into_inner())
+                    .extend(pauses.iter().map(|pause| (pause.quota.window, pause.window_start)));
+                self.audit(route, Event::QuotaContinued, Some(&id), None);
+                Ok(())
+            }
+            Err(rejected) => {
+                self.audit(
+                    route,
+                    Event::TokenRejected,
+                    rejected.token_id.as_deref(),
+                    Some(rejected.error.code),
+                );
+                Err(rejected.error)
+            }
+        }
+    }
+
+    /// The client's error for a limit in the way; a pause issues a continuation token.
+    fn limited(&self, route: &'static Route, params: &Map<String, Value>, limited: Limited) -> AqlError {
+        match limited {
+            Limited::Rate(error) => {
+                self.audit(route, Event::RateLimited, None, Some(error.code));
+                error
+            }
+            Limited::Exhausted(error) => {
+                self.audit(route, Event::QuotaExhausted, None, Some(error.code));
+                error
+            }
+            Limited::Paused(pauses) => match self.tokens.issue(
+                TokenKind::QuotaContinue,
+                route.operation,
+                route.danger_level,
+                params,
+            ) {
+                Ok(issued) => {
+                    let error = paused_error(&pauses, &issued.token, &issued.expires_at);
+                    self.audit(route, Event::QuotaPaused, Some(&issued.id), Some(error.code));
+                    error
+                }
+                Err(error) => {
+                    self.audit(route, Event::RateLimited, None, Some(error.code));
+                    error
+                }
             },
         }
     }
 
-    async fn run_route(
+    /// Issues a confirmation token: `CONFIRMATION_REQUIRED` with what the call would do.
+    fn ask_confirmation(
         &self,
         route: &'static Route,
-        mut params: Map<String, serde_json::Value>,
-    ) -> Result<String, AqlError> {
-        if route.requires_confirmation {
-            let token = params.remove(TOKEN_PARAM);
-            // Parse first so a confirmation is only ever issued for a valid request.
-            let request = (route.build)(&params)?;
-            self.confirmations
-                .check(route, &params, token, self.session.id())?;
-            tracing::info!(
-                session = self.session.id(),
-                operation = route.operation,
-                danger_level = route.danger_level.as_str(),
-                "confirmed operation runs"
-            );
-            return self.shared.upstream.send(request).await;
-        }
-        let request = (route.build)(&params)?;
-        self.shared.upstream.send(request).await
+        params: &Map<String, Value>,
+        why: &[ConfirmReason],
+        request: &UpstreamRequest,
+    ) -> AqlError {
+        let issued = match self.tokens.issue(
+            TokenKind::Confirmation,
+            route.operation,
+            route.danger_level,
+            params,
+        ) {
+            Ok(issued) => issued,
+            Err(error) => {
+                self.audit(route, Event::RateLimited, None, Some(error.code));
+                return error;
+            }
+        };
+        let (reasons, message) = confirmation_context(route, &self.shared.policy, why, request);
+        self.audit(route, Event::ConfirmationIssued, Some(&issued.id), None);
+        AqlError::new(
+            ErrorCode::ConfirmationRequired,
+            format!(
+                "This operation requires confirmation: '{}' (danger: {}) runs only when called again with the same params plus '{TOKEN_PARAM}' set to the token in details, within {} s",
+                route.operation,
+                route.danger_level,
+                issued.ttl.as_secs()
+            ),
+        )
+        .with_detail("operation", route.operation)
+        .with_detail("danger_level", route.danger_level.as_str())
+        .with_detail("reasons", reasons)
+        .with_detail("confirmation_message", message)
+        .with_detail("confirmation_token", issued.token)
+        .with_detail("expires_at", issued.expires_at)
+        .with_detail("ttl_seconds", issued.ttl.as_secs())
+    }
+
+    fn continued(&self) -> Vec<(Window, u64)> {
+        self.continued
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
+    }
+
+    fn audit(
+        &self,
+        route: &'static Route,
+        event: Event,
+        token_id: Option<&str>,
+        code: Option<ErrorCode>,
+    ) {
+        self.shared.audit.record(Record {
+            event,
+            operation: route.operation,
+            danger: route.danger_level,
+            trust: self.shared.policy.trust,
+            session: self.session.id(),
+            token_id,
+            code,
+        });
     }
 
     fn not_found(&self, operation: &str) -> AqlError {

@@ -1,13 +1,18 @@
 //! The MCP tools a server registers: the CRUDE family tools and/or `mcp_aql`, with the
 //! configured prefix, annotations per seed mcp-integration §2.3 and the base input schema.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::json;
 
-use crate::adapter::{Adapter, Category, ToolDocs};
+use crate::adapter::{Adapter, Category, Route, ToolDocs};
 use crate::config::EndpointMode;
+use crate::gate::{Decision, Denial, Policy, TOKEN_PARAM};
+
+/// Operations a safety note names per list before "and N more".
+const NOTE_NAMES: usize = 10;
 
 /// Which entry point a tool is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,8 +77,9 @@ pub fn input_schema() -> JsonObject {
 
 impl ToolSet {
     /// Tools for `A` in `mode` with names prefixed by `prefix`. A CRUDE family with no
-    /// operations is left out, except `read`, which carries `introspect`.
-    pub fn new<A: Adapter>(mode: EndpointMode, prefix: &str) -> Self {
+    /// operations is left out, except `read`, which carries `introspect`. Each description
+    /// ends with what the gate of `policy` does to the tool's operations.
+    pub fn new<A: Adapter>(mode: EndpointMode, prefix: &str, policy: &Policy) -> Self {
         let schema = Arc::new(input_schema());
         let mut tools = Vec::new();
         if mode.has_crude() {
@@ -83,12 +89,13 @@ impl ToolSet {
                 };
                 let (read_only, destructive) = category.permissions();
                 let surface = Surface::Family(category);
+                let routes = A::ROUTES.iter().filter(|route| route.category == category);
                 tools.push((
                     surface,
                     tool(
                         prefix,
                         surface,
-                        description,
+                        with_note(description, safety_note(routes, policy)),
                         &schema,
                         read_only,
                         destructive,
@@ -102,7 +109,7 @@ impl ToolSet {
                 tool(
                     prefix,
                     Surface::Single,
-                    A::TOOLS.single,
+                    with_note(A::TOOLS.single, safety_note(A::ROUTES.iter(), policy)),
                     &schema,
                     false,
                     true,
@@ -153,10 +160,62 @@ impl ToolSet {
     }
 }
 
+fn with_note(description: &'static str, note: Option<String>) -> Cow<'static, str> {
+    match note {
+        Some(note) => Cow::Owned(format!("{description}\n\n{note}")),
+        None => Cow::Borrowed(description),
+    }
+}
+
+/// What the gate does to `routes`, in one paragraph; `None` when every one of them runs.
+fn safety_note<'a>(
+    routes: impl Iterator<Item = &'a &'static Route>,
+    policy: &Policy,
+) -> Option<String> {
+    let mut confirmed = Vec::new();
+    let mut refused = Vec::new();
+    for route in routes {
+        let label = format!("{} ({})", route.operation, route.danger_level);
+        match policy.decide(route.danger_level, route.requires_confirmation) {
+            Decision::Allow => {}
+            Decision::Confirm(_) => confirmed.push(label),
+            Decision::Deny(Denial::Untested) => {
+                return Some(
+                    "Safety: this adapter is untested, so only 'introspect' runs until its schema declares a trust level or the operator vouches for one (--trust-level)."
+                        .to_owned(),
+                );
+            }
+            Decision::Deny(_) => refused.push(label),
+        }
+    }
+    if confirmed.is_empty() && refused.is_empty() {
+        return None;
+    }
+    let mut note = format!("Safety (trust level '{}'):", policy.trust);
+    if !confirmed.is_empty() {
+        note.push_str(&format!(
+            " needs confirmation: {}; the first call answers CONFIRMATION_REQUIRED with a token to send back as '{TOKEN_PARAM}'.",
+            names(&confirmed)
+        ));
+    }
+    if !refused.is_empty() {
+        note.push_str(&format!(" Refused: {}.", names(&refused)));
+    }
+    Some(note)
+}
+
+fn names(labels: &[String]) -> String {
+    let mut text = labels[..labels.len().min(NOTE_NAMES)].join(", ");
+    if labels.len() > NOTE_NAMES {
+        text.push_str(&format!(" and {} more (see introspect)", labels.len() - NOTE_NAMES));
+    }
+    text
+}
+
 fn tool(
     prefix: &str,
     surface: Surface,
-    description: &'static str,
+    description: Cow<'static, str>,
     schema: &Arc<JsonObject>,
     read_only: bool,
     destructive: bool,

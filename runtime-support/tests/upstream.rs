@@ -71,6 +71,8 @@ fn info_with_env(base_url: String, base_url_env: &'static str, auth: Auth) -> &'
         base_url: Box::leak(base_url.into_boxed_str()),
         base_url_env,
         auth,
+        trust: None,
+        rate_limits: &[],
         schema_fingerprint: "sha256:00",
     }))
 }

@@ -4,7 +4,7 @@
 
 use runtime_support::adapter::{
     Adapter, AdapterInfo, Auth, Category, DangerLevel, Introspection, Method, OperationDoc, Route,
-    ToolDocs, TypeDoc, UpstreamRequest,
+    ToolDocs, TrustLevel, TypeDoc, UpstreamRequest,
 };
 use runtime_support::params::{ParamError, json_type, reject_unknown};
 use serde_json::{Map, Value};
@@ -19,6 +19,8 @@ static INFO: AdapterInfo = AdapterInfo {
     base_url: "http://127.0.0.1:9",
     base_url_env: "FIXTURE_BASE_URL",
     auth: Auth::None,
+    trust: Some(TrustLevel::Validated),
+    rate_limits: &[],
     schema_fingerprint: "sha256:0000000000000000000000000000000000000000000000000000000000000000",
 };
 
@@ -154,9 +156,9 @@ fn build_update_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     })
 }
 
-const DELETE_ITEM_PARAMS: &[&str] = &["id", "confirmation_token"];
+const DELETE_ITEM_PARAMS: &[&str] = &["id"];
 fn build_delete_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
-    reject_unknown("delete_item", raw, &DELETE_ITEM_PARAMS[..1])?;
+    reject_unknown("delete_item", raw, DELETE_ITEM_PARAMS)?;
     let id = required_string(raw, "id", "Item id")?;
     Ok(UpstreamRequest {
         method: Method::Delete,
@@ -168,6 +170,7 @@ fn build_delete_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 
 static GET_ITEM: Route = Route {
     operation: "get_item",
+    description: "Get one item.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/items/{id}",
@@ -178,6 +181,7 @@ static GET_ITEM: Route = Route {
 };
 static LIST_ITEMS: Route = Route {
     operation: "list_items",
+    description: "List items.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/items",
@@ -188,6 +192,7 @@ static LIST_ITEMS: Route = Route {
 };
 static CREATE_ITEM: Route = Route {
     operation: "create_item",
+    description: "Add an item.",
     category: Category::Create,
     method: Method::Post,
     path_template: "/items",
@@ -198,6 +203,7 @@ static CREATE_ITEM: Route = Route {
 };
 static UPDATE_ITEM: Route = Route {
     operation: "update_item",
+    description: "Change an item.",
     category: Category::Update,
     method: Method::Patch,
     path_template: "/items/{id}",
@@ -208,6 +214,7 @@ static UPDATE_ITEM: Route = Route {
 };
 static DELETE_ITEM: Route = Route {
     operation: "delete_item",
+    description: "Delete an item.",
     category: Category::Delete,
     method: Method::Delete,
     path_template: "/items/{id}",
@@ -263,7 +270,7 @@ static OPERATIONS: [OperationDoc; 5] = [
         category: Category::Delete,
         description: "Delete an item (needs confirmation)",
         summary_json: r#"{"name":"delete_item","semantic_category":"DELETE","endpoint":"delete","description":"Delete an item (needs confirmation)"}"#,
-        details_json: r#"{"name":"delete_item","semantic_category":"DELETE","endpoint":"delete","description":"Delete an item (needs confirmation)","permissions":{"readOnly":false,"destructive":true},"parameters":[{"name":"id","type":"string","required":true},{"name":"confirmation_token","type":"string","required":false,"description":"Token from CONFIRMATION_REQUIRED"}],"returns":{"name":"Item","kind":"object"}}"#,
+        details_json: r#"{"name":"delete_item","semantic_category":"DELETE","endpoint":"delete","description":"Delete an item","permissions":{"readOnly":false,"destructive":true},"parameters":[{"name":"id","type":"string","required":true}],"returns":{"name":"Item","kind":"object"}}"#,
     },
 ];
 

@@ -10,7 +10,8 @@ pub mod params;
 pub mod routes;
 
 use ::runtime_support::adapter::{
-    Adapter, AdapterInfo, Auth, Introspection, Route, ToolDocs,
+    Adapter, AdapterInfo, Auth, Introspection, RateLimit, Route, ToolDocs, TrustLevel,
+    Window,
 };
 
 /// The `github` adapter, version 1.0.0: GitHub REST API subset: repositories, issues and their comments, labels, pull requests, users, search and Actions workflow runs.
@@ -31,6 +32,13 @@ impl Adapter for GithubAdapter {
             header: "Authorization",
             prefix: "Bearer ",
         },
+        trust: Some(TrustLevel::Validated),
+        rate_limits: &[
+            RateLimit {
+                window: Window::Hour,
+                limit: 5000u64,
+            },
+        ],
         schema_fingerprint: "sha256:b9d1d5567495b91e910be15d837ed52420d355e595907aef2f18832a6a6d04af",
     };
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
@@ -47,12 +55,12 @@ impl Adapter for GithubAdapter {
             "Modifying operations that overwrite data.\n\nSupported operations: update_repo, update_issue, update_pull_request, replace_repo_topics\n\nThese operations modify existing data, potentially overwriting previous values. Put the fields to change in the `input` object.\n\nQuick start example:\n{ operation: \"update_repo\", params: { owner: \"<owner>\", repo: \"<repo>\", input: { name: \"<name>\" } } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"update_repo\" } }",
         ),
         delete: Some(
-            "Destructive operations that remove data.\n\nSupported operations: delete_repo, delete_issue_comment, delete_label\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"delete_repo\", params: { owner: \"<owner>\", repo: \"<repo>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"delete_repo\" } }",
+            "Destructive operations that remove data.\n\nSupported operations: delete_repo (destructive), delete_issue_comment (destructive), delete_label\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"delete_repo\", params: { owner: \"<owner>\", repo: \"<repo>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"delete_repo\" } }",
         ),
         execute: Some(
-            "Operations with side effects on the target API.\n\nSupported operations: merge_pull_request, rerun_workflow, dispatch_workflow\n\nThese operations trigger actions; they are not plain reads or writes.\n- merge_pull_request: Merge a pull request into its base branch.\n- rerun_workflow: Re-run a GitHub Actions workflow run.\n- dispatch_workflow: Trigger a workflow that has a `workflow_dispatch` trigger.\n\nIMPORTANT: Execute operations are potentially destructive and non-idempotent.\n\nQuick start example:\n{ operation: \"merge_pull_request\", params: { owner: \"<owner>\", repo: \"<repo>\", pull_number: 1 } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"merge_pull_request\" } }",
+            "Operations with side effects on the target API.\n\nSupported operations: merge_pull_request (dangerous), rerun_workflow, dispatch_workflow\n\nThese operations trigger actions; they are not plain reads or writes.\n- merge_pull_request: Merge a pull request into its base branch.\n- rerun_workflow: Re-run a GitHub Actions workflow run.\n- dispatch_workflow: Trigger a workflow that has a `workflow_dispatch` trigger.\n\nIMPORTANT: Execute operations are potentially destructive and non-idempotent.\n\nQuick start example:\n{ operation: \"merge_pull_request\", params: { owner: \"<owner>\", repo: \"<repo>\", pull_number: 1 } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"merge_pull_request\" } }",
         ),
-        single: "MCP-AQL github adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: create_repo, create_issue, create_issue_comment, create_pull_request, create_label\n- Read: get_repo, list_repos, list_issues, get_issue, list_issue_comments, list_pull_requests, get_pull_request, search_issues, get_user, list_workflow_runs\n- Update: update_repo, update_issue, update_pull_request, replace_repo_topics\n- Delete: delete_repo, delete_issue_comment, delete_label\n- Execute: merge_pull_request, rerun_workflow, dispatch_workflow\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.",
+        single: "MCP-AQL github adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: create_repo, create_issue, create_issue_comment, create_pull_request, create_label\n- Read: get_repo, list_repos, list_issues, get_issue, list_issue_comments, list_pull_requests, get_pull_request, search_issues, get_user, list_workflow_runs\n- Update: update_repo, update_issue, update_pull_request, replace_repo_topics\n- Delete: delete_repo (destructive), delete_issue_comment (destructive), delete_label\n- Execute: merge_pull_request (dangerous), rerun_workflow, dispatch_workflow\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.",
     };
     fn route(operation: &str) -> Option<&'static Route> {
         routes::route(operation)

@@ -11,6 +11,7 @@ use super::params as schema_params;
 /// `create_repo`: POST `/user/repos`.
 pub static CREATE_REPO: Route = Route {
     operation: "create_repo",
+    description: "Create a repository owned by the authenticated user.",
     category: Category::Create,
     method: Method::Post,
     path_template: "/user/repos",
@@ -42,6 +43,7 @@ fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `create_issue`: POST `/repos/{owner}/{repo}/issues`.
 pub static CREATE_ISSUE: Route = Route {
     operation: "create_issue",
+    description: "Open a new issue in a repository.",
     category: Category::Create,
     method: Method::Post,
     path_template: "/repos/{owner}/{repo}/issues",
@@ -80,6 +82,7 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 /// `create_issue_comment`: POST `/repos/{owner}/{repo}/issues/{issue_number}/comments`.
 pub static CREATE_ISSUE_COMMENT: Route = Route {
     operation: "create_issue_comment",
+    description: "Add a comment to an issue or pull request.",
     category: Category::Create,
     method: Method::Post,
     path_template: "/repos/{owner}/{repo}/issues/{issue_number}/comments",
@@ -118,6 +121,7 @@ fn build_create_issue_comment(
 /// `create_pull_request`: POST `/repos/{owner}/{repo}/pulls`.
 pub static CREATE_PULL_REQUEST: Route = Route {
     operation: "create_pull_request",
+    description: "Open a pull request that merges `head` into `base`.",
     category: Category::Create,
     method: Method::Post,
     path_template: "/repos/{owner}/{repo}/pulls",
@@ -158,6 +162,7 @@ fn build_create_pull_request(
 /// `create_label`: POST `/repos/{owner}/{repo}/labels`.
 pub static CREATE_LABEL: Route = Route {
     operation: "create_label",
+    description: "Create a label in a repository.",
     category: Category::Create,
     method: Method::Post,
     path_template: "/repos/{owner}/{repo}/labels",
@@ -194,6 +199,7 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 /// `get_repo`: GET `/repos/{owner}/{repo}`.
 pub static GET_REPO: Route = Route {
     operation: "get_repo",
+    description: "Get a repository.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/repos/{owner}/{repo}",
@@ -225,6 +231,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 /// `list_repos`: GET `/users/{username}/repos`.
 pub static LIST_REPOS: Route = Route {
     operation: "list_repos",
+    description: "List the public repositories of a user.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/users/{username}/repos",
@@ -255,6 +262,7 @@ fn build_list_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 /// `list_issues`: GET `/repos/{owner}/{repo}/issues`.
 pub static LIST_ISSUES: Route = Route {
     operation: "list_issues",
+    description: "List issues in a repository; pull requests are included, as on GitHub.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/repos/{owner}/{repo}/issues",
@@ -304,6 +312,7 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `get_issue`: GET `/repos/{owner}/{repo}/issues/{issue_number}`.
 pub static GET_ISSUE: Route = Route {
     operation: "get_issue",
+    description: "Get one issue.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/repos/{owner}/{repo}/issues/{issue_number}",
@@ -337,6 +346,7 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
 /// `list_issue_comments`: GET `/repos/{owner}/{repo}/issues/{issue_number}/comments`.
 pub static LIST_ISSUE_COMMENTS: Route = Route {
     operation: "list_issue_comments",
+    description: "List the comments on an issue, oldest first.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/repos/{owner}/{repo}/issues/{issue_number}/comments",
@@ -375,6 +385,7 @@ fn build_list_issue_comments(
 /// `list_pull_requests`: GET `/repos/{owner}/{repo}/pulls`.
 pub static LIST_PULL_REQUESTS: Route = Route {
     operation: "list_pull_requests",
+    description: "List pull requests in a repository.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/repos/{owner}/{repo}/pulls",
@@ -413,6 +424,7 @@ fn build_list_pull_requests(
 /// `get_pull_request`: GET `/repos/{owner}/{repo}/pulls/{pull_number}`.
 pub static GET_PULL_REQUEST: Route = Route {
     operation: "get_pull_request",
+    description: "Get one pull request.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/repos/{owner}/{repo}/pulls/{pull_number}",
@@ -448,6 +460,7 @@ fn build_get_pull_request(
 /// `search_issues`: GET `/search/issues`.
 pub static SEARCH_ISSUES: Route = Route {
     operation: "search_issues",
+    description: "Search issues and pull requests across repositories.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/search/issues",
@@ -479,6 +492,7 @@ fn build_search_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
 /// `get_user`: GET `/users/{username}`.
 pub static GET_USER: Route = Route {
     operation: "get_user",
+    description: "Get the public profile of a user.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/users/{username}",
@@ -504,6 +518,7 @@ fn build_get_user(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 /// `list_workflow_runs`: GET `/repos/{owner}/{repo}/actions/runs`.
 pub static LIST_WORKFLOW_RUNS: Route = Route {
     operation: "list_workflow_runs",
+    description: "List GitHub Actions workflow runs of a repository, newest first.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/repos/{owner}/{repo}/actions/runs",
@@ -542,6 +557,7 @@ fn build_list_workflow_runs(
 /// `update_repo`: PATCH `/repos/{owner}/{repo}`.
 pub static UPDATE_REPO: Route = Route {
     operation: "update_repo",
+    description: "Change the settings of a repository.",
     category: Category::Update,
     method: Method::Patch,
     path_template: "/repos/{owner}/{repo}",
@@ -591,6 +607,7 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `update_issue`: PATCH `/repos/{owner}/{repo}/issues/{issue_number}`.
 pub static UPDATE_ISSUE: Route = Route {
     operation: "update_issue",
+    description: "Edit an issue; close or reopen it with `state`.",
     category: Category::Update,
     method: Method::Patch,
     path_template: "/repos/{owner}/{repo}/issues/{issue_number}",
@@ -630,6 +647,7 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 /// `update_pull_request`: PATCH `/repos/{owner}/{repo}/pulls/{pull_number}`.
 pub static UPDATE_PULL_REQUEST: Route = Route {
     operation: "update_pull_request",
+    description: "Edit a pull request's title, body, state or base branch.",
     category: Category::Update,
     method: Method::Patch,
     path_template: "/repos/{owner}/{repo}/pulls/{pull_number}",
@@ -670,6 +688,7 @@ fn build_update_pull_request(
 /// `replace_repo_topics`: PUT `/repos/{owner}/{repo}/topics`.
 pub static REPLACE_REPO_TOPICS: Route = Route {
     operation: "replace_repo_topics",
+    description: "Replace all topics of a repository.",
     category: Category::Update,
     method: Method::Put,
     path_template: "/repos/{owner}/{repo}/topics",
@@ -706,12 +725,13 @@ fn build_replace_repo_topics(
 /// `delete_repo`: DELETE `/repos/{owner}/{repo}`.
 pub static DELETE_REPO: Route = Route {
     operation: "delete_repo",
+    description: "Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.",
     category: Category::Delete,
     method: Method::Delete,
     path_template: "/repos/{owner}/{repo}",
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
-    params: &["owner", "repo", "confirmation_token"],
+    params: &["owner", "repo"],
     build: build_delete_repo,
 };
 
@@ -737,6 +757,7 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `delete_issue_comment`: DELETE `/repos/{owner}/{repo}/issues/comments/{comment_id}`.
 pub static DELETE_ISSUE_COMMENT: Route = Route {
     operation: "delete_issue_comment",
+    description: "Delete a comment on an issue or pull request.",
     category: Category::Delete,
     method: Method::Delete,
     path_template: "/repos/{owner}/{repo}/issues/comments/{comment_id}",
@@ -772,6 +793,7 @@ fn build_delete_issue_comment(
 /// `delete_label`: DELETE `/repos/{owner}/{repo}/labels/{name}`.
 pub static DELETE_LABEL: Route = Route {
     operation: "delete_label",
+    description: "Delete a label; issues that carry it lose it.",
     category: Category::Delete,
     method: Method::Delete,
     path_template: "/repos/{owner}/{repo}/labels/{name}",
@@ -805,6 +827,7 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 /// `merge_pull_request`: PUT `/repos/{owner}/{repo}/pulls/{pull_number}/merge`.
 pub static MERGE_PULL_REQUEST: Route = Route {
     operation: "merge_pull_request",
+    description: "Merge a pull request into its base branch.",
     category: Category::Execute,
     method: Method::Put,
     path_template: "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
@@ -862,6 +885,7 @@ fn build_merge_pull_request(
 /// `rerun_workflow`: POST `/repos/{owner}/{repo}/actions/runs/{run_id}/rerun`.
 pub static RERUN_WORKFLOW: Route = Route {
     operation: "rerun_workflow",
+    description: "Re-run a GitHub Actions workflow run.",
     category: Category::Execute,
     method: Method::Post,
     path_template: "/repos/{owner}/{repo}/actions/runs/{run_id}/rerun",
@@ -904,6 +928,7 @@ fn build_rerun_workflow(
 /// `dispatch_workflow`: POST `/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches`.
 pub static DISPATCH_WORKFLOW: Route = Route {
     operation: "dispatch_workflow",
+    description: "Trigger a workflow that has a `workflow_dispatch` trigger.",
     category: Category::Execute,
     method: Method::Post,
     path_template: "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",

@@ -65,14 +65,6 @@ fn operation_details(operation: &Operation) -> Value {
             "description": "The fields to change; only the fields given are sent.",
         }));
     }
-    if operation.requires_confirmation {
-        parameters.push(json!({
-            "name": "confirmation_token",
-            "type": "string",
-            "required": false,
-            "description": "Token from confirm_operation; this operation runs only with a valid one.",
-        }));
-    }
     json!({
         "name": operation.name,
         "semantic_category": operation.category.semantic_name(),

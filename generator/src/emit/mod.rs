@@ -41,6 +41,17 @@ pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> Vec<Toke
         &adapter.fingerprint,
     );
     let auth = emit_auth(&adapter.auth);
+    let trust = match adapter.trust {
+        Some(level) => {
+            let level = variant(level);
+            quote! { Some(TrustLevel::#level) }
+        }
+        None => quote! { None },
+    };
+    let rate_limits = adapter.rate_limits.iter().map(|(window, limit)| {
+        let window = variant(*window);
+        quote! { RateLimit { window: Window::#window, limit: #limit } }
+    });
     let optional = |text: &Option<String>| match text {
         Some(text) => quote! { Some(#text) },
         None => quote! { None },
@@ -66,6 +77,8 @@ pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> Vec<Toke
                 base_url: #base_url,
                 base_url_env: #base_url_env,
                 auth: #auth,
+                trust: #trust,
+                rate_limits: &[#(#rate_limits),*],
                 schema_fingerprint: #fingerprint,
             };
             const ROUTES: &'static [&'static Route] = routes::ROUTES;
@@ -123,9 +136,13 @@ pub fn adapter_uses(adapter: &Adapter) -> TokenStream {
         crate::ir::Auth::ApiKeyHeader { .. } | crate::ir::Auth::ApiKeyQuery { .. }
     )
     .then(|| quote! { ApiKeyLocation, });
+    let rate_limit = (!adapter.rate_limits.is_empty()).then(|| quote! { RateLimit, });
+    let trust = adapter.trust.is_some().then(|| quote! { TrustLevel, });
+    let window = (!adapter.rate_limits.is_empty()).then(|| quote! { Window, });
     quote! {
         use ::runtime_support::adapter::{
-            Adapter, AdapterInfo, #location Auth, Introspection, Route, ToolDocs,
+            Adapter, AdapterInfo, #location Auth, Introspection, #rate_limit Route, ToolDocs,
+            #trust #window
         };
     }
 }

@@ -55,15 +55,14 @@ fn emit_route(operation: &Operation) -> TokenStream {
     let danger = variant(operation.danger);
     let path_template = &operation.path_template;
     let requires_confirmation = operation.requires_confirmation;
-    let mut names = operation.top_level_names();
-    if operation.requires_confirmation {
-        names.push("confirmation_token");
-    }
+    let names = operation.top_level_names();
+    let description = &operation.description;
     let build = ident(&operation.build_fn);
     quote! {
         #doc
         pub static #static_name: Route = Route {
             operation: #name,
+            description: #description,
             category: Category::#category,
             method: Method::#method,
             path_template: #path_template,

@@ -3,7 +3,7 @@
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
 use super::{
-    Adapter, Auth, Category, DangerLevel, Input, Operation, Param, PathSegment, Placement,
+    Adapter, Auth, Category, DangerLevel, Input, Operation, Param, PathSegment, Placement, Window,
 };
 use crate::ident;
 use crate::schema::maps_to::{self, PathPiece};
@@ -31,6 +31,22 @@ pub fn lower(source: &Source, schema: &AdapterSchema, fingerprint: String) -> Ad
         base_url: schema.target.base_url.trim_end_matches('/').to_owned(),
         base_url_env: format!("{}_BASE_URL", schema.name.to_shouty_snake_case()),
         auth: lower_auth(schema.auth.as_ref()),
+        trust: schema.trust.as_ref().and_then(|trust| trust.level),
+        rate_limits: schema
+            .rate_limits
+            .as_ref()
+            .map(|limits| {
+                [
+                    (Window::Second, limits.burst_limit),
+                    (Window::Minute, limits.requests_per_minute),
+                    (Window::Hour, limits.requests_per_hour),
+                    (Window::Day, limits.requests_per_day),
+                ]
+                .into_iter()
+                .filter_map(|(window, limit)| Some((window, limit?)))
+                .collect()
+            })
+            .unwrap_or_default(),
         schema_path: source.path.clone(),
         fingerprint,
         documentation: source.body.clone(),

@@ -4,7 +4,7 @@ mod lower;
 
 pub use lower::lower;
 
-pub use aql_model::{Category, DangerLevel, Method};
+pub use aql_model::{Category, DangerLevel, Method, TrustLevel, Window};
 use serde_json::Value;
 
 pub use crate::schema::ParamType;
@@ -30,6 +30,10 @@ pub struct Adapter {
     pub base_url_env: String,
     /// How requests authenticate.
     pub auth: Auth,
+    /// The schema's `trust.level`, if it declares one.
+    pub trust: Option<TrustLevel>,
+    /// The schema's `rate_limits`: calls per window, shortest window first.
+    pub rate_limits: Vec<(Window, u64)>,
     /// Schema path as given, `/`-separated.
     pub schema_path: String,
     /// `sha256:<hex>` of the front matter.

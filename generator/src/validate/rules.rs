@@ -287,7 +287,8 @@ fn check_operation(
             );
         }
         let clashes = match name.as_str() {
-            "confirmation_token" => operation.requires_confirmation == Some(true),
+            // The gate may ask any operation for confirmation, under the operator's policy.
+            "confirmation_token" => true,
             "input" => category == Category::Update,
             _ => false,
         };

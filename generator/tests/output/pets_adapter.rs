@@ -32,7 +32,7 @@ pub mod introspection {
             category: Category::Delete,
             description: "",
             summary_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"name\":\"remove_pet\",\"semantic_category\":\"DELETE\"}",
-            details_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call remove_pet\",\"request\":{\"operation\":\"remove_pet\",\"params\":{\"pet_id\":\"<pet_id>\"}}}],\"name\":\"remove_pet\",\"parameters\":[{\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"},{\"description\":\"Token from confirm_operation; this operation runs only with a valid one.\",\"name\":\"confirmation_token\",\"required\":false,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"kind\":\"object\",\"name\":\"RemovePetResult\"},\"semantic_category\":\"DELETE\"}",
+            details_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call remove_pet\",\"request\":{\"operation\":\"remove_pet\",\"params\":{\"pet_id\":\"<pet_id>\"}}}],\"name\":\"remove_pet\",\"parameters\":[{\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"kind\":\"object\",\"name\":\"RemovePetResult\"},\"semantic_category\":\"DELETE\"}",
         },
     ];
     /// The adapter's named types: enums, UPDATE inputs and results.
@@ -224,6 +224,7 @@ pub mod routes {
     /// `get_pet`: GET `/pets/{pet_id}`.
     pub static GET_PET: Route = Route {
         operation: "get_pet",
+        description: "Get one pet.",
         category: Category::Read,
         method: Method::Get,
         path_template: "/pets/{pet_id}",
@@ -247,6 +248,7 @@ pub mod routes {
     /// `list_pets`: GET `/pets`.
     pub static LIST_PETS: Route = Route {
         operation: "list_pets",
+        description: "",
         category: Category::Read,
         method: Method::Get,
         path_template: "/pets",
@@ -272,6 +274,7 @@ pub mod routes {
     /// `rename_pet`: PATCH `/pets/{pet_id}`.
     pub static RENAME_PET: Route = Route {
         operation: "rename_pet",
+        description: "",
         category: Category::Update,
         method: Method::Patch,
         path_template: "/pets/{pet_id}",
@@ -299,12 +302,13 @@ pub mod routes {
     /// `remove_pet`: DELETE `/pets/{pet_id}`.
     pub static REMOVE_PET: Route = Route {
         operation: "remove_pet",
+        description: "",
         category: Category::Delete,
         method: Method::Delete,
         path_template: "/pets/{pet_id}",
         danger_level: DangerLevel::Destructive,
         requires_confirmation: true,
-        params: &["pet_id", "confirmation_token"],
+        params: &["pet_id"],
         build: build_remove_pet,
     };
     /// Parses `remove_pet` params and builds its upstream request.
@@ -357,6 +361,8 @@ impl Adapter for PetsAdapter {
             header: "Authorization",
             prefix: "Bearer ",
         },
+        trust: None,
+        rate_limits: &[],
         schema_fingerprint: "sha256:05746a976d2fe16521610e4b7b7f9e25b7da46dc5d61e0a26652e51a875231a7",
     };
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
@@ -371,10 +377,10 @@ impl Adapter for PetsAdapter {
             "Modifying operations that overwrite data.\n\nSupported operations: rename_pet\n\nThese operations modify existing data, potentially overwriting previous values. Put the fields to change in the `input` object.\n\nQuick start example:\n{ operation: \"rename_pet\", params: { pet_id: \"<pet_id>\", input: { name: \"<name>\" } } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"rename_pet\" } }",
         ),
         delete: Some(
-            "Destructive operations that remove data.\n\nSupported operations: remove_pet\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"remove_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"remove_pet\" } }",
+            "Destructive operations that remove data.\n\nSupported operations: remove_pet (destructive)\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"remove_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"remove_pet\" } }",
         ),
         execute: None,
-        single: "MCP-AQL pets adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: none\n- Read: get_pet, list_pets\n- Update: rename_pet\n- Delete: remove_pet\n- Execute: none\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.",
+        single: "MCP-AQL pets adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: none\n- Read: get_pet, list_pets\n- Update: rename_pet\n- Delete: remove_pet (destructive)\n- Execute: none\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.",
     };
     fn route(operation: &str) -> Option<&'static Route> {
         routes::route(operation)

@@ -33,9 +33,12 @@
 mod auth;
 mod response;
 
+pub(crate) use response::retry_after_seconds;
+
 use std::error::Error as StdError;
 use std::ffi::OsString;
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::{ACCEPT, HeaderValue};
@@ -44,6 +47,7 @@ use tracing::debug;
 
 use crate::adapter::{AdapterInfo, Method, UpstreamRequest};
 use crate::error::{AqlError, ErrorCode};
+use crate::gate::limits::Limiter;
 use auth::{AuthPlan, Secrets};
 use response::UpstreamResponse;
 
@@ -82,6 +86,8 @@ pub struct Upstream {
     /// HTTPS, or HTTP to a loopback host.
     credentials_allowed: bool,
     config: UpstreamConfig,
+    /// Told what every answer says about the upstream's rate limits.
+    limiter: Option<Arc<Limiter>>,
 }
 
 impl Upstream {
@@ -96,6 +102,14 @@ impl Upstream {
     /// an auth header name from the schema is invalid, or when the TLS client cannot start.
     pub fn new(info: &'static AdapterInfo, config: UpstreamConfig) -> Result<Upstream, AqlError> {
         Self::with_env(info, config, &|name| std::env::var_os(name))
+    }
+
+    /// Tells `limiter` what every answer says about the upstream's rate limits
+    /// (`X-RateLimit-*`, `Retry-After`).
+    #[must_use]
+    pub fn observed_by(mut self, limiter: Arc<Limiter>) -> Self {
+        self.limiter = Some(limiter);
+        self
     }
 
     fn with_env(
@@ -139,6 +153,7 @@ impl Upstream {
             auth,
             credentials_allowed,
             config,
+            limiter: None,
         })
     }
 
@@ -205,6 +220,9 @@ impl Upstream {
             .map_err(|err| self.transport_error(&err, &secrets))?;
         let status = response.status();
         let headers = response.headers().clone();
+        if let Some(limiter) = &self.limiter {
+            limiter.observe(status.as_u16(), &headers, SystemTime::now());
+        }
         let body = self.read_body(response, &secrets).await?;
         debug!(
             status = status.as_u16(),

@@ -227,7 +227,8 @@ fn rate_limit_details(mut error: AqlError, headers: &HeaderMap, now: SystemTime)
             let now = now.duration_since(UNIX_EPOCH).ok()?.as_secs();
             Some(reset.saturating_sub(now))
         })
-        .unwrap_or(DEFAULT_RETRY_AFTER_SECONDS);
+        .unwrap_or(DEFAULT_RETRY_AFTER_SECONDS)
+        .min(crate::gate::limits::MAX_UPSTREAM_BLOCK.as_secs());
     error = error.with_detail("retry_after_seconds", retry_after);
     for (header, key) in [
         ("x-ratelimit-limit", "limit"),

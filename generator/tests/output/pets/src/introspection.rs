@@ -33,7 +33,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
         category: Category::Delete,
         description: "",
         summary_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"name\":\"remove_pet\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call remove_pet\",\"request\":{\"operation\":\"remove_pet\",\"params\":{\"pet_id\":\"<pet_id>\"}}}],\"name\":\"remove_pet\",\"parameters\":[{\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"},{\"description\":\"Token from confirm_operation; this operation runs only with a valid one.\",\"name\":\"confirmation_token\",\"required\":false,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"kind\":\"object\",\"name\":\"RemovePetResult\"},\"semantic_category\":\"DELETE\"}",
+        details_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call remove_pet\",\"request\":{\"operation\":\"remove_pet\",\"params\":{\"pet_id\":\"<pet_id>\"}}}],\"name\":\"remove_pet\",\"parameters\":[{\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"kind\":\"object\",\"name\":\"RemovePetResult\"},\"semantic_category\":\"DELETE\"}",
     },
 ];
 

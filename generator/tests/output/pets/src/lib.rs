@@ -31,6 +31,8 @@ impl Adapter for PetsAdapter {
             header: "Authorization",
             prefix: "Bearer ",
         },
+        trust: None,
+        rate_limits: &[],
         schema_fingerprint: "sha256:05746a976d2fe16521610e4b7b7f9e25b7da46dc5d61e0a26652e51a875231a7",
     };
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
@@ -45,10 +47,10 @@ impl Adapter for PetsAdapter {
             "Modifying operations that overwrite data.\n\nSupported operations: rename_pet\n\nThese operations modify existing data, potentially overwriting previous values. Put the fields to change in the `input` object.\n\nQuick start example:\n{ operation: \"rename_pet\", params: { pet_id: \"<pet_id>\", input: { name: \"<name>\" } } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"rename_pet\" } }",
         ),
         delete: Some(
-            "Destructive operations that remove data.\n\nSupported operations: remove_pet\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"remove_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"remove_pet\" } }",
+            "Destructive operations that remove data.\n\nSupported operations: remove_pet (destructive)\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"remove_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"remove_pet\" } }",
         ),
         execute: None,
-        single: "MCP-AQL pets adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: none\n- Read: get_pet, list_pets\n- Update: rename_pet\n- Delete: remove_pet\n- Execute: none\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.",
+        single: "MCP-AQL pets adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: none\n- Read: get_pet, list_pets\n- Update: rename_pet\n- Delete: remove_pet (destructive)\n- Execute: none\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.",
     };
     fn route(operation: &str) -> Option<&'static Route> {
         routes::route(operation)

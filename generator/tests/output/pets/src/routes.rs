@@ -11,6 +11,7 @@ use super::params as schema_params;
 /// `get_pet`: GET `/pets/{pet_id}`.
 pub static GET_PET: Route = Route {
     operation: "get_pet",
+    description: "Get one pet.",
     category: Category::Read,
     method: Method::Get,
     path_template: "/pets/{pet_id}",
@@ -36,6 +37,7 @@ fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError
 /// `list_pets`: GET `/pets`.
 pub static LIST_PETS: Route = Route {
     operation: "list_pets",
+    description: "",
     category: Category::Read,
     method: Method::Get,
     path_template: "/pets",
@@ -63,6 +65,7 @@ fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
 /// `rename_pet`: PATCH `/pets/{pet_id}`.
 pub static RENAME_PET: Route = Route {
     operation: "rename_pet",
+    description: "",
     category: Category::Update,
     method: Method::Patch,
     path_template: "/pets/{pet_id}",
@@ -90,12 +93,13 @@ fn build_rename_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 /// `remove_pet`: DELETE `/pets/{pet_id}`.
 pub static REMOVE_PET: Route = Route {
     operation: "remove_pet",
+    description: "",
     category: Category::Delete,
     method: Method::Delete,
     path_template: "/pets/{pet_id}",
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
-    params: &["pet_id", "confirmation_token"],
+    params: &["pet_id"],
     build: build_remove_pet,
 };
 

@@ -1,0 +1,688 @@
+//! Rate limits and quotas, checked before the upstream is called (rate-limiting §4).
+//!
+//! * **Rate limits**: at most `limit` calls per window, from the schema's `rate_limits`
+//!   (`burst_limit` is the per-second window), tightened by the operator's `--rate-limit`.
+//!   Windows are fixed and aligned to UTC (a minute starts at :00), so `resets_at` is exact.
+//! * **The upstream's own word**: `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` on any
+//!   answer, or `Retry-After` on a 429 or 503, stops calls until then (at most a day ahead).
+//! * **Quotas** (the operator's `--quota`): past `warn` calls in a window a success carries a
+//!   `RATE_LIMIT_QUOTA_WARNING`; past `pause` each session must continue with a
+//!   `quota_continue_` token once per window; at `hard_stop` calls stop until the window ends.
+//!
+//! Counters are per process and shared by every session. A call is counted once it passes
+//! every check, just before it is sent.
+
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+pub use aql_model::Window;
+use reqwest::header::HeaderMap;
+use serde_json::{Value, json};
+
+use crate::clock::{from_unix_seconds, rfc3339, unix_seconds};
+use crate::error::{AqlError, ErrorCode};
+use crate::warning::Warning;
+
+/// The furthest ahead an upstream can make the adapter wait.
+pub const MAX_UPSTREAM_BLOCK: Duration = Duration::from_secs(86_400);
+
+/// At most `limit` calls per `window`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// The window.
+    pub window: Window,
+    /// Calls allowed in one window.
+    pub limit: u64,
+}
+
+/// A request quota with its three thresholds (rate-limiting §3.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quota {
+    /// The window counted: `requests_per_<window>`.
+    pub window: Window,
+    /// Calls after which successes carry a warning.
+    pub warn: u64,
+    /// Calls after which each session must continue with a token.
+    pub pause: u64,
+    /// Calls after which nothing runs until the window ends.
+    pub hard_stop: Option<u64>,
+}
+
+impl Quota {
+    /// The metric name: `requests_per_hour`.
+    pub fn metric(&self) -> String {
+        format!("requests_per_{}", self.window)
+    }
+
+    /// Parses `requests_per_hour=4000/4800/5000` (the hard stop is optional).
+    ///
+    /// # Errors
+    ///
+    /// A sentence for the operator saying what is wrong.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let usage = "expected METRIC=WARN/PAUSE[/HARD_STOP], e.g. requests_per_hour=4000/4800/5000";
+        let (metric, thresholds) = text
+            .split_once('=')
+            .ok_or_else(|| format!("quota '{text}': {usage}"))?;
+        let window = metric
+            .strip_prefix("requests_per_")
+            .and_then(Window::parse)
+            .filter(|window| *window != Window::Second)
+            .ok_or_else(|| {
+                format!(
+                    "quota metric '{metric}' is not one of requests_per_minute, requests_per_hour, requests_per_day"
+                )
+            })?;
+        let numbers: Vec<u64> = thresholds
+            .split('/')
+            .map(|part| part.trim().parse::<u64>())
+            .collect::<Result<_, _>>()
+            .map_err(|_| format!("quota '{text}': thresholds must be whole numbers; {usage}"))?;
+        let (warn, pause, hard_stop) = match numbers[..] {
+            [warn, pause] => (warn, pause, None),
+            [warn, pause, hard] => (warn, pause, Some(hard)),
+            _ => return Err(format!("quota '{text}': {usage}")),
+        };
+        if warn == 0 || warn > pause || hard_stop.is_some_and(|hard| hard < pause) {
+            return Err(format!(
+                "quota '{text}': thresholds must satisfy 0 < warn <= pause <= hard_stop"
+            ));
+        }
+        Ok(Self {
+            window,
+            warn,
+            pause,
+            hard_stop,
+        })
+    }
+}
+
+/// What an operator or schema limit of calls looks like on the command line:
+/// `minute=30` (window `second`, `minute`, `hour` or `day`).
+///
+/// # Errors
+///
+/// A sentence for the operator saying what is wrong.
+pub fn parse_rate_limit(text: &str) -> Result<RateLimit, String> {
+    let (window, limit) = text
+        .split_once('=')
+        .ok_or_else(|| format!("rate limit '{text}': expected WINDOW=CALLS, e.g. minute=30"))?;
+    let window = Window::parse(window).ok_or_else(|| {
+        format!("rate limit window '{window}' is not one of second, minute, hour, day")
+    })?;
+    let limit = limit
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|limit| *limit > 0)
+        .ok_or_else(|| format!("rate limit '{text}': the number of calls must be a whole number above 0"))?;
+    Ok(RateLimit { window, limit })
+}
+
+/// The limits in force.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LimitConfig {
+    /// Call limits, at most one per window.
+    pub rates: Vec<RateLimit>,
+    /// Quotas, at most one per window.
+    pub quotas: Vec<Quota>,
+}
+
+impl LimitConfig {
+    /// The schema's limits with the operator's laid over them: for a window both set, the
+    /// lower number wins, so an operator can tighten a limit but never loosen what the
+    /// upstream allows.
+    pub fn merged(schema: &[RateLimit], operator: &[RateLimit], quotas: Vec<Quota>) -> Self {
+        let mut rates: Vec<RateLimit> = Vec::new();
+        for limit in schema.iter().chain(operator) {
+            match rates.iter_mut().find(|known| known.window == limit.window) {
+                Some(known) => known.limit = known.limit.min(limit.limit),
+                None => rates.push(*limit),
+            }
+        }
+        rates.sort_by_key(|limit| limit.window);
+        Self { rates, quotas }
+    }
+}
+
+/// Why a call may not be sent now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Limited {
+    /// A rate limit, the upstream's or the adapter's: `RATE_LIMIT_EXCEEDED`.
+    Rate(AqlError),
+    /// Quotas at their pause threshold that this session has not continued past.
+    Paused(Vec<Pause>),
+    /// A quota at its hard stop: `RATE_LIMIT_QUOTA_EXHAUSTED`.
+    Exhausted(AqlError),
+}
+
+/// One quota at its pause threshold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pause {
+    /// The quota.
+    pub quota: Quota,
+    /// Calls counted in its window so far.
+    pub current: u64,
+    /// Start of the window (Unix seconds), which a continuation covers.
+    pub window_start: u64,
+}
+
+/// Which quota windows a session has continued past their pause: `(window, start)` pairs.
+pub type Continued = [(Window, u64)];
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Counter {
+    start: u64,
+    count: u64,
+}
+
+impl Counter {
+    /// Calls in the window holding `now`.
+    fn current(&self, window: Window, now: u64) -> u64 {
+        if self.start == window_start(window, now) {
+            self.count
+        } else {
+            0
+        }
+    }
+
+    fn add(&mut self, window: Window, now: u64) {
+        let start = window_start(window, now);
+        if self.start != start {
+            *self = Self { start, count: 0 };
+        }
+        self.count += 1;
+    }
+}
+
+/// Where the upstream stopped the adapter.
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    until: SystemTime,
+    limit: Option<u64>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    rates: Vec<Counter>,
+    quotas: Vec<Counter>,
+    upstream: Option<Block>,
+}
+
+/// The process's limits and counters.
+#[derive(Debug)]
+pub struct Limiter {
+    config: LimitConfig,
+    state: Mutex<State>,
+}
+
+/// The start of the window holding `now` (Unix seconds).
+pub fn window_start(window: Window, now: u64) -> u64 {
+    now - now % window.seconds()
+}
+
+impl Limiter {
+    /// Counters at zero for `config`.
+    pub fn new(config: LimitConfig) -> Self {
+        let state = State {
+            rates: vec![Counter::default(); config.rates.len()],
+            quotas: vec![Counter::default(); config.quotas.len()],
+            upstream: None,
+        };
+        Self {
+            config,
+            state: Mutex::new(state),
+        }
+    }
+
+    /// The limits in force.
+    pub fn config(&self) -> &LimitConfig {
+        &self.config
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Whether a call could be sent now, without counting it.
+    ///
+    /// # Errors
+    ///
+    /// The first limit in the way, upstream blocks first, then rate limits, then quotas.
+    pub fn check(&self, now: SystemTime, continued: &Continued) -> Result<(), Limited> {
+        self.verdict(&self.state(), now, continued).map(|_| ())
+    }
+
+    /// Checks again and counts the call, returning the quota warnings its answer carries.
+    ///
+    /// # Errors
+    ///
+    /// As [`Limiter::check`].
+    pub fn commit(&self, now: SystemTime, continued: &Continued) -> Result<Vec<Warning>, Limited> {
+        let mut state = self.state();
+        let warnings = self.verdict(&state, now, continued)?;
+        let seconds = unix_seconds(now);
+        for (counter, limit) in state.rates.iter_mut().zip(&self.config.rates) {
+            counter.add(limit.window, seconds);
+        }
+        for (counter, quota) in state.quotas.iter_mut().zip(&self.config.quotas) {
+            counter.add(quota.window, seconds);
+        }
+        Ok(warnings)
+    }
+
+    fn verdict(
+        &self,
+        state: &State,
+        now: SystemTime,
+        continued: &Continued,
+    ) -> Result<Vec<Warning>, Limited> {
+        if let Some(block) = state.upstream.filter(|block| block.until > now) {
+            let left = block.until.duration_since(now).unwrap_or_default();
+            return Err(Limited::Rate(rate_limited(
+                block.limit,
+                Window::covering(left.as_secs()),
+                block.until,
+                now,
+                "upstream",
+            )));
+        }
+        let seconds = unix_seconds(now);
+        for (counter, limit) in state.rates.iter().zip(&self.config.rates) {
+            if counter.current(limit.window, seconds) >= limit.limit {
+                let resets = window_start(limit.window, seconds) + limit.window.seconds();
+                return Err(Limited::Rate(rate_limited(
+                    Some(limit.limit),
+                    limit.window,
+                    from_unix_seconds(resets),
+                    now,
+                    "adapter",
+                )));
+            }
+        }
+        let mut paused = Vec::new();
+        let mut warnings = Vec::new();
+        for (counter, quota) in state.quotas.iter().zip(&self.config.quotas) {
+            let current = counter.current(quota.window, seconds);
+            let start = window_start(quota.window, seconds);
+            if let Some(hard) = quota.hard_stop.filter(|hard| current >= *hard) {
+                return Err(Limited::Exhausted(exhausted(quota, current, hard, start)));
+            }
+            if current >= quota.pause && !continued.contains(&(quota.window, start)) {
+                paused.push(Pause {
+                    quota: *quota,
+                    current,
+                    window_start: start,
+                });
+            } else if current + 1 >= quota.warn {
+                warnings.push(quota_warning(quota, current + 1));
+            }
+        }
+        if paused.is_empty() {
+            Ok(warnings)
+        } else {
+            Err(Limited::Paused(paused))
+        }
+    }
+
+    /// Reads what an upstream answer says about its limits: `X-RateLimit-Remaining: 0` with
+    /// `X-RateLimit-Reset` (Unix seconds; small values count as seconds from now) on any
+    /// answer, `Retry-After` on a 429 or 503.
+    pub fn observe(&self, status: u16, headers: &HeaderMap, now: SystemTime) {
+        let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
+        let number = |name: &str| header(name).and_then(|text| text.trim().parse::<u64>().ok());
+        let mut wait: Option<u64> = None;
+        if number("x-ratelimit-remaining") == Some(0)
+            && let Some(reset) = number("x-ratelimit-reset")
+        {
+            wait = Some(if reset < 1_000_000_000 {
+                reset
+            } else {
+                reset.saturating_sub(unix_seconds(now))
+            });
+        }
+        if matches!(status, 429 | 503)
+            && let Some(seconds) = header("retry-after")
+                .and_then(|value| crate::upstream::retry_after_seconds(value, now))
+        {
+            wait = Some(wait.map_or(seconds, |wait| wait.max(seconds)));
+        }
+        let Some(wait) = wait.filter(|wait| *wait > 0) else {
+            return;
+        };
+        if wait > MAX_UPSTREAM_BLOCK.as_secs() {
+            tracing::warn!(
+                wait_seconds = wait,
+                "the upstream asked for a wait of more than a day; waiting one day"
+            );
+        }
+        let wait = Duration::from_secs(wait).min(MAX_UPSTREAM_BLOCK);
+        self.state().upstream = Some(Block {
+            until: now + wait,
+            limit: number("x-ratelimit-limit"),
+        });
+    }
+
+    /// The limits and their counters now: `_protocol.quota_status` (rate-limiting §6).
+    pub fn status(&self, now: SystemTime) -> Value {
+        let state = self.state();
+        let seconds = unix_seconds(now);
+        let limits: Vec<Value> = state
+            .rates
+            .iter()
+            .zip(&self.config.rates)
+            .map(|(counter, limit)| {
+                let used = counter.current(limit.window, seconds);
+                json!({
+                    "window": limit.window.as_str(),
+                    "limit": limit.limit,
+                    "remaining": limit.limit.saturating_sub(used),
+                    "resets_at": rfc3339(from_unix_seconds(
+                        window_start(limit.window, seconds) + limit.window.seconds()
+                    )),
+                })
+            })
+            .collect();
+        let quotas: Vec<Value> = state
+            .quotas
+            .iter()
+            .zip(&self.config.quotas)
+            .map(|(counter, quota)| {
+                let current = counter.current(quota.window, seconds);
+                let status = if quota.hard_stop.is_some_and(|hard| current >= hard) {
+                    "exhausted"
+                } else if current >= quota.pause {
+                    "paused"
+                } else if current >= quota.warn {
+                    "warn"
+                } else {
+                    "ok"
+                };
+                json!({
+                    "metric": quota.metric(),
+                    "current": current,
+                    "warn": quota.warn,
+                    "pause": quota.pause,
+                    "hard_stop": quota.hard_stop,
+                    "status": status,
+                    "resets_at": rfc3339(from_unix_seconds(
+                        window_start(quota.window, seconds) + quota.window.seconds()
+                    )),
+                })
+            })
+            .collect();
+        let blocked_until = state
+            .upstream
+            .filter(|block| block.until > now)
+            .map(|block| rfc3339(block.until));
+        json!({
+            "api_limits": limits,
+            "quotas": quotas,
+            "upstream_blocked_until": blocked_until,
+        })
+    }
+}
+
+/// `RATE_LIMIT_EXCEEDED` with the details error-codes §5.5 names, plus `scope`: `adapter`
+/// (the configured limits), `upstream` (what the API said), `confirmation_tokens` or
+/// `failed_confirmations` (a session's token caps). `limit` is left out when the upstream did
+/// not say it.
+pub fn rate_limited(
+    limit: Option<u64>,
+    window: Window,
+    resets_at: SystemTime,
+    now: SystemTime,
+    scope: &'static str,
+) -> AqlError {
+    let retry = resets_at
+        .duration_since(now)
+        .map_or(1, |left| left.as_secs() + u64::from(left.subsec_nanos() > 0))
+        .max(1);
+    let limit_text = limit.map_or_else(|| "its".to_owned(), |limit| limit.to_string());
+    let message = match scope {
+        "upstream" => format!(
+            "API rate limit exceeded: the upstream API reported its limit used up; retry in {retry} s"
+        ),
+        "confirmation_tokens" => format!(
+            "Rate limit exceeded: a session may be issued {limit_text} confirmation tokens per hour; retry in {retry} s"
+        ),
+        "failed_confirmations" => format!(
+            "Rate limit exceeded: this session failed {limit_text} token redemptions in an hour, so redemptions are refused; retry in {retry} s"
+        ),
+        _ => format!(
+            "API rate limit exceeded: the adapter allows {limit_text} calls per {window}; retry in {retry} s"
+        ),
+    };
+    let mut error = AqlError::new(ErrorCode::RateLimitExceeded, message);
+    if let Some(limit) = limit {
+        error = error.with_detail("limit", limit);
+    }
+    error
+        .with_detail("remaining", 0)
+        .with_detail("window", window.as_str())
+        .with_detail("resets_at", rfc3339(resets_at))
+        .with_detail("retry_after_seconds", retry)
+        .with_detail("scope", scope)
+}
+
+fn exhausted(quota: &Quota, current: u64, hard: u64, start: u64) -> AqlError {
+    let resets = from_unix_seconds(start + quota.window.seconds());
+    AqlError::new(
+        ErrorCode::RateLimitQuotaExhausted,
+        format!(
+            "Quota exhausted: {current} of {hard} calls in this {} are used; calls resume when it ends",
+            quota.window
+        ),
+    )
+    .with_detail("metric", quota.metric())
+    .with_detail("current", current)
+    .with_detail("hard_stop_threshold", hard)
+    .with_detail("resets_at", rfc3339(resets))
+}
+
+fn quota_warning(quota: &Quota, current: u64) -> Warning {
+    let mut warning = Warning::new(
+        "RATE_LIMIT_QUOTA_WARNING",
+        format!(
+            "Approaching quota limit: {current} calls this {}, pause from {}",
+            quota.window, quota.pause
+        ),
+    )
+    .with_detail("metric", quota.metric())
+    .with_detail("current", current)
+    .with_detail("warn_threshold", quota.warn)
+    .with_detail("pause_threshold", quota.pause);
+    if let Some(hard) = quota.hard_stop {
+        warning = warning.with_detail("hard_stop_threshold", hard);
+    }
+    warning
+}
+
+/// `RATE_LIMIT_QUOTA_PAUSE` for `pauses`, carrying the continuation token.
+pub fn paused_error(pauses: &[Pause], token: &str, expires_at: &str) -> AqlError {
+    let first = &pauses[0];
+    let mut error = AqlError::new(
+        ErrorCode::RateLimitQuotaPause,
+        format!(
+            "Quota pause threshold reached: {} calls this {} (pause from {}). To go on, call again with param '{}' set to the token in details",
+            first.current,
+            first.quota.window,
+            first.quota.pause,
+            super::tokens::QUOTA_PARAM
+        ),
+    )
+    .with_detail("metric", first.quota.metric())
+    .with_detail("current", first.current)
+    .with_detail("pause_threshold", first.quota.pause)
+    .with_detail("confirmation_token", token)
+    .with_detail("expires_at", expires_at);
+    if let Some(hard) = first.quota.hard_stop {
+        error = error.with_detail("hard_stop_threshold", hard);
+    }
+    error
+}
+
+#[cfg(test)]
+mod tests {
+    use reqwest::header::HeaderValue;
+
+    use super::*;
+
+    const NOON: u64 = 1_800_000_000 - 1_800_000_000 % 86_400 + 43_200;
+
+    fn at(seconds: u64) -> SystemTime {
+        from_unix_seconds(seconds)
+    }
+
+    #[test]
+    fn quotas_and_limits_parse() {
+        assert_eq!(
+            Quota::parse("requests_per_hour=4000/4800/5000"),
+            Ok(Quota {
+                window: Window::Hour,
+                warn: 4000,
+                pause: 4800,
+                hard_stop: Some(5000)
+            })
+        );
+        assert_eq!(
+            Quota::parse("requests_per_day=1/2").map(|q| q.hard_stop),
+            Ok(None)
+        );
+        for bad in [
+            "requests_per_hour",
+            "requests_per_second=1/2",
+            "cost_per_day=1/2",
+            "requests_per_hour=5/4",
+            "requests_per_hour=1/4/3",
+            "requests_per_hour=x/4",
+            "requests_per_hour=0/4",
+            "requests_per_hour=1/2/3/4",
+        ] {
+            assert!(Quota::parse(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_rate_limit("minute=30"),
+            Ok(RateLimit {
+                window: Window::Minute,
+                limit: 30
+            })
+        );
+        for bad in ["minute", "week=3", "minute=0", "minute=-1"] {
+            assert!(parse_rate_limit(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_operator_only_tightens() {
+        let schema = [RateLimit {
+            window: Window::Hour,
+            limit: 5000,
+        }];
+        let operator = [
+            RateLimit {
+                window: Window::Hour,
+                limit: 9000,
+            },
+            RateLimit {
+                window: Window::Minute,
+                limit: 10,
+            },
+        ];
+        let merged = LimitConfig::merged(&schema, &operator, Vec::new());
+        assert_eq!(
+            merged.rates,
+            [
+                RateLimit {
+                    window: Window::Minute,
+                    limit: 10
+                },
+                RateLimit {
+                    window: Window::Hour,
+                    limit: 5000
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_window_blocks_until_it_resets() {
+        let limiter = Limiter::new(LimitConfig::merged(
+            &[RateLimit {
+                window: Window::Minute,
+                limit: 2,
+            }],
+            &[],
+            Vec::new(),
+        ));
+        let now = at(NOON + 10);
+        assert!(limiter.commit(now, &[]).is_ok());
+        assert!(limiter.commit(now, &[]).is_ok());
+        let Err(Limited::Rate(error)) = limiter.commit(now, &[]) else {
+            panic!("third call in the minute is refused");
+        };
+        assert_eq!(error.details["window"], "minute");
+        assert_eq!(error.details["retry_after_seconds"], 50);
+        assert_eq!(error.details["resets_at"], rfc3339(at(NOON + 60)));
+        assert!(limiter.commit(at(NOON + 60), &[]).is_ok(), "next minute");
+    }
+
+    #[test]
+    fn quota_stages() {
+        let quota = Quota {
+            window: Window::Day,
+            warn: 2,
+            pause: 3,
+            hard_stop: Some(4),
+        };
+        let limiter = Limiter::new(LimitConfig::merged(&[], &[], vec![quota]));
+        let now = at(NOON);
+        assert_eq!(limiter.commit(now, &[]).map(|w| w.len()), Ok(0));
+        assert_eq!(limiter.commit(now, &[]).map(|w| w.len()), Ok(1), "call 2 warns");
+        assert_eq!(limiter.commit(now, &[]).map(|w| w.len()), Ok(1));
+        let Err(Limited::Paused(pauses)) = limiter.commit(now, &[]) else {
+            panic!("call 4 pauses");
+        };
+        assert_eq!(pauses[0].current, 3);
+        let continued = [(Window::Day, pauses[0].window_start)];
+        assert!(limiter.commit(now, &continued).is_ok(), "continued");
+        let Err(Limited::Exhausted(error)) = limiter.commit(now, &continued) else {
+            panic!("call 5 stops");
+        };
+        assert_eq!(error.code, ErrorCode::RateLimitQuotaExhausted);
+        assert_eq!(error.details["current"], 4);
+        assert_eq!(limiter.status(now)["quotas"][0]["status"], "exhausted");
+        assert!(limiter.commit(at(NOON + 86_400), &[]).is_ok(), "next day");
+    }
+
+    #[test]
+    fn the_upstream_can_stop_calls() {
+        let limiter = Limiter::new(LimitConfig::default());
+        let now = at(NOON);
+        let mut headers = HeaderMap::new();
+        headers.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
+        headers.insert(
+            "x-ratelimit-reset",
+            HeaderValue::from_str(&(NOON + 30).to_string()).expect("header"),
+        );
+        headers.insert("x-ratelimit-limit", HeaderValue::from_static("60"));
+        limiter.observe(200, &headers, now);
+        let Err(Limited::Rate(error)) = limiter.check(now, &[]) else {
+            panic!("blocked by the upstream");
+        };
+        assert_eq!(error.details["scope"], "upstream");
+        assert_eq!(error.details["retry_after_seconds"], 30);
+        assert_eq!(error.details["limit"], 60);
+        assert!(limiter.check(at(NOON + 30), &[]).is_ok());
+
+        let mut far = HeaderMap::new();
+        far.insert("retry-after", HeaderValue::from_static("99999999999"));
+        limiter.observe(429, &far, now);
+        let Err(Limited::Rate(error)) = limiter.check(now, &[]) else {
+            panic!("blocked by Retry-After");
+        };
+        assert_eq!(error.details["retry_after_seconds"], 86_400, "capped to a day");
+        limiter.observe(200, &HeaderMap::new(), now);
+        assert!(limiter.check(now, &[]).is_err(), "a plain answer does not lift it");
+    }
+}

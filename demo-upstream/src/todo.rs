@@ -63,8 +63,11 @@ impl Todos {
             }
             ["tagged", tag] if method == Method::DELETE => {
                 let before = self.items.len();
-                self.items
-                    .retain(|_, todo| !todo["tags"].as_array().is_some_and(|tags| tags.contains(&json!(tag))));
+                self.items.retain(|_, todo| {
+                    !todo["tags"]
+                        .as_array()
+                        .is_some_and(|tags| tags.contains(&json!(tag)))
+                });
                 Reply::ok(json!({ "deleted": before - self.items.len() }))
             }
             [id, rest @ ..] => {

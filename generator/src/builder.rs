@@ -53,6 +53,11 @@ impl Builder {
             println!("cargo:rerun-if-changed={}", schema.display());
         }
         let checked = crate::check(schema)?;
+        if under_cargo {
+            for note in checked.notes() {
+                println!("cargo:warning={note}");
+            }
+        }
         let file = crate::generate_include(&checked)?;
         crate::write_if_changed(&out_dir, &[file])?;
         Ok(())

@@ -52,6 +52,23 @@ pub struct Checked {
     lowered: ir::Adapter,
 }
 
+impl Checked {
+    /// Things worth knowing about a valid schema, one sentence each: what its server will do
+    /// that its author may not expect.
+    pub fn notes(&self) -> Vec<String> {
+        let mut notes = Vec::new();
+        if self.lowered.trust.is_none() {
+            notes.push(format!(
+                "`{}` declares no trust level, so its server starts untested and answers only \
+                 'introspect' (trust-levels §6.1); declare `trust: {{level: validated}}` once it \
+                 passes your tests against the API, or let the operator vouch with --trust-level",
+                self.name
+            ));
+        }
+        notes
+    }
+}
+
 /// Reads `path` and validates it.
 ///
 /// # Errors

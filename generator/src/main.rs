@@ -113,6 +113,11 @@ fn import_openapi(
 ) -> Result<serde_json::Value, aqlgen::Error> {
     let imported = aqlgen::import_openapi_file(openapi, options)?;
     aqlgen::check_text(&output.to_string_lossy(), &imported.text)?;
+    let notes = [
+        "the adapter is stamped trust level `generated`: its server runs the safe (read) \
+         operations and refuses every other until you have tested it against the API and \
+         raised `trust.level` (or the operator vouches with --trust-level validated)",
+    ];
     std::fs::write(output, &imported.text).map_err(|source| aqlgen::Error::Io {
         action: format!("writing {}", output.display()),
         source,
@@ -127,6 +132,7 @@ fn import_openapi(
         "files_generated": [output.display().to_string()],
         "operations": imported.categories,
         "warnings": warnings,
+        "notes": notes,
     }))
 }
 
@@ -138,6 +144,9 @@ fn print_human(report: &serde_json::Value, verbose: bool) {
             warning["operation"].as_str().unwrap_or_default(),
             warning["reason"].as_str().unwrap_or_default()
         );
+    }
+    for note in report["notes"].as_array().into_iter().flatten() {
+        eprintln!("note: {}", note.as_str().unwrap_or_default());
     }
     if let Some(operations) = report["operations"].as_object() {
         let counts: Vec<String> = operations
@@ -206,14 +215,16 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
     }
     if let Some(Command::Check { schemas }) = &cli.command {
         let mut fingerprints = Vec::new();
+        let mut notes = Vec::new();
         for schema in schemas {
             let checked = aqlgen::check(schema)?;
             fingerprints.push(
                 json!({"schema": schema.display().to_string(), "fingerprint": checked.fingerprint}),
             );
+            notes.extend(checked.notes());
         }
         return Ok(
-            json!({"success": true, "files_generated": [], "schemas": fingerprints, "warnings": []}),
+            json!({"success": true, "files_generated": [], "schemas": fingerprints, "warnings": [], "notes": notes}),
         );
     }
     if cli.target != "rust" {
@@ -234,6 +245,7 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
         .collect::<Result<Vec<_>, _>>()?;
     let mut files_generated = Vec::new();
     let mut fingerprints = Vec::new();
+    let notes: Vec<String> = checked.iter().flat_map(aqlgen::Checked::notes).collect();
     for adapter in &checked {
         let dir = if checked.len() == 1 {
             cli.output.clone()
@@ -258,6 +270,7 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
         "files_generated": files_generated,
         "provenance": {"schema_fingerprint": fingerprints.join(","), "generator_version": env!("CARGO_PKG_VERSION")},
         "warnings": [],
+        "notes": notes,
     }))
 }
 

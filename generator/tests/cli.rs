@@ -20,6 +20,25 @@ fn check_accepts_a_valid_schema() {
 }
 
 #[test]
+fn a_schema_without_a_trust_level_gets_a_note() {
+    let untrusted = aqlgen()
+        .args(["check", "tests/fixtures/valid.md"])
+        .assert()
+        .code(0);
+    let stderr = String::from_utf8_lossy(&untrusted.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("note: `pets` declares no trust level, so its server starts untested"),
+        "{stderr}"
+    );
+    let trusted = aqlgen()
+        .args(["check", "../adapters/todo-adapter.md"])
+        .assert()
+        .code(0);
+    let stderr = String::from_utf8_lossy(&trusted.get_output().stderr).into_owned();
+    assert!(!stderr.contains("note:"), "{stderr}");
+}
+
+#[test]
 fn check_refuses_an_invalid_schema_with_exit_2_and_every_problem() {
     let assert = aqlgen()
         .args(["check", "tests/fixtures/invalid/many_problems.md"])

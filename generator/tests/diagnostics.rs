@@ -96,6 +96,22 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
         ),
         ("invalid_url", "SCHEMA_INVALID_URL", "target.base_url"),
         ("unsupported", "SCHEMA_UNSUPPORTED", "target.protocol"),
+        ("invalid_safety", "SCHEMA_INVALID_VALUE", "trust.level"),
+        (
+            "invalid_safety",
+            "SCHEMA_INVALID_VALUE",
+            "rate_limits.requests_per_hour",
+        ),
+        (
+            "invalid_safety",
+            "SCHEMA_UNKNOWN_KEY",
+            "rate_limits.api_limits",
+        ),
+        (
+            "invalid_safety",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].danger_level",
+        ),
     ] {
         let (error, snapshot) = report(name);
         let aqlgen::Error::Schema { diagnostics, .. } = &error else {

@@ -109,6 +109,10 @@ fn cli_writes_the_adapter_and_reports_warnings_in_json() {
         stderr.contains("warning: GET /pets: header param `X-Request-Id`"),
         "{stderr}"
     );
+    assert!(
+        stderr.contains("note: the adapter is stamped trust level `generated`: its server runs the safe (read) operations"),
+        "says what the stamp allows: {stderr}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! `quickstart [ADAPTER_BINARY]`: starts the demo upstream on 127.0.0.1, starts the generated
 //! GitHub-like adapter as an MCP server over stdio pointed at it, and prints a short session:
-//! the tools, introspection, a few calls, an error and a confirmation round trip.
+//! the tools, introspection, a few calls, an error, a confirmation round trip and a refusal.
 //!
 //! No credentials and no network are needed: the token is a demo value that the demo upstream
 //! checks, and everything listens on 127.0.0.1 only.
@@ -177,6 +177,13 @@ async fn session(binary: PathBuf) -> Result<(), String> {
         )
         .await;
     }
+    step(
+        &peer,
+        "A dangerous operation is refused at this trust level",
+        "mcp_aql_execute",
+        json!({"operation": "merge_pull_request", "params": {"owner": "octo", "repo": "hello-world", "pull_number": 3}}),
+    )
+    .await;
 
     let sent = upstream.requests();
     println!("\n# the demo upstream received {} request(s):", sent.len());

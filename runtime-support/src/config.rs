@@ -474,7 +474,10 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
         .map(|values| values.copied().collect())
         .unwrap_or_default();
     for (index, quota) in quotas.iter().enumerate() {
-        if quotas[..index].iter().any(|other| other.window == quota.window) {
+        if quotas[..index]
+            .iter()
+            .any(|other| other.window == quota.window)
+        {
             return Err(format!(
                 "two quotas for {}: give each metric once",
                 quota.metric()
@@ -623,7 +626,10 @@ mod tests {
         let safety = config.safety;
         assert_eq!(safety.trust_level, Some(TrustLevel::Validated));
         assert_eq!(safety.confirm_at, Some(DangerLevel::Reversible));
-        assert_eq!(safety.deny, [DangerLevel::Dangerous, DangerLevel::Forbidden]);
+        assert_eq!(
+            safety.deny,
+            [DangerLevel::Dangerous, DangerLevel::Forbidden]
+        );
         assert_eq!(safety.rate_limits.len(), 2);
         assert_eq!(safety.quotas.len(), 1);
         assert_eq!(safety.tokens.confirmation_ttl, Duration::from_secs(2));
@@ -635,7 +641,12 @@ mod tests {
             &["--deny", "safe,nope"],
             &["--rate-limit", "week=3"],
             &["--quota", "requests_per_hour=5/1"],
-            &["--quota", "requests_per_hour=1/2", "--quota", "requests_per_hour=3/4"],
+            &[
+                "--quota",
+                "requests_per_hour=1/2",
+                "--quota",
+                "requests_per_hour=3/4",
+            ],
             &["--confirmation-ttl", "901"],
             &["--forbidden-confirmation-ttl", "301"],
             &["--clock-skew-tolerance", "301"],

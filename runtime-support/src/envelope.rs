@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use crate::config::Limits;
-use crate::gate::tokens::QUOTA_PARAM;
 use crate::error::{AqlError, ErrorCode};
+use crate::gate::tokens::QUOTA_PARAM;
 use crate::params::json_type;
 
 /// A parsed request: the operation name and its resolved params.

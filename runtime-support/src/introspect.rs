@@ -410,7 +410,10 @@ impl Catalog {
             ("operations", None) => Ok(self.operations_list(endpoint, search, session_id, limiter)),
             ("operations", Some(name)) if !filtered => Ok(match self.operation_index.get(name) {
                 Some(&index) => {
-                    format!("{{\"operation\":{}}}", self.operations[index].details.text())
+                    format!(
+                        "{{\"operation\":{}}}",
+                        self.operations[index].details.text()
+                    )
                 }
                 None => "{\"operation\":null}".to_owned(),
             }),
@@ -512,10 +515,10 @@ mod tests {
     use serde_json::{Map, Value, json};
 
     use super::{Catalog, matches_terms, search_terms, search_text};
+    use crate::adapter::TrustLevel;
     use crate::adapter::{
         Adapter, AdapterInfo, Auth, Category, Introspection, OperationDoc, Route, ToolDocs,
     };
-    use crate::adapter::TrustLevel;
     use crate::config::{Config, EndpointMode};
     use crate::gate::limits::{LimitConfig, Limiter};
     use crate::gate::{Policy, TrustSource};

@@ -74,7 +74,10 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
         .quotas
         .iter()
         .map(|quota| {
-            let hard = quota.hard_stop.map(|hard| format!("/{hard}")).unwrap_or_default();
+            let hard = quota
+                .hard_stop
+                .map(|hard| format!("/{hard}"))
+                .unwrap_or_default();
             format!("{}={}/{}{hard}", quota.metric(), quota.warn, quota.pause)
         })
         .collect();

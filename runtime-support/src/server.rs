@@ -26,8 +26,7 @@ use crate::gate::audit::{Audit, Event, Record};
 use crate::gate::limits::{LimitConfig, Limited, Limiter, paused_error};
 use crate::gate::tokens::{TokenKind, Tokens};
 use crate::gate::{
-    ConfirmReason, Decision, Policy, TOKEN_PARAM, TrustSource, confirmation_context,
-    denial_error,
+    ConfirmReason, Decision, Policy, TOKEN_PARAM, TrustSource, confirmation_context, denial_error,
 };
 use crate::introspect::{Catalog, INTROSPECT};
 use crate::result;
@@ -282,7 +281,11 @@ impl<A: Adapter> AqlServer<A> {
                 self.continued
                     .lock()
                     .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .extend(pauses.iter().map(|pause| (pause.quota.window, pause.window_start)));
+                    .extend(
+                        pauses
+                            .iter()
+                            .map(|pause| (pause.quota.window, pause.window_start)),
+                    );
                 self.audit(route, Event::QuotaContinued, Some(&id), None);
                 Ok(())
             }
@@ -299,7 +302,12 @@ impl<A: Adapter> AqlServer<A> {
     }
 
     /// The client's error for a limit in the way; a pause issues a continuation token.
-    fn limited(&self, route: &'static Route, params: &Map<String, Value>, limited: Limited) -> AqlError {
+    fn limited(
+        &self,
+        route: &'static Route,
+        params: &Map<String, Value>,
+        limited: Limited,
+    ) -> AqlError {
         match limited {
             Limited::Rate(error) => {
                 self.audit(route, Event::RateLimited, None, Some(error.code));
@@ -317,7 +325,12 @@ impl<A: Adapter> AqlServer<A> {
             ) {
                 Ok(issued) => {
                     let error = paused_error(&pauses, &issued.token, &issued.expires_at);
-                    self.audit(route, Event::QuotaPaused, Some(&issued.id), Some(error.code));
+                    self.audit(
+                        route,
+                        Event::QuotaPaused,
+                        Some(&issued.id),
+                        Some(error.code),
+                    );
                     error
                 }
                 Err(error) => {

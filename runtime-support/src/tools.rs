@@ -207,7 +207,10 @@ fn safety_note<'a>(
 fn names(labels: &[String]) -> String {
     let mut text = labels[..labels.len().min(NOTE_NAMES)].join(", ");
     if labels.len() > NOTE_NAMES {
-        text.push_str(&format!(" and {} more (see introspect)", labels.len() - NOTE_NAMES));
+        text.push_str(&format!(
+            " and {} more (see introspect)",
+            labels.len() - NOTE_NAMES
+        ));
     }
     text
 }

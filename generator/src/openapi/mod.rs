@@ -193,6 +193,10 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
     target.insert(key("serialization"), key("json"));
     front.insert(key("target"), Yaml::Mapping(target));
     front.insert(key("auth"), auth);
+    // Generated and schema-valid, never run against the API: trust-levels §2.2.2.
+    let mut trust = Mapping::new();
+    trust.insert(key("level"), key("generated"));
+    front.insert(key("trust"), Yaml::Mapping(trust));
     front.insert(key("operations"), Yaml::Mapping(operations));
     let yaml = serde_yaml::to_string(&Yaml::Mapping(front))
         .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;

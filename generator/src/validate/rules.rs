@@ -33,6 +33,27 @@ pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
     if let Some(auth) = &schema.auth {
         check_auth(auth, &mut out);
     }
+    if let Some(limits) = &schema.rate_limits {
+        for (key, limit) in [
+            ("requests_per_minute", limits.requests_per_minute),
+            ("requests_per_hour", limits.requests_per_hour),
+            ("requests_per_day", limits.requests_per_day),
+            ("burst_limit", limits.burst_limit),
+        ] {
+            if limit == Some(0) {
+                out.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("rate_limits.{key}"),
+                        "a rate limit of 0 would refuse every call",
+                    )
+                    .expected("a whole number of calls, at least 1")
+                    .found("0")
+                    .suggest(format!("leave `{key}` out when the API sets no such limit")),
+                );
+            }
+        }
+    }
     let families = schema.operations.families();
     if families.iter().all(|(_, list)| list.is_empty()) {
         out.push(

@@ -115,7 +115,9 @@ pub fn parse_rate_limit(text: &str) -> Result<RateLimit, String> {
         .parse::<u64>()
         .ok()
         .filter(|limit| *limit > 0)
-        .ok_or_else(|| format!("rate limit '{text}': the number of calls must be a whole number above 0"))?;
+        .ok_or_else(|| {
+            format!("rate limit '{text}': the number of calls must be a whole number above 0")
+        })?;
     Ok(RateLimit { window, limit })
 }
 
@@ -241,7 +243,9 @@ impl Limiter {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Whether a call could be sent now, without counting it.
@@ -436,7 +440,9 @@ pub fn rate_limited(
 ) -> AqlError {
     let retry = resets_at
         .duration_since(now)
-        .map_or(1, |left| left.as_secs() + u64::from(left.subsec_nanos() > 0))
+        .map_or(1, |left| {
+            left.as_secs() + u64::from(left.subsec_nanos() > 0)
+        })
         .max(1);
     let limit_text = limit.map_or_else(|| "its".to_owned(), |limit| limit.to_string());
     let message = match scope {
@@ -638,7 +644,11 @@ mod tests {
         let limiter = Limiter::new(LimitConfig::merged(&[], &[], vec![quota]));
         let now = at(NOON);
         assert_eq!(limiter.commit(now, &[]).map(|w| w.len()), Ok(0));
-        assert_eq!(limiter.commit(now, &[]).map(|w| w.len()), Ok(1), "call 2 warns");
+        assert_eq!(
+            limiter.commit(now, &[]).map(|w| w.len()),
+            Ok(1),
+            "call 2 warns"
+        );
         assert_eq!(limiter.commit(now, &[]).map(|w| w.len()), Ok(1));
         let Err(Limited::Paused(pauses)) = limiter.commit(now, &[]) else {
             panic!("call 4 pauses");
@@ -681,8 +691,14 @@ mod tests {
         let Err(Limited::Rate(error)) = limiter.check(now, &[]) else {
             panic!("blocked by Retry-After");
         };
-        assert_eq!(error.details["retry_after_seconds"], 86_400, "capped to a day");
+        assert_eq!(
+            error.details["retry_after_seconds"], 86_400,
+            "capped to a day"
+        );
         limiter.observe(200, &HeaderMap::new(), now);
-        assert!(limiter.check(now, &[]).is_err(), "a plain answer does not lift it");
+        assert!(
+            limiter.check(now, &[]).is_err(),
+            "a plain answer does not lift it"
+        );
     }
 }

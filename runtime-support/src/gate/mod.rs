@@ -285,9 +285,7 @@ pub fn confirmation_context(
     };
     let message = format!(
         "{what}: {} {}. This is {} and is not reverted by the adapter. Confirm to proceed.",
-        request.method,
-        request.path,
-        route.danger_level
+        request.method, request.path, route.danger_level
     );
     (reasons, message)
 }
@@ -307,7 +305,10 @@ mod tests {
     fn the_matrix_is_the_default_policy() {
         let policy = Policy::at(TrustLevel::Validated, TrustSource::Schema);
         assert_eq!(policy.decide(DangerLevel::Safe, false), Decision::Allow);
-        assert_eq!(policy.decide(DangerLevel::Reversible, false), Decision::Allow);
+        assert_eq!(
+            policy.decide(DangerLevel::Reversible, false),
+            Decision::Allow
+        );
         assert_eq!(
             policy.decide(DangerLevel::Destructive, false),
             Decision::Confirm(vec![ConfirmReason::Matrix])
@@ -328,7 +329,10 @@ mod tests {
     #[test]
     fn schema_and_operator_only_tighten() {
         let mut policy = Policy::at(TrustLevel::Certified, TrustSource::Operator);
-        assert_eq!(policy.decide(DangerLevel::Dangerous, false), Decision::Allow);
+        assert_eq!(
+            policy.decide(DangerLevel::Dangerous, false),
+            Decision::Allow
+        );
         assert_eq!(
             policy.decide(DangerLevel::Safe, true),
             Decision::Confirm(vec![ConfirmReason::Schema])

@@ -180,7 +180,9 @@ impl Tokens {
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Issues a token of `kind` for `operation` with exactly these `params`.
@@ -276,12 +278,23 @@ impl Tokens {
                     kind.param()
                 ),
             )),
-            Some(text) => check(&mut state, kind, text, operation, &scope, now, wall, self.config.clock_skew),
+            Some(text) => check(
+                &mut state,
+                kind,
+                text,
+                operation,
+                &scope,
+                now,
+                wall,
+                self.config.clock_skew,
+            ),
         };
-        outcome.map(|()| token_id.clone().unwrap_or_default()).map_err(|error| {
-            state.failures.count += 1;
-            Rejected { error, token_id }
-        })
+        outcome
+            .map(|()| token_id.clone().unwrap_or_default())
+            .map_err(|error| {
+                state.failures.count += 1;
+                Rejected { error, token_id }
+            })
     }
 
     fn scope(&self, operation: &str, params: &Map<String, Value>) -> [u8; 32] {
@@ -424,7 +437,12 @@ mod tests {
         let tokens = tokens();
         let params = object(json!({"id": "1", "tags": {"b": 1, "a": 2}}));
         let issued = tokens
-            .issue(TokenKind::Confirmation, "delete_item", DangerLevel::Destructive, &params)
+            .issue(
+                TokenKind::Confirmation,
+                "delete_item",
+                DangerLevel::Destructive,
+                &params,
+            )
             .expect("issued");
         assert!(issued.token.starts_with("conf_") && issued.token.len() == 69);
         assert!(issued.id.starts_with("tok_") && !issued.token.contains(&issued.id[4..]));
@@ -456,7 +474,12 @@ mod tests {
             ErrorCode::TokenAlreadyUsed
         );
         assert_eq!(
-            code(tokens.redeem(TokenKind::Confirmation, &json!("conf_nope"), "delete_item", &params)),
+            code(tokens.redeem(
+                TokenKind::Confirmation,
+                &json!("conf_nope"),
+                "delete_item",
+                &params
+            )),
             ErrorCode::TokenInvalid
         );
         assert_eq!(
@@ -502,7 +525,12 @@ mod tests {
         let tokens = Tokens::new("todo", config);
         let params = Map::new();
         let issued = tokens
-            .issue(TokenKind::Confirmation, "op", DangerLevel::Destructive, &params)
+            .issue(
+                TokenKind::Confirmation,
+                "op",
+                DangerLevel::Destructive,
+                &params,
+            )
             .expect("issued");
         tokens
             .redeem(TokenKind::Confirmation, &json!(issued.token), "op", &params)
@@ -516,7 +544,12 @@ mod tests {
             },
         );
         let issued = strict
-            .issue(TokenKind::Confirmation, "op", DangerLevel::Destructive, &params)
+            .issue(
+                TokenKind::Confirmation,
+                "op",
+                DangerLevel::Destructive,
+                &params,
+            )
             .expect("issued");
         std::thread::sleep(Duration::from_millis(5));
         let expired = strict
@@ -531,11 +564,21 @@ mod tests {
         let params = Map::new();
         for _ in 0..MAX_ISSUED_PER_HOUR {
             tokens
-                .issue(TokenKind::Confirmation, "op", DangerLevel::Destructive, &params)
+                .issue(
+                    TokenKind::Confirmation,
+                    "op",
+                    DangerLevel::Destructive,
+                    &params,
+                )
                 .expect("under the cap");
         }
         let capped = tokens
-            .issue(TokenKind::Confirmation, "op", DangerLevel::Destructive, &params)
+            .issue(
+                TokenKind::Confirmation,
+                "op",
+                DangerLevel::Destructive,
+                &params,
+            )
             .expect_err("over the cap");
         assert_eq!(capped.code, ErrorCode::RateLimitExceeded);
         assert_eq!(capped.details["scope"], "confirmation_tokens");
@@ -560,7 +603,12 @@ mod tests {
     fn tokens_with_one_live(params: &Map<String, Value>) -> (Tokens, String) {
         let tokens = tokens();
         let issued = tokens
-            .issue(TokenKind::Confirmation, "op", DangerLevel::Destructive, params)
+            .issue(
+                TokenKind::Confirmation,
+                "op",
+                DangerLevel::Destructive,
+                params,
+            )
             .expect("issued");
         (tokens, issued.token)
     }

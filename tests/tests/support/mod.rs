@@ -138,7 +138,10 @@ pub fn command(upstream: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
 /// A command for any adapter binary with a clean MCP environment.
 pub fn command_for(binary: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
     let mut command = Command::new(binary);
-    command.args(args).env("RUST_LOG", "warn").kill_on_drop(true);
+    command
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .kill_on_drop(true);
     for (key, _) in std::env::vars_os() {
         if key.to_string_lossy().starts_with("MCP_AQL_") {
             command.env_remove(key);

@@ -710,6 +710,12 @@ async fn quota_stages_warn_pause_and_stop() {
         .expect("token")
         .to_owned();
     assert!(token.starts_with("quota_continue_"), "{token}");
+    let left = seconds_until(
+        paused["error"]["details"]["expires_at"]
+            .as_str()
+            .expect("expiry"),
+    );
+    assert!((298..=300).contains(&left), "quota tokens live 5 minutes: {left}");
     assert_eq!(todo.sent(), 3, "the paused call did not run");
     let (bad, _) = todo
         .call(

@@ -169,6 +169,17 @@ impl TrustLevel {
     }
 }
 
+/// The protocol types every adapter's introspection lists (introspection §7.3); an adapter's
+/// own types may not take their names.
+pub const PROTOCOL_TYPES: [&str; 6] = [
+    "SemanticCategory",
+    "OperationInput",
+    "OperationResult",
+    "OperationSuccess",
+    "OperationFailure",
+    "EndpointPermissions",
+];
+
 vocabulary! {
     /// The window of a rate limit or quota (rate-limiting §2.2).
     pub enum Window ("window") {

@@ -37,6 +37,32 @@ pub fn static_name(wire: &str) -> String {
     wire.to_shouty_snake_case()
 }
 
+/// The introspection type of a param's enum: `create_todo` + `priority` -> `CreateTodoPriority`.
+pub fn enum_type_name(operation: &str, param: &str) -> String {
+    type_name(&format!("{}_{param}", type_name(operation, "")), "")
+}
+
+/// The struct and introspection type of an UPDATE `input`: `update_todo` -> `UpdateTodoInput`.
+pub fn input_type_name(operation: &str) -> String {
+    type_name(operation, "Input")
+}
+
+/// The introspection type an operation returns: its `response.type` when that is a type name
+/// (not a JSON type), else `<Operation>Result`.
+pub fn returns_type_name(operation: &str, response_type: Option<&str>) -> String {
+    response_type
+        .filter(|kind| {
+            !matches!(
+                *kind,
+                "object" | "array" | "string" | "integer" | "number" | "boolean"
+            )
+        })
+        .filter(|kind| {
+            !kind.is_empty() && kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+        .map_or_else(|| type_name(operation, "Result"), str::to_owned)
+}
+
 /// Turns a spelling from this module into an `Ident`.
 pub fn ident(spelling: &str) -> Ident {
     match spelling.strip_prefix("r#") {

@@ -27,6 +27,7 @@ mod output;
 mod render;
 mod schema;
 mod source;
+mod text;
 mod validate;
 
 use std::path::Path;
@@ -75,11 +76,30 @@ impl Checked {
 ///
 /// [`Error::Io`] when the file cannot be read; [`Error::Schema`] with every problem found.
 pub fn check(path: &Path) -> Result<Checked, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
         action: format!("reading {}", path.display()),
         source,
     })?;
-    check_text(&path.to_string_lossy(), &text)
+    let display = path.to_string_lossy();
+    match String::from_utf8(bytes) {
+        Ok(text) => check_text(&display, &text),
+        Err(error) => {
+            let valid = &error.as_bytes()[..error.utf8_error().valid_up_to()];
+            let offset = valid.len();
+            let line = valid.iter().filter(|byte| **byte == b'\n').count() + 1;
+            let byte = error.as_bytes()[offset];
+            Err(Error::Schema {
+                path: display.replace('\\', "/"),
+                diagnostics: vec![
+                    Diagnostic::new(Code::InvalidEncoding, "", "the file is not UTF-8 text")
+                        .expected("an adapter schema encoded as UTF-8")
+                        .found(format!("the byte 0x{byte:02X} (byte offset {offset})"))
+                        .suggest("save the file as UTF-8")
+                        .at_line(line),
+                ],
+            })
+        }
+    }
 }
 
 /// Validates schema `text`, reporting it as `display_path`.

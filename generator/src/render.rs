@@ -330,11 +330,16 @@ impl Renderer {
 
     /// `Cargo.toml`, with runtime-support at `runtime_path` (relative to the crate).
     pub fn cargo_toml(&self, adapter: &Adapter, runtime_path: &str) -> Result<String, Error> {
-        self.render("Cargo.toml.tera", &json!({
-            "schema_path": adapter.schema_path, "package": adapter.package, "version": adapter.version,
-            "description": adapter.description, "lib_name": adapter.lib_name,
-            "runtime_path": runtime_path, "uses_regex": adapter.uses_patterns(),
-        }))
+        self.render(
+            "Cargo.toml.tera",
+            &json!({
+                "schema_path": crate::text::visible(&adapter.schema_path).replace('\n', " "),
+                "package": adapter.package, "version": adapter.version,
+                "description_toml": crate::emit::toml_string(&adapter.description),
+                "lib_name": adapter.lib_name,
+                "runtime_path": runtime_path, "uses_regex": adapter.uses_patterns(),
+            }),
+        )
     }
 
     /// `README.md`.

@@ -141,3 +141,18 @@ fn unreadable_schema_exits_4() {
         .assert()
         .code(4);
 }
+
+#[test]
+fn a_schema_that_is_not_utf8_is_a_schema_error() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("latin1-adapter.md");
+    std::fs::write(&path, b"---\nname: caf\xe9\n---\n").expect("write");
+    let assert = aqlgen().arg("check").arg(&path).assert().code(2);
+    let stderr = String::from_utf8_lossy(&assert.get_output().stderr).into_owned();
+    assert!(
+        stderr.contains("error[SCHEMA_INVALID_ENCODING]: the file is not UTF-8 text")
+            && stderr.contains("latin1-adapter.md:2")
+            && stderr.contains("0xE9"),
+        "{stderr}"
+    );
+}

@@ -32,8 +32,6 @@ pub enum ParamError {
         param: &'static str,
         /// Its schema type.
         expected: &'static str,
-        /// Its schema description, if any.
-        description: &'static str,
     },
     /// A value has the wrong JSON type (`VALIDATION_INVALID_TYPE`).
     InvalidType {
@@ -113,20 +111,12 @@ impl From<ParamError> for AqlError {
             .with_detail("operation", operation)
             .with_detail("unknown_fields", unknown)
             .with_detail("valid_fields", valid.to_vec()),
-            ParamError::Missing {
-                param,
-                expected,
-                description,
-            } => {
-                let mut message =
-                    format!("Missing required parameter '{param}'. Expected: {expected}");
-                if !description.is_empty() {
-                    message.push_str(&format!(" ({description})"));
-                }
-                AqlError::new(ErrorCode::ValidationMissingParam, message)
-                    .with_detail("param_name", param)
-                    .with_detail("expected_type", expected)
-            }
+            ParamError::Missing { param, expected } => AqlError::new(
+                ErrorCode::ValidationMissingParam,
+                format!("Missing required parameter '{param}'. Expected: {expected}"),
+            )
+            .with_detail("param_name", param)
+            .with_detail("expected_type", expected),
             ParamError::InvalidType {
                 param,
                 expected,
@@ -260,14 +250,12 @@ pub fn require(
     raw: &Map<String, Value>,
     label: &'static str,
     expected: &'static str,
-    description: &'static str,
 ) -> Result<(), ParamError> {
     match present(raw, label) {
         Some(_) => Ok(()),
         None => Err(ParamError::Missing {
             param: label,
             expected,
-            description,
         }),
     }
 }
@@ -298,7 +286,6 @@ pub fn required<T: ParamValue>(
     optional(raw, label)?.ok_or(ParamError::Missing {
         param: label,
         expected: T::EXPECTED,
-        description: "",
     })
 }
 
@@ -449,7 +436,7 @@ mod helper_tests {
         ));
         assert_eq!(optional::<String>(&map(json!({"n": null})), "n"), Ok(None));
         assert!(matches!(
-            require(&raw, "input.title", "string", ""),
+            require(&raw, "input.title", "string"),
             Err(ParamError::Missing {
                 param: "input.title",
                 ..

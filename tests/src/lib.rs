@@ -24,16 +24,11 @@ static INFO: AdapterInfo = AdapterInfo {
     schema_fingerprint: "sha256:0000000000000000000000000000000000000000000000000000000000000000",
 };
 
-fn required_string(
-    raw: &Map<String, Value>,
-    param: &'static str,
-    description: &'static str,
-) -> Result<String, ParamError> {
+fn required_string(raw: &Map<String, Value>, param: &'static str) -> Result<String, ParamError> {
     match raw.get(param) {
         None => Err(ParamError::Missing {
             param,
             expected: "string",
-            description,
         }),
         Some(Value::String(text)) => Ok(text.clone()),
         Some(other) => Err(ParamError::InvalidType {
@@ -59,7 +54,7 @@ fn item_path(id: &str) -> String {
 const GET_ITEM_PARAMS: &[&str] = &["id"];
 fn build_get_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     reject_unknown("get_item", raw, GET_ITEM_PARAMS)?;
-    let id = required_string(raw, "id", "Item id")?;
+    let id = required_string(raw, "id")?;
     Ok(UpstreamRequest {
         method: Method::Get,
         path: item_path(&id),
@@ -103,7 +98,7 @@ fn build_list_items(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 const CREATE_ITEM_PARAMS: &[&str] = &["title"];
 fn build_create_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     reject_unknown("create_item", raw, CREATE_ITEM_PARAMS)?;
-    let title = required_string(raw, "title", "Item title")?;
+    let title = required_string(raw, "title")?;
     let mut body = Map::new();
     body.insert("title".into(), Value::String(title));
     Ok(UpstreamRequest {
@@ -118,13 +113,12 @@ const UPDATE_ITEM_PARAMS: &[&str] = &["id", "input"];
 const UPDATE_ITEM_FIELDS: &[&str] = &["title", "status"];
 fn build_update_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     reject_unknown("update_item", raw, UPDATE_ITEM_PARAMS)?;
-    let id = required_string(raw, "id", "Item id")?;
+    let id = required_string(raw, "id")?;
     let input = match raw.get("input") {
         None => {
             return Err(ParamError::Missing {
                 param: "input",
                 expected: "object",
-                description: "Fields to change",
             });
         }
         Some(Value::Object(input)) => input,
@@ -159,7 +153,7 @@ fn build_update_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 const DELETE_ITEM_PARAMS: &[&str] = &["id"];
 fn build_delete_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     reject_unknown("delete_item", raw, DELETE_ITEM_PARAMS)?;
-    let id = required_string(raw, "id", "Item id")?;
+    let id = required_string(raw, "id")?;
     Ok(UpstreamRequest {
         method: Method::Delete,
         path: item_path(&id),

@@ -715,7 +715,10 @@ async fn quota_stages_warn_pause_and_stop() {
             .as_str()
             .expect("expiry"),
     );
-    assert!((298..=300).contains(&left), "quota tokens live 5 minutes: {left}");
+    assert!(
+        (298..=300).contains(&left),
+        "quota tokens live 5 minutes: {left}"
+    );
     assert_eq!(todo.sent(), 3, "the paused call did not run");
     let (bad, _) = todo
         .call(

@@ -11,176 +11,1695 @@ pub static OPERATIONS: &[OperationDoc] = &[
         name: "create_repo",
         category: Category::Create,
         description: "Create a repository owned by the authenticated user.",
-        summary_json: "{\"description\":\"Create a repository owned by the authenticated user.\",\"endpoint\":\"create\",\"name\":\"create_repo\",\"semantic_category\":\"CREATE\"}",
-        details_json: "{\"description\":\"Create a repository owned by the authenticated user.\",\"endpoint\":\"create\",\"examples\":[{\"description\":\"Call create_repo\",\"request\":{\"operation\":\"create_repo\",\"params\":{\"name\":\"<name>\"}}}],\"name\":\"create_repo\",\"parameters\":[{\"description\":\"Repository name; letters, digits, '.', '_' and '-' only.\",\"name\":\"name\",\"pattern\":\"^[A-Za-z0-9._-]{1,100}$\",\"required\":true,\"type\":\"string\"},{\"description\":\"A short description of the repository.\",\"name\":\"description\",\"required\":false,\"type\":\"string\"},{\"default\":false,\"description\":\"Whether the repository is private.\",\"name\":\"private\",\"required\":false,\"type\":\"boolean\"},{\"default\":false,\"description\":\"Create an initial commit with an empty README.\",\"name\":\"auto_init\",\"required\":false,\"type\":\"boolean\"},{\"description\":\"Topic names to attach to the repository.\",\"name\":\"topics\",\"required\":false,\"type\":\"array\"}],\"permissions\":{\"destructive\":false,\"readOnly\":false},\"returns\":{\"description\":\"The repository that was created.\",\"kind\":\"object\",\"name\":\"Repository\"},\"semantic_category\":\"CREATE\"}",
+        summary_json: "{\"name\":\"create_repo\",\"semantic_category\":\"CREATE\",\"endpoint\":\"create\",\"description\":\"Create a repository owned by the authenticated user.\"}",
+        details_json: r#"{
+  "name": "create_repo",
+  "semantic_category": "CREATE",
+  "endpoint": "create",
+  "description": "Create a repository owned by the authenticated user.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "name",
+      "type": "string",
+      "required": true,
+      "description": "Repository name; letters, digits, '.', '_' and '-' only.",
+      "pattern": "^[A-Za-z0-9._-]{1,100}$"
+    },
+    {
+      "name": "description",
+      "type": "string",
+      "required": false,
+      "description": "A short description of the repository."
+    },
+    {
+      "name": "private",
+      "type": "boolean",
+      "required": false,
+      "description": "Whether the repository is private.",
+      "default": false
+    },
+    {
+      "name": "auto_init",
+      "type": "boolean",
+      "required": false,
+      "description": "Create an initial commit with an empty README.",
+      "default": false
+    },
+    {
+      "name": "topics",
+      "type": "array",
+      "required": false,
+      "description": "Topic names to attach to the repository."
+    }
+  ],
+  "returns": {
+    "name": "Repository",
+    "kind": "object",
+    "description": "The repository that was created."
+  },
+  "examples": [
+    {
+      "description": "Call create_repo",
+      "request": {
+        "operation": "create_repo",
+        "params": {
+          "name": "<name>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "create_issue",
         category: Category::Create,
         description: "Open a new issue in a repository.",
-        summary_json: "{\"description\":\"Open a new issue in a repository.\",\"endpoint\":\"create\",\"name\":\"create_issue\",\"semantic_category\":\"CREATE\"}",
-        details_json: "{\"description\":\"Open a new issue in a repository.\",\"endpoint\":\"create\",\"examples\":[{\"description\":\"Call create_issue\",\"request\":{\"operation\":\"create_issue\",\"params\":{\"owner\":\"<owner>\",\"repo\":\"<repo>\",\"title\":\"<title>\"}}}],\"name\":\"create_issue\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The title of the issue.\",\"name\":\"title\",\"required\":true,\"type\":\"string\"},{\"description\":\"The contents of the issue, in Markdown.\",\"name\":\"body\",\"required\":false,\"type\":\"string\"},{\"description\":\"Label names to add to the issue.\",\"name\":\"labels\",\"required\":false,\"type\":\"array\"},{\"description\":\"Logins of the users to assign.\",\"name\":\"assignees\",\"required\":false,\"type\":\"array\"},{\"description\":\"The number of the milestone to associate this issue with.\",\"minimum\":1,\"name\":\"milestone\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":false},\"returns\":{\"description\":\"The issue that was opened.\",\"kind\":\"object\",\"name\":\"Issue\"},\"semantic_category\":\"CREATE\"}",
+        summary_json: "{\"name\":\"create_issue\",\"semantic_category\":\"CREATE\",\"endpoint\":\"create\",\"description\":\"Open a new issue in a repository.\"}",
+        details_json: r#"{
+  "name": "create_issue",
+  "semantic_category": "CREATE",
+  "endpoint": "create",
+  "description": "Open a new issue in a repository.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "title",
+      "type": "string",
+      "required": true,
+      "description": "The title of the issue."
+    },
+    {
+      "name": "body",
+      "type": "string",
+      "required": false,
+      "description": "The contents of the issue, in Markdown."
+    },
+    {
+      "name": "labels",
+      "type": "array",
+      "required": false,
+      "description": "Label names to add to the issue."
+    },
+    {
+      "name": "assignees",
+      "type": "array",
+      "required": false,
+      "description": "Logins of the users to assign."
+    },
+    {
+      "name": "milestone",
+      "type": "integer",
+      "required": false,
+      "description": "The number of the milestone to associate this issue with.",
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "Issue",
+    "kind": "object",
+    "description": "The issue that was opened."
+  },
+  "examples": [
+    {
+      "description": "Call create_issue",
+      "request": {
+        "operation": "create_issue",
+        "params": {
+          "owner": "<owner>",
+          "repo": "<repo>",
+          "title": "<title>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "create_issue_comment",
         category: Category::Create,
         description: "Add a comment to an issue or pull request.",
-        summary_json: "{\"description\":\"Add a comment to an issue or pull request.\",\"endpoint\":\"create\",\"name\":\"create_issue_comment\",\"semantic_category\":\"CREATE\"}",
-        details_json: "{\"description\":\"Add a comment to an issue or pull request.\",\"endpoint\":\"create\",\"examples\":[{\"description\":\"Call create_issue_comment\",\"request\":{\"operation\":\"create_issue_comment\",\"params\":{\"body\":\"<body>\",\"issue_number\":1,\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"create_issue_comment\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The number that identifies the issue.\",\"minimum\":1,\"name\":\"issue_number\",\"required\":true,\"type\":\"integer\"},{\"description\":\"The comment text, in Markdown.\",\"name\":\"body\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":false,\"readOnly\":false},\"returns\":{\"description\":\"The comment that was created.\",\"kind\":\"object\",\"name\":\"IssueComment\"},\"semantic_category\":\"CREATE\"}",
+        summary_json: "{\"name\":\"create_issue_comment\",\"semantic_category\":\"CREATE\",\"endpoint\":\"create\",\"description\":\"Add a comment to an issue or pull request.\"}",
+        details_json: r#"{
+  "name": "create_issue_comment",
+  "semantic_category": "CREATE",
+  "endpoint": "create",
+  "description": "Add a comment to an issue or pull request.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "issue_number",
+      "type": "integer",
+      "required": true,
+      "description": "The number that identifies the issue.",
+      "minimum": 1
+    },
+    {
+      "name": "body",
+      "type": "string",
+      "required": true,
+      "description": "The comment text, in Markdown."
+    }
+  ],
+  "returns": {
+    "name": "IssueComment",
+    "kind": "object",
+    "description": "The comment that was created."
+  },
+  "examples": [
+    {
+      "description": "Call create_issue_comment",
+      "request": {
+        "operation": "create_issue_comment",
+        "params": {
+          "body": "<body>",
+          "issue_number": 1,
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "create_pull_request",
         category: Category::Create,
         description: "Open a pull request that merges `head` into `base`.",
-        summary_json: "{\"description\":\"Open a pull request that merges `head` into `base`.\",\"endpoint\":\"create\",\"name\":\"create_pull_request\",\"semantic_category\":\"CREATE\"}",
-        details_json: "{\"description\":\"Open a pull request that merges `head` into `base`.\",\"endpoint\":\"create\",\"examples\":[{\"description\":\"Call create_pull_request\",\"request\":{\"operation\":\"create_pull_request\",\"params\":{\"base\":\"<base>\",\"head\":\"<head>\",\"owner\":\"<owner>\",\"repo\":\"<repo>\",\"title\":\"<title>\"}}}],\"name\":\"create_pull_request\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The title of the pull request.\",\"name\":\"title\",\"required\":true,\"type\":\"string\"},{\"description\":\"The branch that holds the changes (`user:branch` for forks).\",\"name\":\"head\",\"required\":true,\"type\":\"string\"},{\"description\":\"The branch the changes should be pulled into.\",\"name\":\"base\",\"required\":true,\"type\":\"string\"},{\"description\":\"The pull request description, in Markdown.\",\"name\":\"body\",\"required\":false,\"type\":\"string\"},{\"default\":false,\"description\":\"Open the pull request as a draft.\",\"name\":\"draft\",\"required\":false,\"type\":\"boolean\"}],\"permissions\":{\"destructive\":false,\"readOnly\":false},\"returns\":{\"description\":\"The pull request that was opened.\",\"kind\":\"object\",\"name\":\"PullRequest\"},\"semantic_category\":\"CREATE\"}",
+        summary_json: "{\"name\":\"create_pull_request\",\"semantic_category\":\"CREATE\",\"endpoint\":\"create\",\"description\":\"Open a pull request that merges `head` into `base`.\"}",
+        details_json: r#"{
+  "name": "create_pull_request",
+  "semantic_category": "CREATE",
+  "endpoint": "create",
+  "description": "Open a pull request that merges `head` into `base`.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "title",
+      "type": "string",
+      "required": true,
+      "description": "The title of the pull request."
+    },
+    {
+      "name": "head",
+      "type": "string",
+      "required": true,
+      "description": "The branch that holds the changes (`user:branch` for forks)."
+    },
+    {
+      "name": "base",
+      "type": "string",
+      "required": true,
+      "description": "The branch the changes should be pulled into."
+    },
+    {
+      "name": "body",
+      "type": "string",
+      "required": false,
+      "description": "The pull request description, in Markdown."
+    },
+    {
+      "name": "draft",
+      "type": "boolean",
+      "required": false,
+      "description": "Open the pull request as a draft.",
+      "default": false
+    }
+  ],
+  "returns": {
+    "name": "PullRequest",
+    "kind": "object",
+    "description": "The pull request that was opened."
+  },
+  "examples": [
+    {
+      "description": "Call create_pull_request",
+      "request": {
+        "operation": "create_pull_request",
+        "params": {
+          "base": "<base>",
+          "head": "<head>",
+          "owner": "<owner>",
+          "repo": "<repo>",
+          "title": "<title>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "create_label",
         category: Category::Create,
         description: "Create a label in a repository.",
-        summary_json: "{\"description\":\"Create a label in a repository.\",\"endpoint\":\"create\",\"name\":\"create_label\",\"semantic_category\":\"CREATE\"}",
-        details_json: "{\"description\":\"Create a label in a repository.\",\"endpoint\":\"create\",\"examples\":[{\"description\":\"Call create_label\",\"request\":{\"operation\":\"create_label\",\"params\":{\"color\":\"<color>\",\"name\":\"<name>\",\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"create_label\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the label.\",\"name\":\"name\",\"required\":true,\"type\":\"string\"},{\"description\":\"Six hexadecimal digits, without the leading `#`.\",\"name\":\"color\",\"pattern\":\"^[0-9a-fA-F]{6}$\",\"required\":true,\"type\":\"string\"},{\"description\":\"A short description of the label.\",\"name\":\"description\",\"required\":false,\"type\":\"string\"}],\"permissions\":{\"destructive\":false,\"readOnly\":false},\"returns\":{\"description\":\"The label that was created.\",\"kind\":\"object\",\"name\":\"Label\"},\"semantic_category\":\"CREATE\"}",
+        summary_json: "{\"name\":\"create_label\",\"semantic_category\":\"CREATE\",\"endpoint\":\"create\",\"description\":\"Create a label in a repository.\"}",
+        details_json: r#"{
+  "name": "create_label",
+  "semantic_category": "CREATE",
+  "endpoint": "create",
+  "description": "Create a label in a repository.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "name",
+      "type": "string",
+      "required": true,
+      "description": "The name of the label."
+    },
+    {
+      "name": "color",
+      "type": "string",
+      "required": true,
+      "description": "Six hexadecimal digits, without the leading `#`.",
+      "pattern": "^[0-9a-fA-F]{6}$"
+    },
+    {
+      "name": "description",
+      "type": "string",
+      "required": false,
+      "description": "A short description of the label."
+    }
+  ],
+  "returns": {
+    "name": "Label",
+    "kind": "object",
+    "description": "The label that was created."
+  },
+  "examples": [
+    {
+      "description": "Call create_label",
+      "request": {
+        "operation": "create_label",
+        "params": {
+          "name": "<name>",
+          "color": "<color>",
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "get_repo",
         category: Category::Read,
         description: "Get a repository.",
-        summary_json: "{\"description\":\"Get a repository.\",\"endpoint\":\"read\",\"name\":\"get_repo\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"Get a repository.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call get_repo\",\"request\":{\"operation\":\"get_repo\",\"params\":{\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"get_repo\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"The repository.\",\"kind\":\"object\",\"name\":\"Repository\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"get_repo\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"Get a repository.\"}",
+        details_json: r#"{
+  "name": "get_repo",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "Get a repository.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    }
+  ],
+  "returns": {
+    "name": "Repository",
+    "kind": "object",
+    "description": "The repository."
+  },
+  "examples": [
+    {
+      "description": "Call get_repo",
+      "request": {
+        "operation": "get_repo",
+        "params": {
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "list_repos",
         category: Category::Read,
         description: "List the public repositories of a user.",
-        summary_json: "{\"description\":\"List the public repositories of a user.\",\"endpoint\":\"read\",\"name\":\"list_repos\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"List the public repositories of a user.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call list_repos\",\"request\":{\"operation\":\"list_repos\",\"params\":{\"username\":\"<username>\"}}}],\"name\":\"list_repos\",\"parameters\":[{\"description\":\"The handle of the GitHub user account.\",\"name\":\"username\",\"required\":true,\"type\":\"string\"},{\"default\":\"owner\",\"description\":\"Which repositories to include.\",\"enum\":[\"all\",\"owner\",\"member\"],\"name\":\"type\",\"required\":false,\"type\":\"ListReposType\"},{\"default\":\"full_name\",\"description\":\"The property to sort the results by.\",\"enum\":[\"created\",\"updated\",\"pushed\",\"full_name\"],\"name\":\"sort\",\"required\":false,\"type\":\"ListReposSort\"},{\"description\":\"The sort order; `asc` when sorting by full_name, otherwise `desc`.\",\"enum\":[\"asc\",\"desc\"],\"name\":\"direction\",\"required\":false,\"type\":\"ListReposDirection\"},{\"default\":30,\"description\":\"Results per page (at most 100).\",\"maximum\":100,\"minimum\":1,\"name\":\"per_page\",\"required\":false,\"type\":\"integer\"},{\"default\":1,\"description\":\"The page number of the results to fetch.\",\"minimum\":1,\"name\":\"page\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"A JSON array with one page of repositories.\",\"kind\":\"object\",\"name\":\"RepositoryPage\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"list_repos\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"List the public repositories of a user.\"}",
+        details_json: r#"{
+  "name": "list_repos",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "List the public repositories of a user.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "username",
+      "type": "string",
+      "required": true,
+      "description": "The handle of the GitHub user account."
+    },
+    {
+      "name": "type",
+      "type": "ListReposType",
+      "required": false,
+      "description": "Which repositories to include.",
+      "default": "owner",
+      "enum": [
+        "all",
+        "owner",
+        "member"
+      ]
+    },
+    {
+      "name": "sort",
+      "type": "ListReposSort",
+      "required": false,
+      "description": "The property to sort the results by.",
+      "default": "full_name",
+      "enum": [
+        "created",
+        "updated",
+        "pushed",
+        "full_name"
+      ]
+    },
+    {
+      "name": "direction",
+      "type": "ListReposDirection",
+      "required": false,
+      "description": "The sort order; `asc` when sorting by full_name, otherwise `desc`.",
+      "enum": [
+        "asc",
+        "desc"
+      ]
+    },
+    {
+      "name": "per_page",
+      "type": "integer",
+      "required": false,
+      "description": "Results per page (at most 100).",
+      "default": 30,
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "page",
+      "type": "integer",
+      "required": false,
+      "description": "The page number of the results to fetch.",
+      "default": 1,
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "RepositoryPage",
+    "kind": "object",
+    "description": "A JSON array with one page of repositories."
+  },
+  "examples": [
+    {
+      "description": "Call list_repos",
+      "request": {
+        "operation": "list_repos",
+        "params": {
+          "username": "<username>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "list_issues",
         category: Category::Read,
         description: "List issues in a repository; pull requests are included, as on GitHub.",
-        summary_json: "{\"description\":\"List issues in a repository; pull requests are included, as on GitHub.\",\"endpoint\":\"read\",\"name\":\"list_issues\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"List issues in a repository; pull requests are included, as on GitHub.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call list_issues\",\"request\":{\"operation\":\"list_issues\",\"params\":{\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"list_issues\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"default\":\"open\",\"description\":\"Only issues in this state.\",\"enum\":[\"open\",\"closed\",\"all\"],\"name\":\"state\",\"required\":false,\"type\":\"ListIssuesState\"},{\"description\":\"Comma-separated label names; only issues carrying all of them.\",\"name\":\"labels\",\"required\":false,\"type\":\"string\"},{\"default\":\"created\",\"description\":\"What to sort results by.\",\"enum\":[\"created\",\"updated\",\"comments\"],\"name\":\"sort\",\"required\":false,\"type\":\"ListIssuesSort\"},{\"default\":\"desc\",\"description\":\"The direction to sort the results by.\",\"enum\":[\"asc\",\"desc\"],\"name\":\"direction\",\"required\":false,\"type\":\"ListIssuesDirection\"},{\"description\":\"Only issues updated at or after this time (ISO 8601).\",\"format\":\"date-time\",\"name\":\"since\",\"required\":false,\"type\":\"string\"},{\"default\":30,\"description\":\"Results per page (at most 100).\",\"maximum\":100,\"minimum\":1,\"name\":\"per_page\",\"required\":false,\"type\":\"integer\"},{\"default\":1,\"description\":\"The page number of the results to fetch.\",\"minimum\":1,\"name\":\"page\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"A JSON array with one page of issues.\",\"kind\":\"object\",\"name\":\"IssuePage\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"list_issues\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"List issues in a repository; pull requests are included, as on GitHub.\"}",
+        details_json: r#"{
+  "name": "list_issues",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "List issues in a repository; pull requests are included, as on GitHub.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "state",
+      "type": "ListIssuesState",
+      "required": false,
+      "description": "Only issues in this state.",
+      "default": "open",
+      "enum": [
+        "open",
+        "closed",
+        "all"
+      ]
+    },
+    {
+      "name": "labels",
+      "type": "string",
+      "required": false,
+      "description": "Comma-separated label names; only issues carrying all of them."
+    },
+    {
+      "name": "sort",
+      "type": "ListIssuesSort",
+      "required": false,
+      "description": "What to sort results by.",
+      "default": "created",
+      "enum": [
+        "created",
+        "updated",
+        "comments"
+      ]
+    },
+    {
+      "name": "direction",
+      "type": "ListIssuesDirection",
+      "required": false,
+      "description": "The direction to sort the results by.",
+      "default": "desc",
+      "enum": [
+        "asc",
+        "desc"
+      ]
+    },
+    {
+      "name": "since",
+      "type": "string",
+      "required": false,
+      "description": "Only issues updated at or after this time (ISO 8601).",
+      "format": "date-time"
+    },
+    {
+      "name": "per_page",
+      "type": "integer",
+      "required": false,
+      "description": "Results per page (at most 100).",
+      "default": 30,
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "page",
+      "type": "integer",
+      "required": false,
+      "description": "The page number of the results to fetch.",
+      "default": 1,
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "IssuePage",
+    "kind": "object",
+    "description": "A JSON array with one page of issues."
+  },
+  "examples": [
+    {
+      "description": "Call list_issues",
+      "request": {
+        "operation": "list_issues",
+        "params": {
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "get_issue",
         category: Category::Read,
         description: "Get one issue.",
-        summary_json: "{\"description\":\"Get one issue.\",\"endpoint\":\"read\",\"name\":\"get_issue\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"Get one issue.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call get_issue\",\"request\":{\"operation\":\"get_issue\",\"params\":{\"issue_number\":1,\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"get_issue\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The number that identifies the issue.\",\"minimum\":1,\"name\":\"issue_number\",\"required\":true,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"The issue.\",\"kind\":\"object\",\"name\":\"Issue\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"get_issue\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"Get one issue.\"}",
+        details_json: r#"{
+  "name": "get_issue",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "Get one issue.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "issue_number",
+      "type": "integer",
+      "required": true,
+      "description": "The number that identifies the issue.",
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "Issue",
+    "kind": "object",
+    "description": "The issue."
+  },
+  "examples": [
+    {
+      "description": "Call get_issue",
+      "request": {
+        "operation": "get_issue",
+        "params": {
+          "issue_number": 1,
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "list_issue_comments",
         category: Category::Read,
         description: "List the comments on an issue, oldest first.",
-        summary_json: "{\"description\":\"List the comments on an issue, oldest first.\",\"endpoint\":\"read\",\"name\":\"list_issue_comments\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"List the comments on an issue, oldest first.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call list_issue_comments\",\"request\":{\"operation\":\"list_issue_comments\",\"params\":{\"issue_number\":1,\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"list_issue_comments\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The number that identifies the issue.\",\"minimum\":1,\"name\":\"issue_number\",\"required\":true,\"type\":\"integer\"},{\"default\":30,\"description\":\"Results per page (at most 100).\",\"maximum\":100,\"minimum\":1,\"name\":\"per_page\",\"required\":false,\"type\":\"integer\"},{\"default\":1,\"description\":\"The page number of the results to fetch.\",\"minimum\":1,\"name\":\"page\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"A JSON array with one page of comments.\",\"kind\":\"object\",\"name\":\"IssueCommentPage\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"list_issue_comments\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"List the comments on an issue, oldest first.\"}",
+        details_json: r#"{
+  "name": "list_issue_comments",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "List the comments on an issue, oldest first.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "issue_number",
+      "type": "integer",
+      "required": true,
+      "description": "The number that identifies the issue.",
+      "minimum": 1
+    },
+    {
+      "name": "per_page",
+      "type": "integer",
+      "required": false,
+      "description": "Results per page (at most 100).",
+      "default": 30,
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "page",
+      "type": "integer",
+      "required": false,
+      "description": "The page number of the results to fetch.",
+      "default": 1,
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "IssueCommentPage",
+    "kind": "object",
+    "description": "A JSON array with one page of comments."
+  },
+  "examples": [
+    {
+      "description": "Call list_issue_comments",
+      "request": {
+        "operation": "list_issue_comments",
+        "params": {
+          "issue_number": 1,
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "list_pull_requests",
         category: Category::Read,
         description: "List pull requests in a repository.",
-        summary_json: "{\"description\":\"List pull requests in a repository.\",\"endpoint\":\"read\",\"name\":\"list_pull_requests\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"List pull requests in a repository.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call list_pull_requests\",\"request\":{\"operation\":\"list_pull_requests\",\"params\":{\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"list_pull_requests\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"default\":\"open\",\"description\":\"Only pull requests in this state.\",\"enum\":[\"open\",\"closed\",\"all\"],\"name\":\"state\",\"required\":false,\"type\":\"ListPullRequestsState\"},{\"description\":\"Only pull requests targeting this base branch.\",\"name\":\"base\",\"required\":false,\"type\":\"string\"},{\"default\":30,\"description\":\"Results per page (at most 100).\",\"maximum\":100,\"minimum\":1,\"name\":\"per_page\",\"required\":false,\"type\":\"integer\"},{\"default\":1,\"description\":\"The page number of the results to fetch.\",\"minimum\":1,\"name\":\"page\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"A JSON array with one page of pull requests.\",\"kind\":\"object\",\"name\":\"PullRequestPage\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"list_pull_requests\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"List pull requests in a repository.\"}",
+        details_json: r#"{
+  "name": "list_pull_requests",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "List pull requests in a repository.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "state",
+      "type": "ListPullRequestsState",
+      "required": false,
+      "description": "Only pull requests in this state.",
+      "default": "open",
+      "enum": [
+        "open",
+        "closed",
+        "all"
+      ]
+    },
+    {
+      "name": "base",
+      "type": "string",
+      "required": false,
+      "description": "Only pull requests targeting this base branch."
+    },
+    {
+      "name": "per_page",
+      "type": "integer",
+      "required": false,
+      "description": "Results per page (at most 100).",
+      "default": 30,
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "page",
+      "type": "integer",
+      "required": false,
+      "description": "The page number of the results to fetch.",
+      "default": 1,
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "PullRequestPage",
+    "kind": "object",
+    "description": "A JSON array with one page of pull requests."
+  },
+  "examples": [
+    {
+      "description": "Call list_pull_requests",
+      "request": {
+        "operation": "list_pull_requests",
+        "params": {
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "get_pull_request",
         category: Category::Read,
         description: "Get one pull request.",
-        summary_json: "{\"description\":\"Get one pull request.\",\"endpoint\":\"read\",\"name\":\"get_pull_request\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"Get one pull request.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call get_pull_request\",\"request\":{\"operation\":\"get_pull_request\",\"params\":{\"owner\":\"<owner>\",\"pull_number\":1,\"repo\":\"<repo>\"}}}],\"name\":\"get_pull_request\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The number that identifies the pull request.\",\"minimum\":1,\"name\":\"pull_number\",\"required\":true,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"The pull request.\",\"kind\":\"object\",\"name\":\"PullRequest\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"get_pull_request\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"Get one pull request.\"}",
+        details_json: r#"{
+  "name": "get_pull_request",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "Get one pull request.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "pull_number",
+      "type": "integer",
+      "required": true,
+      "description": "The number that identifies the pull request.",
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "PullRequest",
+    "kind": "object",
+    "description": "The pull request."
+  },
+  "examples": [
+    {
+      "description": "Call get_pull_request",
+      "request": {
+        "operation": "get_pull_request",
+        "params": {
+          "owner": "<owner>",
+          "pull_number": 1,
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "search_issues",
         category: Category::Read,
         description: "Search issues and pull requests across repositories.",
-        summary_json: "{\"description\":\"Search issues and pull requests across repositories.\",\"endpoint\":\"read\",\"name\":\"search_issues\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"Search issues and pull requests across repositories.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call search_issues\",\"request\":{\"operation\":\"search_issues\",\"params\":{\"q\":\"<q>\"}}}],\"name\":\"search_issues\",\"parameters\":[{\"description\":\"The search query, with qualifiers such as `repo:octo/hello-world is:open`.\",\"name\":\"q\",\"required\":true,\"type\":\"string\"},{\"description\":\"Sort by this field instead of best match.\",\"enum\":[\"comments\",\"created\",\"updated\"],\"name\":\"sort\",\"required\":false,\"type\":\"SearchIssuesSort\"},{\"default\":\"desc\",\"description\":\"The sort order when `sort` is given.\",\"enum\":[\"asc\",\"desc\"],\"name\":\"order\",\"required\":false,\"type\":\"SearchIssuesOrder\"},{\"description\":\"Leave out results whose relevance score is below this value.\",\"maximum\":100,\"minimum\":0,\"name\":\"min_score\",\"required\":false,\"type\":\"number\"},{\"default\":30,\"description\":\"Results per page (at most 100).\",\"maximum\":100,\"minimum\":1,\"name\":\"per_page\",\"required\":false,\"type\":\"integer\"},{\"default\":1,\"description\":\"The page number of the results to fetch.\",\"minimum\":1,\"name\":\"page\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"`total_count`, `incomplete_results` and the matching `items`.\",\"kind\":\"object\",\"name\":\"IssueSearchResult\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"search_issues\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"Search issues and pull requests across repositories.\"}",
+        details_json: r#"{
+  "name": "search_issues",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "Search issues and pull requests across repositories.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "q",
+      "type": "string",
+      "required": true,
+      "description": "The search query, with qualifiers such as `repo:octo/hello-world is:open`."
+    },
+    {
+      "name": "sort",
+      "type": "SearchIssuesSort",
+      "required": false,
+      "description": "Sort by this field instead of best match.",
+      "enum": [
+        "comments",
+        "created",
+        "updated"
+      ]
+    },
+    {
+      "name": "order",
+      "type": "SearchIssuesOrder",
+      "required": false,
+      "description": "The sort order when `sort` is given.",
+      "default": "desc",
+      "enum": [
+        "asc",
+        "desc"
+      ]
+    },
+    {
+      "name": "min_score",
+      "type": "number",
+      "required": false,
+      "description": "Leave out results whose relevance score is below this value.",
+      "maximum": 100,
+      "minimum": 0
+    },
+    {
+      "name": "per_page",
+      "type": "integer",
+      "required": false,
+      "description": "Results per page (at most 100).",
+      "default": 30,
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "page",
+      "type": "integer",
+      "required": false,
+      "description": "The page number of the results to fetch.",
+      "default": 1,
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "IssueSearchResult",
+    "kind": "object",
+    "description": "`total_count`, `incomplete_results` and the matching `items`."
+  },
+  "examples": [
+    {
+      "description": "Call search_issues",
+      "request": {
+        "operation": "search_issues",
+        "params": {
+          "q": "<q>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "get_user",
         category: Category::Read,
         description: "Get the public profile of a user.",
-        summary_json: "{\"description\":\"Get the public profile of a user.\",\"endpoint\":\"read\",\"name\":\"get_user\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"Get the public profile of a user.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call get_user\",\"request\":{\"operation\":\"get_user\",\"params\":{\"username\":\"<username>\"}}}],\"name\":\"get_user\",\"parameters\":[{\"description\":\"The handle of the GitHub user account.\",\"name\":\"username\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"The user's public profile.\",\"kind\":\"object\",\"name\":\"User\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"get_user\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"Get the public profile of a user.\"}",
+        details_json: r#"{
+  "name": "get_user",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "Get the public profile of a user.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "username",
+      "type": "string",
+      "required": true,
+      "description": "The handle of the GitHub user account."
+    }
+  ],
+  "returns": {
+    "name": "User",
+    "kind": "object",
+    "description": "The user's public profile."
+  },
+  "examples": [
+    {
+      "description": "Call get_user",
+      "request": {
+        "operation": "get_user",
+        "params": {
+          "username": "<username>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "list_workflow_runs",
         category: Category::Read,
         description: "List GitHub Actions workflow runs of a repository, newest first.",
-        summary_json: "{\"description\":\"List GitHub Actions workflow runs of a repository, newest first.\",\"endpoint\":\"read\",\"name\":\"list_workflow_runs\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"List GitHub Actions workflow runs of a repository, newest first.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call list_workflow_runs\",\"request\":{\"operation\":\"list_workflow_runs\",\"params\":{\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"list_workflow_runs\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"Only runs for this branch.\",\"name\":\"branch\",\"required\":false,\"type\":\"string\"},{\"description\":\"Only runs with this status or conclusion.\",\"enum\":[\"queued\",\"in_progress\",\"completed\",\"success\",\"failure\",\"cancelled\"],\"name\":\"status\",\"required\":false,\"type\":\"ListWorkflowRunsStatus\"},{\"default\":30,\"description\":\"Results per page (at most 100).\",\"maximum\":100,\"minimum\":1,\"name\":\"per_page\",\"required\":false,\"type\":\"integer\"},{\"default\":1,\"description\":\"The page number of the results to fetch.\",\"minimum\":1,\"name\":\"page\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"`total_count` and one page of `workflow_runs`.\",\"kind\":\"object\",\"name\":\"WorkflowRunList\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"list_workflow_runs\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"List GitHub Actions workflow runs of a repository, newest first.\"}",
+        details_json: r#"{
+  "name": "list_workflow_runs",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "List GitHub Actions workflow runs of a repository, newest first.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "branch",
+      "type": "string",
+      "required": false,
+      "description": "Only runs for this branch."
+    },
+    {
+      "name": "status",
+      "type": "ListWorkflowRunsStatus",
+      "required": false,
+      "description": "Only runs with this status or conclusion.",
+      "enum": [
+        "queued",
+        "in_progress",
+        "completed",
+        "success",
+        "failure",
+        "cancelled"
+      ]
+    },
+    {
+      "name": "per_page",
+      "type": "integer",
+      "required": false,
+      "description": "Results per page (at most 100).",
+      "default": 30,
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "page",
+      "type": "integer",
+      "required": false,
+      "description": "The page number of the results to fetch.",
+      "default": 1,
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "WorkflowRunList",
+    "kind": "object",
+    "description": "`total_count` and one page of `workflow_runs`."
+  },
+  "examples": [
+    {
+      "description": "Call list_workflow_runs",
+      "request": {
+        "operation": "list_workflow_runs",
+        "params": {
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "update_repo",
         category: Category::Update,
         description: "Change the settings of a repository.",
-        summary_json: "{\"description\":\"Change the settings of a repository.\",\"endpoint\":\"update\",\"name\":\"update_repo\",\"semantic_category\":\"UPDATE\"}",
-        details_json: "{\"description\":\"Change the settings of a repository.\",\"endpoint\":\"update\",\"examples\":[{\"description\":\"Call update_repo\",\"request\":{\"operation\":\"update_repo\",\"params\":{\"input\":{\"name\":\"<name>\"},\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"update_repo\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The fields to change; only the fields given are sent.\",\"name\":\"input\",\"required\":true,\"type\":\"UpdateRepoInput\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"The repository with its new settings.\",\"kind\":\"object\",\"name\":\"Repository\"},\"semantic_category\":\"UPDATE\"}",
+        summary_json: "{\"name\":\"update_repo\",\"semantic_category\":\"UPDATE\",\"endpoint\":\"update\",\"description\":\"Change the settings of a repository.\"}",
+        details_json: r#"{
+  "name": "update_repo",
+  "semantic_category": "UPDATE",
+  "endpoint": "update",
+  "description": "Change the settings of a repository.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "input",
+      "type": "UpdateRepoInput",
+      "required": true,
+      "description": "The fields to change; only the fields given are sent."
+    }
+  ],
+  "returns": {
+    "name": "Repository",
+    "kind": "object",
+    "description": "The repository with its new settings."
+  },
+  "examples": [
+    {
+      "description": "Call update_repo",
+      "request": {
+        "operation": "update_repo",
+        "params": {
+          "input": {
+            "name": "<name>"
+          },
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "update_issue",
         category: Category::Update,
         description: "Edit an issue; close or reopen it with `state`.",
-        summary_json: "{\"description\":\"Edit an issue; close or reopen it with `state`.\",\"endpoint\":\"update\",\"name\":\"update_issue\",\"semantic_category\":\"UPDATE\"}",
-        details_json: "{\"description\":\"Edit an issue; close or reopen it with `state`.\",\"endpoint\":\"update\",\"examples\":[{\"description\":\"Call update_issue\",\"request\":{\"operation\":\"update_issue\",\"params\":{\"input\":{\"title\":\"<title>\"},\"issue_number\":1,\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"update_issue\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The number that identifies the issue.\",\"minimum\":1,\"name\":\"issue_number\",\"required\":true,\"type\":\"integer\"},{\"description\":\"The fields to change; only the fields given are sent.\",\"name\":\"input\",\"required\":true,\"type\":\"UpdateIssueInput\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"The issue after the edit.\",\"kind\":\"object\",\"name\":\"Issue\"},\"semantic_category\":\"UPDATE\"}",
+        summary_json: "{\"name\":\"update_issue\",\"semantic_category\":\"UPDATE\",\"endpoint\":\"update\",\"description\":\"Edit an issue; close or reopen it with `state`.\"}",
+        details_json: r#"{
+  "name": "update_issue",
+  "semantic_category": "UPDATE",
+  "endpoint": "update",
+  "description": "Edit an issue; close or reopen it with `state`.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "issue_number",
+      "type": "integer",
+      "required": true,
+      "description": "The number that identifies the issue.",
+      "minimum": 1
+    },
+    {
+      "name": "input",
+      "type": "UpdateIssueInput",
+      "required": true,
+      "description": "The fields to change; only the fields given are sent."
+    }
+  ],
+  "returns": {
+    "name": "Issue",
+    "kind": "object",
+    "description": "The issue after the edit."
+  },
+  "examples": [
+    {
+      "description": "Call update_issue",
+      "request": {
+        "operation": "update_issue",
+        "params": {
+          "input": {
+            "title": "<title>"
+          },
+          "issue_number": 1,
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "update_pull_request",
         category: Category::Update,
         description: "Edit a pull request's title, body, state or base branch.",
-        summary_json: "{\"description\":\"Edit a pull request's title, body, state or base branch.\",\"endpoint\":\"update\",\"name\":\"update_pull_request\",\"semantic_category\":\"UPDATE\"}",
-        details_json: "{\"description\":\"Edit a pull request's title, body, state or base branch.\",\"endpoint\":\"update\",\"examples\":[{\"description\":\"Call update_pull_request\",\"request\":{\"operation\":\"update_pull_request\",\"params\":{\"input\":{\"title\":\"<title>\"},\"owner\":\"<owner>\",\"pull_number\":1,\"repo\":\"<repo>\"}}}],\"name\":\"update_pull_request\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The number that identifies the pull request.\",\"minimum\":1,\"name\":\"pull_number\",\"required\":true,\"type\":\"integer\"},{\"description\":\"The fields to change; only the fields given are sent.\",\"name\":\"input\",\"required\":true,\"type\":\"UpdatePullRequestInput\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"The pull request after the edit.\",\"kind\":\"object\",\"name\":\"PullRequest\"},\"semantic_category\":\"UPDATE\"}",
+        summary_json: "{\"name\":\"update_pull_request\",\"semantic_category\":\"UPDATE\",\"endpoint\":\"update\",\"description\":\"Edit a pull request's title, body, state or base branch.\"}",
+        details_json: r#"{
+  "name": "update_pull_request",
+  "semantic_category": "UPDATE",
+  "endpoint": "update",
+  "description": "Edit a pull request's title, body, state or base branch.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "pull_number",
+      "type": "integer",
+      "required": true,
+      "description": "The number that identifies the pull request.",
+      "minimum": 1
+    },
+    {
+      "name": "input",
+      "type": "UpdatePullRequestInput",
+      "required": true,
+      "description": "The fields to change; only the fields given are sent."
+    }
+  ],
+  "returns": {
+    "name": "PullRequest",
+    "kind": "object",
+    "description": "The pull request after the edit."
+  },
+  "examples": [
+    {
+      "description": "Call update_pull_request",
+      "request": {
+        "operation": "update_pull_request",
+        "params": {
+          "input": {
+            "title": "<title>"
+          },
+          "owner": "<owner>",
+          "pull_number": 1,
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "replace_repo_topics",
         category: Category::Update,
         description: "Replace all topics of a repository.",
-        summary_json: "{\"description\":\"Replace all topics of a repository.\",\"endpoint\":\"update\",\"name\":\"replace_repo_topics\",\"semantic_category\":\"UPDATE\"}",
-        details_json: "{\"description\":\"Replace all topics of a repository.\",\"endpoint\":\"update\",\"examples\":[{\"description\":\"Call replace_repo_topics\",\"request\":{\"operation\":\"replace_repo_topics\",\"params\":{\"input\":{\"names\":[]},\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"replace_repo_topics\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The fields to change; only the fields given are sent.\",\"name\":\"input\",\"required\":true,\"type\":\"ReplaceRepoTopicsInput\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"`names`: the repository's topics now.\",\"kind\":\"object\",\"name\":\"Topics\"},\"semantic_category\":\"UPDATE\"}",
+        summary_json: "{\"name\":\"replace_repo_topics\",\"semantic_category\":\"UPDATE\",\"endpoint\":\"update\",\"description\":\"Replace all topics of a repository.\"}",
+        details_json: r#"{
+  "name": "replace_repo_topics",
+  "semantic_category": "UPDATE",
+  "endpoint": "update",
+  "description": "Replace all topics of a repository.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "input",
+      "type": "ReplaceRepoTopicsInput",
+      "required": true,
+      "description": "The fields to change; only the fields given are sent."
+    }
+  ],
+  "returns": {
+    "name": "Topics",
+    "kind": "object",
+    "description": "`names`: the repository's topics now."
+  },
+  "examples": [
+    {
+      "description": "Call replace_repo_topics",
+      "request": {
+        "operation": "replace_repo_topics",
+        "params": {
+          "input": {
+            "names": []
+          },
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "delete_repo",
         category: Category::Delete,
         description: "Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.",
-        summary_json: "{\"description\":\"Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.\",\"endpoint\":\"delete\",\"name\":\"delete_repo\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call delete_repo\",\"request\":{\"operation\":\"delete_repo\",\"params\":{\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"delete_repo\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"Nothing; GitHub answers 204 No Content.\",\"kind\":\"object\",\"name\":\"NoContent\"},\"semantic_category\":\"DELETE\"}",
+        summary_json: "{\"name\":\"delete_repo\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.\"}",
+        details_json: r#"{
+  "name": "delete_repo",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    }
+  ],
+  "returns": {
+    "name": "NoContent",
+    "kind": "object",
+    "description": "Nothing; GitHub answers 204 No Content."
+  },
+  "examples": [
+    {
+      "description": "Call delete_repo",
+      "request": {
+        "operation": "delete_repo",
+        "params": {
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "delete_issue_comment",
         category: Category::Delete,
         description: "Delete a comment on an issue or pull request.",
-        summary_json: "{\"description\":\"Delete a comment on an issue or pull request.\",\"endpoint\":\"delete\",\"name\":\"delete_issue_comment\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"Delete a comment on an issue or pull request.\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call delete_issue_comment\",\"request\":{\"operation\":\"delete_issue_comment\",\"params\":{\"comment_id\":1,\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"delete_issue_comment\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The unique identifier of the comment.\",\"minimum\":1,\"name\":\"comment_id\",\"required\":true,\"type\":\"integer\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"Nothing; GitHub answers 204 No Content.\",\"kind\":\"object\",\"name\":\"NoContent\"},\"semantic_category\":\"DELETE\"}",
+        summary_json: "{\"name\":\"delete_issue_comment\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"Delete a comment on an issue or pull request.\"}",
+        details_json: r#"{
+  "name": "delete_issue_comment",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "Delete a comment on an issue or pull request.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "comment_id",
+      "type": "integer",
+      "required": true,
+      "description": "The unique identifier of the comment.",
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "NoContent",
+    "kind": "object",
+    "description": "Nothing; GitHub answers 204 No Content."
+  },
+  "examples": [
+    {
+      "description": "Call delete_issue_comment",
+      "request": {
+        "operation": "delete_issue_comment",
+        "params": {
+          "comment_id": 1,
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "delete_label",
         category: Category::Delete,
         description: "Delete a label; issues that carry it lose it.",
-        summary_json: "{\"description\":\"Delete a label; issues that carry it lose it.\",\"endpoint\":\"delete\",\"name\":\"delete_label\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"Delete a label; issues that carry it lose it.\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call delete_label\",\"request\":{\"operation\":\"delete_label\",\"params\":{\"name\":\"<name>\",\"owner\":\"<owner>\",\"repo\":\"<repo>\"}}}],\"name\":\"delete_label\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the label (may contain spaces).\",\"name\":\"name\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"Nothing; GitHub answers 204 No Content.\",\"kind\":\"object\",\"name\":\"NoContent\"},\"semantic_category\":\"DELETE\"}",
+        summary_json: "{\"name\":\"delete_label\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"Delete a label; issues that carry it lose it.\"}",
+        details_json: r#"{
+  "name": "delete_label",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "Delete a label; issues that carry it lose it.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "name",
+      "type": "string",
+      "required": true,
+      "description": "The name of the label (may contain spaces)."
+    }
+  ],
+  "returns": {
+    "name": "NoContent",
+    "kind": "object",
+    "description": "Nothing; GitHub answers 204 No Content."
+  },
+  "examples": [
+    {
+      "description": "Call delete_label",
+      "request": {
+        "operation": "delete_label",
+        "params": {
+          "name": "<name>",
+          "owner": "<owner>",
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "merge_pull_request",
         category: Category::Execute,
         description: "Merge a pull request into its base branch.",
-        summary_json: "{\"description\":\"Merge a pull request into its base branch.\",\"endpoint\":\"execute\",\"name\":\"merge_pull_request\",\"semantic_category\":\"EXECUTE\"}",
-        details_json: "{\"description\":\"Merge a pull request into its base branch.\",\"endpoint\":\"execute\",\"examples\":[{\"description\":\"Call merge_pull_request\",\"request\":{\"operation\":\"merge_pull_request\",\"params\":{\"owner\":\"<owner>\",\"pull_number\":1,\"repo\":\"<repo>\"}}}],\"name\":\"merge_pull_request\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The number that identifies the pull request.\",\"minimum\":1,\"name\":\"pull_number\",\"required\":true,\"type\":\"integer\"},{\"description\":\"Title for the merge commit.\",\"name\":\"commit_title\",\"required\":false,\"type\":\"string\"},{\"description\":\"Extra detail to append to the merge commit message.\",\"name\":\"commit_message\",\"required\":false,\"type\":\"string\"},{\"default\":\"merge\",\"description\":\"How to merge.\",\"enum\":[\"merge\",\"squash\",\"rebase\"],\"name\":\"merge_method\",\"required\":false,\"type\":\"MergePullRequestMergeMethod\"},{\"description\":\"Merge only if the head of the pull request is still this commit.\",\"name\":\"sha\",\"pattern\":\"^[0-9a-f]{40}$\",\"required\":false,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"`sha` of the merge commit, `merged` and a `message`.\",\"kind\":\"object\",\"name\":\"MergeResult\"},\"semantic_category\":\"EXECUTE\"}",
+        summary_json: "{\"name\":\"merge_pull_request\",\"semantic_category\":\"EXECUTE\",\"endpoint\":\"execute\",\"description\":\"Merge a pull request into its base branch.\"}",
+        details_json: r#"{
+  "name": "merge_pull_request",
+  "semantic_category": "EXECUTE",
+  "endpoint": "execute",
+  "description": "Merge a pull request into its base branch.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "pull_number",
+      "type": "integer",
+      "required": true,
+      "description": "The number that identifies the pull request.",
+      "minimum": 1
+    },
+    {
+      "name": "commit_title",
+      "type": "string",
+      "required": false,
+      "description": "Title for the merge commit."
+    },
+    {
+      "name": "commit_message",
+      "type": "string",
+      "required": false,
+      "description": "Extra detail to append to the merge commit message."
+    },
+    {
+      "name": "merge_method",
+      "type": "MergePullRequestMergeMethod",
+      "required": false,
+      "description": "How to merge.",
+      "default": "merge",
+      "enum": [
+        "merge",
+        "squash",
+        "rebase"
+      ]
+    },
+    {
+      "name": "sha",
+      "type": "string",
+      "required": false,
+      "description": "Merge only if the head of the pull request is still this commit.",
+      "pattern": "^[0-9a-f]{40}$"
+    }
+  ],
+  "returns": {
+    "name": "MergeResult",
+    "kind": "object",
+    "description": "`sha` of the merge commit, `merged` and a `message`."
+  },
+  "examples": [
+    {
+      "description": "Call merge_pull_request",
+      "request": {
+        "operation": "merge_pull_request",
+        "params": {
+          "owner": "<owner>",
+          "pull_number": 1,
+          "repo": "<repo>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "rerun_workflow",
         category: Category::Execute,
         description: "Re-run a GitHub Actions workflow run.",
-        summary_json: "{\"description\":\"Re-run a GitHub Actions workflow run.\",\"endpoint\":\"execute\",\"name\":\"rerun_workflow\",\"semantic_category\":\"EXECUTE\"}",
-        details_json: "{\"description\":\"Re-run a GitHub Actions workflow run.\",\"endpoint\":\"execute\",\"examples\":[{\"description\":\"Call rerun_workflow\",\"request\":{\"operation\":\"rerun_workflow\",\"params\":{\"owner\":\"<owner>\",\"repo\":\"<repo>\",\"run_id\":1}}}],\"name\":\"rerun_workflow\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The unique identifier of the workflow run.\",\"minimum\":1,\"name\":\"run_id\",\"required\":true,\"type\":\"integer\"},{\"default\":false,\"description\":\"Turn on debug logging for the re-run.\",\"name\":\"enable_debug_logging\",\"required\":false,\"type\":\"boolean\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"Nothing; GitHub answers 201 Created with an empty body.\",\"kind\":\"object\",\"name\":\"NoContent\"},\"semantic_category\":\"EXECUTE\"}",
+        summary_json: "{\"name\":\"rerun_workflow\",\"semantic_category\":\"EXECUTE\",\"endpoint\":\"execute\",\"description\":\"Re-run a GitHub Actions workflow run.\"}",
+        details_json: r#"{
+  "name": "rerun_workflow",
+  "semantic_category": "EXECUTE",
+  "endpoint": "execute",
+  "description": "Re-run a GitHub Actions workflow run.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "run_id",
+      "type": "integer",
+      "required": true,
+      "description": "The unique identifier of the workflow run.",
+      "minimum": 1
+    },
+    {
+      "name": "enable_debug_logging",
+      "type": "boolean",
+      "required": false,
+      "description": "Turn on debug logging for the re-run.",
+      "default": false
+    }
+  ],
+  "returns": {
+    "name": "NoContent",
+    "kind": "object",
+    "description": "Nothing; GitHub answers 201 Created with an empty body."
+  },
+  "examples": [
+    {
+      "description": "Call rerun_workflow",
+      "request": {
+        "operation": "rerun_workflow",
+        "params": {
+          "owner": "<owner>",
+          "repo": "<repo>",
+          "run_id": 1
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "dispatch_workflow",
         category: Category::Execute,
         description: "Trigger a workflow that has a `workflow_dispatch` trigger.",
-        summary_json: "{\"description\":\"Trigger a workflow that has a `workflow_dispatch` trigger.\",\"endpoint\":\"execute\",\"name\":\"dispatch_workflow\",\"semantic_category\":\"EXECUTE\"}",
-        details_json: "{\"description\":\"Trigger a workflow that has a `workflow_dispatch` trigger.\",\"endpoint\":\"execute\",\"examples\":[{\"description\":\"Call dispatch_workflow\",\"request\":{\"operation\":\"dispatch_workflow\",\"params\":{\"owner\":\"<owner>\",\"ref\":\"<ref>\",\"repo\":\"<repo>\",\"workflow_id\":\"<workflow_id>\"}}}],\"name\":\"dispatch_workflow\",\"parameters\":[{\"description\":\"The account owner of the repository.\",\"name\":\"owner\",\"required\":true,\"type\":\"string\"},{\"description\":\"The name of the repository, without `.git`.\",\"name\":\"repo\",\"required\":true,\"type\":\"string\"},{\"description\":\"The workflow's file name (`ci.yml`) or numeric ID.\",\"name\":\"workflow_id\",\"required\":true,\"type\":\"string\"},{\"description\":\"The branch or tag to run the workflow on.\",\"name\":\"ref\",\"required\":true,\"type\":\"string\"},{\"description\":\"Input keys and values the workflow declares (at most 10).\",\"name\":\"inputs\",\"required\":false,\"type\":\"object\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"Nothing; GitHub answers 204 No Content.\",\"kind\":\"object\",\"name\":\"NoContent\"},\"semantic_category\":\"EXECUTE\"}",
+        summary_json: "{\"name\":\"dispatch_workflow\",\"semantic_category\":\"EXECUTE\",\"endpoint\":\"execute\",\"description\":\"Trigger a workflow that has a `workflow_dispatch` trigger.\"}",
+        details_json: r#"{
+  "name": "dispatch_workflow",
+  "semantic_category": "EXECUTE",
+  "endpoint": "execute",
+  "description": "Trigger a workflow that has a `workflow_dispatch` trigger.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "owner",
+      "type": "string",
+      "required": true,
+      "description": "The account owner of the repository."
+    },
+    {
+      "name": "repo",
+      "type": "string",
+      "required": true,
+      "description": "The name of the repository, without `.git`."
+    },
+    {
+      "name": "workflow_id",
+      "type": "string",
+      "required": true,
+      "description": "The workflow's file name (`ci.yml`) or numeric ID."
+    },
+    {
+      "name": "ref",
+      "type": "string",
+      "required": true,
+      "description": "The branch or tag to run the workflow on."
+    },
+    {
+      "name": "inputs",
+      "type": "object",
+      "required": false,
+      "description": "Input keys and values the workflow declares (at most 10)."
+    }
+  ],
+  "returns": {
+    "name": "NoContent",
+    "kind": "object",
+    "description": "Nothing; GitHub answers 204 No Content."
+  },
+  "examples": [
+    {
+      "description": "Call dispatch_workflow",
+      "request": {
+        "operation": "dispatch_workflow",
+        "params": {
+          "owner": "<owner>",
+          "ref": "<ref>",
+          "repo": "<repo>",
+          "workflow_id": "<workflow_id>"
+        }
+      }
+    }
+  ]
+}"#,
     },
 ];
 
@@ -188,162 +1707,476 @@ pub static OPERATIONS: &[OperationDoc] = &[
 pub static TYPES: &[TypeDoc] = &[
     TypeDoc {
         name: "Issue",
-        summary_json: "{\"description\":\"The issue that was opened.\",\"kind\":\"object\",\"name\":\"Issue\"}",
-        details_json: "{\"description\":\"The issue that was opened.\",\"fields\":[],\"kind\":\"object\",\"name\":\"Issue\"}",
+        summary_json: "{\"name\":\"Issue\",\"kind\":\"object\",\"description\":\"The issue that was opened.\"}",
+        details_json: r#"{
+  "name": "Issue",
+  "kind": "object",
+  "description": "The issue that was opened.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "IssueComment",
-        summary_json: "{\"description\":\"The comment that was created.\",\"kind\":\"object\",\"name\":\"IssueComment\"}",
-        details_json: "{\"description\":\"The comment that was created.\",\"fields\":[],\"kind\":\"object\",\"name\":\"IssueComment\"}",
+        summary_json: "{\"name\":\"IssueComment\",\"kind\":\"object\",\"description\":\"The comment that was created.\"}",
+        details_json: r#"{
+  "name": "IssueComment",
+  "kind": "object",
+  "description": "The comment that was created.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "IssueCommentPage",
-        summary_json: "{\"description\":\"A JSON array with one page of comments.\",\"kind\":\"object\",\"name\":\"IssueCommentPage\"}",
-        details_json: "{\"description\":\"A JSON array with one page of comments.\",\"fields\":[],\"kind\":\"object\",\"name\":\"IssueCommentPage\"}",
+        summary_json: "{\"name\":\"IssueCommentPage\",\"kind\":\"object\",\"description\":\"A JSON array with one page of comments.\"}",
+        details_json: r#"{
+  "name": "IssueCommentPage",
+  "kind": "object",
+  "description": "A JSON array with one page of comments.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "IssuePage",
-        summary_json: "{\"description\":\"A JSON array with one page of issues.\",\"kind\":\"object\",\"name\":\"IssuePage\"}",
-        details_json: "{\"description\":\"A JSON array with one page of issues.\",\"fields\":[],\"kind\":\"object\",\"name\":\"IssuePage\"}",
+        summary_json: "{\"name\":\"IssuePage\",\"kind\":\"object\",\"description\":\"A JSON array with one page of issues.\"}",
+        details_json: r#"{
+  "name": "IssuePage",
+  "kind": "object",
+  "description": "A JSON array with one page of issues.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "IssueSearchResult",
-        summary_json: "{\"description\":\"`total_count`, `incomplete_results` and the matching `items`.\",\"kind\":\"object\",\"name\":\"IssueSearchResult\"}",
-        details_json: "{\"description\":\"`total_count`, `incomplete_results` and the matching `items`.\",\"fields\":[],\"kind\":\"object\",\"name\":\"IssueSearchResult\"}",
+        summary_json: "{\"name\":\"IssueSearchResult\",\"kind\":\"object\",\"description\":\"`total_count`, `incomplete_results` and the matching `items`.\"}",
+        details_json: r#"{
+  "name": "IssueSearchResult",
+  "kind": "object",
+  "description": "`total_count`, `incomplete_results` and the matching `items`.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "Label",
-        summary_json: "{\"description\":\"The label that was created.\",\"kind\":\"object\",\"name\":\"Label\"}",
-        details_json: "{\"description\":\"The label that was created.\",\"fields\":[],\"kind\":\"object\",\"name\":\"Label\"}",
+        summary_json: "{\"name\":\"Label\",\"kind\":\"object\",\"description\":\"The label that was created.\"}",
+        details_json: r#"{
+  "name": "Label",
+  "kind": "object",
+  "description": "The label that was created.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "ListIssuesDirection",
-        summary_json: "{\"description\":\"Allowed values of `direction` in `list_issues`.\",\"kind\":\"enum\",\"name\":\"ListIssuesDirection\"}",
-        details_json: "{\"description\":\"Allowed values of `direction` in `list_issues`.\",\"kind\":\"enum\",\"name\":\"ListIssuesDirection\",\"values\":[\"asc\",\"desc\"]}",
+        summary_json: "{\"name\":\"ListIssuesDirection\",\"kind\":\"enum\",\"description\":\"Allowed values of `direction` in `list_issues`.\"}",
+        details_json: r#"{
+  "name": "ListIssuesDirection",
+  "kind": "enum",
+  "description": "Allowed values of `direction` in `list_issues`.",
+  "values": [
+    "asc",
+    "desc"
+  ]
+}"#,
     },
     TypeDoc {
         name: "ListIssuesSort",
-        summary_json: "{\"description\":\"Allowed values of `sort` in `list_issues`.\",\"kind\":\"enum\",\"name\":\"ListIssuesSort\"}",
-        details_json: "{\"description\":\"Allowed values of `sort` in `list_issues`.\",\"kind\":\"enum\",\"name\":\"ListIssuesSort\",\"values\":[\"created\",\"updated\",\"comments\"]}",
+        summary_json: "{\"name\":\"ListIssuesSort\",\"kind\":\"enum\",\"description\":\"Allowed values of `sort` in `list_issues`.\"}",
+        details_json: r#"{
+  "name": "ListIssuesSort",
+  "kind": "enum",
+  "description": "Allowed values of `sort` in `list_issues`.",
+  "values": [
+    "created",
+    "updated",
+    "comments"
+  ]
+}"#,
     },
     TypeDoc {
         name: "ListIssuesState",
-        summary_json: "{\"description\":\"Allowed values of `state` in `list_issues`.\",\"kind\":\"enum\",\"name\":\"ListIssuesState\"}",
-        details_json: "{\"description\":\"Allowed values of `state` in `list_issues`.\",\"kind\":\"enum\",\"name\":\"ListIssuesState\",\"values\":[\"open\",\"closed\",\"all\"]}",
+        summary_json: "{\"name\":\"ListIssuesState\",\"kind\":\"enum\",\"description\":\"Allowed values of `state` in `list_issues`.\"}",
+        details_json: r#"{
+  "name": "ListIssuesState",
+  "kind": "enum",
+  "description": "Allowed values of `state` in `list_issues`.",
+  "values": [
+    "open",
+    "closed",
+    "all"
+  ]
+}"#,
     },
     TypeDoc {
         name: "ListPullRequestsState",
-        summary_json: "{\"description\":\"Allowed values of `state` in `list_pull_requests`.\",\"kind\":\"enum\",\"name\":\"ListPullRequestsState\"}",
-        details_json: "{\"description\":\"Allowed values of `state` in `list_pull_requests`.\",\"kind\":\"enum\",\"name\":\"ListPullRequestsState\",\"values\":[\"open\",\"closed\",\"all\"]}",
+        summary_json: "{\"name\":\"ListPullRequestsState\",\"kind\":\"enum\",\"description\":\"Allowed values of `state` in `list_pull_requests`.\"}",
+        details_json: r#"{
+  "name": "ListPullRequestsState",
+  "kind": "enum",
+  "description": "Allowed values of `state` in `list_pull_requests`.",
+  "values": [
+    "open",
+    "closed",
+    "all"
+  ]
+}"#,
     },
     TypeDoc {
         name: "ListReposDirection",
-        summary_json: "{\"description\":\"Allowed values of `direction` in `list_repos`.\",\"kind\":\"enum\",\"name\":\"ListReposDirection\"}",
-        details_json: "{\"description\":\"Allowed values of `direction` in `list_repos`.\",\"kind\":\"enum\",\"name\":\"ListReposDirection\",\"values\":[\"asc\",\"desc\"]}",
+        summary_json: "{\"name\":\"ListReposDirection\",\"kind\":\"enum\",\"description\":\"Allowed values of `direction` in `list_repos`.\"}",
+        details_json: r#"{
+  "name": "ListReposDirection",
+  "kind": "enum",
+  "description": "Allowed values of `direction` in `list_repos`.",
+  "values": [
+    "asc",
+    "desc"
+  ]
+}"#,
     },
     TypeDoc {
         name: "ListReposSort",
-        summary_json: "{\"description\":\"Allowed values of `sort` in `list_repos`.\",\"kind\":\"enum\",\"name\":\"ListReposSort\"}",
-        details_json: "{\"description\":\"Allowed values of `sort` in `list_repos`.\",\"kind\":\"enum\",\"name\":\"ListReposSort\",\"values\":[\"created\",\"updated\",\"pushed\",\"full_name\"]}",
+        summary_json: "{\"name\":\"ListReposSort\",\"kind\":\"enum\",\"description\":\"Allowed values of `sort` in `list_repos`.\"}",
+        details_json: r#"{
+  "name": "ListReposSort",
+  "kind": "enum",
+  "description": "Allowed values of `sort` in `list_repos`.",
+  "values": [
+    "created",
+    "updated",
+    "pushed",
+    "full_name"
+  ]
+}"#,
     },
     TypeDoc {
         name: "ListReposType",
-        summary_json: "{\"description\":\"Allowed values of `type` in `list_repos`.\",\"kind\":\"enum\",\"name\":\"ListReposType\"}",
-        details_json: "{\"description\":\"Allowed values of `type` in `list_repos`.\",\"kind\":\"enum\",\"name\":\"ListReposType\",\"values\":[\"all\",\"owner\",\"member\"]}",
+        summary_json: "{\"name\":\"ListReposType\",\"kind\":\"enum\",\"description\":\"Allowed values of `type` in `list_repos`.\"}",
+        details_json: r#"{
+  "name": "ListReposType",
+  "kind": "enum",
+  "description": "Allowed values of `type` in `list_repos`.",
+  "values": [
+    "all",
+    "owner",
+    "member"
+  ]
+}"#,
     },
     TypeDoc {
         name: "ListWorkflowRunsStatus",
-        summary_json: "{\"description\":\"Allowed values of `status` in `list_workflow_runs`.\",\"kind\":\"enum\",\"name\":\"ListWorkflowRunsStatus\"}",
-        details_json: "{\"description\":\"Allowed values of `status` in `list_workflow_runs`.\",\"kind\":\"enum\",\"name\":\"ListWorkflowRunsStatus\",\"values\":[\"queued\",\"in_progress\",\"completed\",\"success\",\"failure\",\"cancelled\"]}",
+        summary_json: "{\"name\":\"ListWorkflowRunsStatus\",\"kind\":\"enum\",\"description\":\"Allowed values of `status` in `list_workflow_runs`.\"}",
+        details_json: r#"{
+  "name": "ListWorkflowRunsStatus",
+  "kind": "enum",
+  "description": "Allowed values of `status` in `list_workflow_runs`.",
+  "values": [
+    "queued",
+    "in_progress",
+    "completed",
+    "success",
+    "failure",
+    "cancelled"
+  ]
+}"#,
     },
     TypeDoc {
         name: "MergePullRequestMergeMethod",
-        summary_json: "{\"description\":\"Allowed values of `merge_method` in `merge_pull_request`.\",\"kind\":\"enum\",\"name\":\"MergePullRequestMergeMethod\"}",
-        details_json: "{\"description\":\"Allowed values of `merge_method` in `merge_pull_request`.\",\"kind\":\"enum\",\"name\":\"MergePullRequestMergeMethod\",\"values\":[\"merge\",\"squash\",\"rebase\"]}",
+        summary_json: "{\"name\":\"MergePullRequestMergeMethod\",\"kind\":\"enum\",\"description\":\"Allowed values of `merge_method` in `merge_pull_request`.\"}",
+        details_json: r#"{
+  "name": "MergePullRequestMergeMethod",
+  "kind": "enum",
+  "description": "Allowed values of `merge_method` in `merge_pull_request`.",
+  "values": [
+    "merge",
+    "squash",
+    "rebase"
+  ]
+}"#,
     },
     TypeDoc {
         name: "MergeResult",
-        summary_json: "{\"description\":\"`sha` of the merge commit, `merged` and a `message`.\",\"kind\":\"object\",\"name\":\"MergeResult\"}",
-        details_json: "{\"description\":\"`sha` of the merge commit, `merged` and a `message`.\",\"fields\":[],\"kind\":\"object\",\"name\":\"MergeResult\"}",
+        summary_json: "{\"name\":\"MergeResult\",\"kind\":\"object\",\"description\":\"`sha` of the merge commit, `merged` and a `message`.\"}",
+        details_json: r#"{
+  "name": "MergeResult",
+  "kind": "object",
+  "description": "`sha` of the merge commit, `merged` and a `message`.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "NoContent",
-        summary_json: "{\"description\":\"Nothing; GitHub answers 204 No Content.\",\"kind\":\"object\",\"name\":\"NoContent\"}",
-        details_json: "{\"description\":\"Nothing; GitHub answers 204 No Content.\",\"fields\":[],\"kind\":\"object\",\"name\":\"NoContent\"}",
+        summary_json: "{\"name\":\"NoContent\",\"kind\":\"object\",\"description\":\"Nothing; GitHub answers 204 No Content.\"}",
+        details_json: r#"{
+  "name": "NoContent",
+  "kind": "object",
+  "description": "Nothing; GitHub answers 204 No Content.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "PullRequest",
-        summary_json: "{\"description\":\"The pull request that was opened.\",\"kind\":\"object\",\"name\":\"PullRequest\"}",
-        details_json: "{\"description\":\"The pull request that was opened.\",\"fields\":[],\"kind\":\"object\",\"name\":\"PullRequest\"}",
+        summary_json: "{\"name\":\"PullRequest\",\"kind\":\"object\",\"description\":\"The pull request that was opened.\"}",
+        details_json: r#"{
+  "name": "PullRequest",
+  "kind": "object",
+  "description": "The pull request that was opened.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "PullRequestPage",
-        summary_json: "{\"description\":\"A JSON array with one page of pull requests.\",\"kind\":\"object\",\"name\":\"PullRequestPage\"}",
-        details_json: "{\"description\":\"A JSON array with one page of pull requests.\",\"fields\":[],\"kind\":\"object\",\"name\":\"PullRequestPage\"}",
+        summary_json: "{\"name\":\"PullRequestPage\",\"kind\":\"object\",\"description\":\"A JSON array with one page of pull requests.\"}",
+        details_json: r#"{
+  "name": "PullRequestPage",
+  "kind": "object",
+  "description": "A JSON array with one page of pull requests.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "ReplaceRepoTopicsInput",
-        summary_json: "{\"description\":\"The `input` object of `replace_repo_topics`: the fields it may change.\",\"kind\":\"object\",\"name\":\"ReplaceRepoTopicsInput\"}",
-        details_json: "{\"description\":\"The `input` object of `replace_repo_topics`: the fields it may change.\",\"fields\":[{\"description\":\"The complete list of topic names; an empty list removes them all.\",\"name\":\"names\",\"required\":true,\"type\":\"array\"}],\"kind\":\"object\",\"name\":\"ReplaceRepoTopicsInput\"}",
+        summary_json: "{\"name\":\"ReplaceRepoTopicsInput\",\"kind\":\"object\",\"description\":\"The `input` object of `replace_repo_topics`: the fields it may change.\"}",
+        details_json: r#"{
+  "name": "ReplaceRepoTopicsInput",
+  "kind": "object",
+  "description": "The `input` object of `replace_repo_topics`: the fields it may change.",
+  "fields": [
+    {
+      "name": "names",
+      "type": "array",
+      "required": true,
+      "description": "The complete list of topic names; an empty list removes them all."
+    }
+  ]
+}"#,
     },
     TypeDoc {
         name: "Repository",
-        summary_json: "{\"description\":\"The repository that was created.\",\"kind\":\"object\",\"name\":\"Repository\"}",
-        details_json: "{\"description\":\"The repository that was created.\",\"fields\":[],\"kind\":\"object\",\"name\":\"Repository\"}",
+        summary_json: "{\"name\":\"Repository\",\"kind\":\"object\",\"description\":\"The repository that was created.\"}",
+        details_json: r#"{
+  "name": "Repository",
+  "kind": "object",
+  "description": "The repository that was created.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "RepositoryPage",
-        summary_json: "{\"description\":\"A JSON array with one page of repositories.\",\"kind\":\"object\",\"name\":\"RepositoryPage\"}",
-        details_json: "{\"description\":\"A JSON array with one page of repositories.\",\"fields\":[],\"kind\":\"object\",\"name\":\"RepositoryPage\"}",
+        summary_json: "{\"name\":\"RepositoryPage\",\"kind\":\"object\",\"description\":\"A JSON array with one page of repositories.\"}",
+        details_json: r#"{
+  "name": "RepositoryPage",
+  "kind": "object",
+  "description": "A JSON array with one page of repositories.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "SearchIssuesOrder",
-        summary_json: "{\"description\":\"Allowed values of `order` in `search_issues`.\",\"kind\":\"enum\",\"name\":\"SearchIssuesOrder\"}",
-        details_json: "{\"description\":\"Allowed values of `order` in `search_issues`.\",\"kind\":\"enum\",\"name\":\"SearchIssuesOrder\",\"values\":[\"asc\",\"desc\"]}",
+        summary_json: "{\"name\":\"SearchIssuesOrder\",\"kind\":\"enum\",\"description\":\"Allowed values of `order` in `search_issues`.\"}",
+        details_json: r#"{
+  "name": "SearchIssuesOrder",
+  "kind": "enum",
+  "description": "Allowed values of `order` in `search_issues`.",
+  "values": [
+    "asc",
+    "desc"
+  ]
+}"#,
     },
     TypeDoc {
         name: "SearchIssuesSort",
-        summary_json: "{\"description\":\"Allowed values of `sort` in `search_issues`.\",\"kind\":\"enum\",\"name\":\"SearchIssuesSort\"}",
-        details_json: "{\"description\":\"Allowed values of `sort` in `search_issues`.\",\"kind\":\"enum\",\"name\":\"SearchIssuesSort\",\"values\":[\"comments\",\"created\",\"updated\"]}",
+        summary_json: "{\"name\":\"SearchIssuesSort\",\"kind\":\"enum\",\"description\":\"Allowed values of `sort` in `search_issues`.\"}",
+        details_json: r#"{
+  "name": "SearchIssuesSort",
+  "kind": "enum",
+  "description": "Allowed values of `sort` in `search_issues`.",
+  "values": [
+    "comments",
+    "created",
+    "updated"
+  ]
+}"#,
     },
     TypeDoc {
         name: "Topics",
-        summary_json: "{\"description\":\"`names`: the repository's topics now.\",\"kind\":\"object\",\"name\":\"Topics\"}",
-        details_json: "{\"description\":\"`names`: the repository's topics now.\",\"fields\":[],\"kind\":\"object\",\"name\":\"Topics\"}",
+        summary_json: "{\"name\":\"Topics\",\"kind\":\"object\",\"description\":\"`names`: the repository's topics now.\"}",
+        details_json: r#"{
+  "name": "Topics",
+  "kind": "object",
+  "description": "`names`: the repository's topics now.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "UpdateIssueInput",
-        summary_json: "{\"description\":\"The `input` object of `update_issue`: the fields it may change.\",\"kind\":\"object\",\"name\":\"UpdateIssueInput\"}",
-        details_json: "{\"description\":\"The `input` object of `update_issue`: the fields it may change.\",\"fields\":[{\"description\":\"The new title.\",\"name\":\"title\",\"required\":false,\"type\":\"string\"},{\"description\":\"The new contents, in Markdown.\",\"name\":\"body\",\"required\":false,\"type\":\"string\"},{\"description\":\"Open or close the issue.\",\"enum\":[\"open\",\"closed\"],\"name\":\"state\",\"required\":false,\"type\":\"UpdateIssueState\"},{\"description\":\"Label names; replaces the labels the issue has.\",\"name\":\"labels\",\"required\":false,\"type\":\"array\"},{\"description\":\"Logins; replaces the assignees the issue has.\",\"name\":\"assignees\",\"required\":false,\"type\":\"array\"}],\"kind\":\"object\",\"name\":\"UpdateIssueInput\"}",
+        summary_json: "{\"name\":\"UpdateIssueInput\",\"kind\":\"object\",\"description\":\"The `input` object of `update_issue`: the fields it may change.\"}",
+        details_json: r#"{
+  "name": "UpdateIssueInput",
+  "kind": "object",
+  "description": "The `input` object of `update_issue`: the fields it may change.",
+  "fields": [
+    {
+      "name": "title",
+      "type": "string",
+      "required": false,
+      "description": "The new title."
+    },
+    {
+      "name": "body",
+      "type": "string",
+      "required": false,
+      "description": "The new contents, in Markdown."
+    },
+    {
+      "name": "state",
+      "type": "UpdateIssueState",
+      "required": false,
+      "description": "Open or close the issue.",
+      "enum": [
+        "open",
+        "closed"
+      ]
+    },
+    {
+      "name": "labels",
+      "type": "array",
+      "required": false,
+      "description": "Label names; replaces the labels the issue has."
+    },
+    {
+      "name": "assignees",
+      "type": "array",
+      "required": false,
+      "description": "Logins; replaces the assignees the issue has."
+    }
+  ]
+}"#,
     },
     TypeDoc {
         name: "UpdateIssueState",
-        summary_json: "{\"description\":\"Allowed values of `input.state` in `update_issue`.\",\"kind\":\"enum\",\"name\":\"UpdateIssueState\"}",
-        details_json: "{\"description\":\"Allowed values of `input.state` in `update_issue`.\",\"kind\":\"enum\",\"name\":\"UpdateIssueState\",\"values\":[\"open\",\"closed\"]}",
+        summary_json: "{\"name\":\"UpdateIssueState\",\"kind\":\"enum\",\"description\":\"Allowed values of `input.state` in `update_issue`.\"}",
+        details_json: r#"{
+  "name": "UpdateIssueState",
+  "kind": "enum",
+  "description": "Allowed values of `input.state` in `update_issue`.",
+  "values": [
+    "open",
+    "closed"
+  ]
+}"#,
     },
     TypeDoc {
         name: "UpdatePullRequestInput",
-        summary_json: "{\"description\":\"The `input` object of `update_pull_request`: the fields it may change.\",\"kind\":\"object\",\"name\":\"UpdatePullRequestInput\"}",
-        details_json: "{\"description\":\"The `input` object of `update_pull_request`: the fields it may change.\",\"fields\":[{\"description\":\"The new title.\",\"name\":\"title\",\"required\":false,\"type\":\"string\"},{\"description\":\"The new description, in Markdown.\",\"name\":\"body\",\"required\":false,\"type\":\"string\"},{\"description\":\"Open or close the pull request.\",\"enum\":[\"open\",\"closed\"],\"name\":\"state\",\"required\":false,\"type\":\"UpdatePullRequestState\"},{\"description\":\"The branch the changes should be pulled into.\",\"name\":\"base\",\"required\":false,\"type\":\"string\"}],\"kind\":\"object\",\"name\":\"UpdatePullRequestInput\"}",
+        summary_json: "{\"name\":\"UpdatePullRequestInput\",\"kind\":\"object\",\"description\":\"The `input` object of `update_pull_request`: the fields it may change.\"}",
+        details_json: r#"{
+  "name": "UpdatePullRequestInput",
+  "kind": "object",
+  "description": "The `input` object of `update_pull_request`: the fields it may change.",
+  "fields": [
+    {
+      "name": "title",
+      "type": "string",
+      "required": false,
+      "description": "The new title."
+    },
+    {
+      "name": "body",
+      "type": "string",
+      "required": false,
+      "description": "The new description, in Markdown."
+    },
+    {
+      "name": "state",
+      "type": "UpdatePullRequestState",
+      "required": false,
+      "description": "Open or close the pull request.",
+      "enum": [
+        "open",
+        "closed"
+      ]
+    },
+    {
+      "name": "base",
+      "type": "string",
+      "required": false,
+      "description": "The branch the changes should be pulled into."
+    }
+  ]
+}"#,
     },
     TypeDoc {
         name: "UpdatePullRequestState",
-        summary_json: "{\"description\":\"Allowed values of `input.state` in `update_pull_request`.\",\"kind\":\"enum\",\"name\":\"UpdatePullRequestState\"}",
-        details_json: "{\"description\":\"Allowed values of `input.state` in `update_pull_request`.\",\"kind\":\"enum\",\"name\":\"UpdatePullRequestState\",\"values\":[\"open\",\"closed\"]}",
+        summary_json: "{\"name\":\"UpdatePullRequestState\",\"kind\":\"enum\",\"description\":\"Allowed values of `input.state` in `update_pull_request`.\"}",
+        details_json: r#"{
+  "name": "UpdatePullRequestState",
+  "kind": "enum",
+  "description": "Allowed values of `input.state` in `update_pull_request`.",
+  "values": [
+    "open",
+    "closed"
+  ]
+}"#,
     },
     TypeDoc {
         name: "UpdateRepoInput",
-        summary_json: "{\"description\":\"The `input` object of `update_repo`: the fields it may change.\",\"kind\":\"object\",\"name\":\"UpdateRepoInput\"}",
-        details_json: "{\"description\":\"The `input` object of `update_repo`: the fields it may change.\",\"fields\":[{\"description\":\"A new name for the repository.\",\"name\":\"name\",\"pattern\":\"^[A-Za-z0-9._-]{1,100}$\",\"required\":false,\"type\":\"string\"},{\"description\":\"A short description of the repository.\",\"name\":\"description\",\"required\":false,\"type\":\"string\"},{\"description\":\"Whether the repository is private.\",\"name\":\"private\",\"required\":false,\"type\":\"boolean\"},{\"description\":\"Whether issues are enabled.\",\"name\":\"has_issues\",\"required\":false,\"type\":\"boolean\"},{\"description\":\"The branch that pull requests target by default.\",\"name\":\"default_branch\",\"required\":false,\"type\":\"string\"}],\"kind\":\"object\",\"name\":\"UpdateRepoInput\"}",
+        summary_json: "{\"name\":\"UpdateRepoInput\",\"kind\":\"object\",\"description\":\"The `input` object of `update_repo`: the fields it may change.\"}",
+        details_json: r#"{
+  "name": "UpdateRepoInput",
+  "kind": "object",
+  "description": "The `input` object of `update_repo`: the fields it may change.",
+  "fields": [
+    {
+      "name": "name",
+      "type": "string",
+      "required": false,
+      "description": "A new name for the repository.",
+      "pattern": "^[A-Za-z0-9._-]{1,100}$"
+    },
+    {
+      "name": "description",
+      "type": "string",
+      "required": false,
+      "description": "A short description of the repository."
+    },
+    {
+      "name": "private",
+      "type": "boolean",
+      "required": false,
+      "description": "Whether the repository is private."
+    },
+    {
+      "name": "has_issues",
+      "type": "boolean",
+      "required": false,
+      "description": "Whether issues are enabled."
+    },
+    {
+      "name": "default_branch",
+      "type": "string",
+      "required": false,
+      "description": "The branch that pull requests target by default."
+    }
+  ]
+}"#,
     },
     TypeDoc {
         name: "User",
-        summary_json: "{\"description\":\"The user's public profile.\",\"kind\":\"object\",\"name\":\"User\"}",
-        details_json: "{\"description\":\"The user's public profile.\",\"fields\":[],\"kind\":\"object\",\"name\":\"User\"}",
+        summary_json: "{\"name\":\"User\",\"kind\":\"object\",\"description\":\"The user's public profile.\"}",
+        details_json: r#"{
+  "name": "User",
+  "kind": "object",
+  "description": "The user's public profile.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "WorkflowRunList",
-        summary_json: "{\"description\":\"`total_count` and one page of `workflow_runs`.\",\"kind\":\"object\",\"name\":\"WorkflowRunList\"}",
-        details_json: "{\"description\":\"`total_count` and one page of `workflow_runs`.\",\"fields\":[],\"kind\":\"object\",\"name\":\"WorkflowRunList\"}",
+        summary_json: "{\"name\":\"WorkflowRunList\",\"kind\":\"object\",\"description\":\"`total_count` and one page of `workflow_runs`.\"}",
+        details_json: r#"{
+  "name": "WorkflowRunList",
+  "kind": "object",
+  "description": "`total_count` and one page of `workflow_runs`.",
+  "fields": []
+}"#,
     },
 ];

@@ -5,8 +5,8 @@
 
 use ::runtime_support::params::{self, ParamError};
 use ::serde_json::{Map, Value};
-use ::std::sync::LazyLock;
 use ::regex::Regex;
+use ::std::sync::LazyLock;
 
 /// Create a repository owned by the authenticated user.
 ///
@@ -46,21 +46,20 @@ impl CreateRepoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("create_repo", raw, Self::NAMES)?;
-        params::require(
-            raw,
-            "name",
-            "string",
-            "Repository name; letters, digits, '.', '_' and '-' only.",
-        )?;
+        params::require(raw, "name", "string")?;
         let name = params::required::<String>(raw, "name")?;
         let description = params::optional::<String>(raw, "description")?;
         let private = params::optional::<bool>(raw, "private")?;
         let auto_init = params::optional::<bool>(raw, "auto_init")?;
         let topics = params::optional::<Vec<Value>>(raw, "topics")?;
+        static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new("^[A-Za-z0-9._-]{1,100}$")
+                .expect("validated: the pattern compiles")
+        });
         params::matching(
             "name",
             Some(name.as_str()),
-            "^[A-Za-z0-9._-]{1,100}$",
+            NAME_PATTERN.as_str(),
             |text| NAME_PATTERN.is_match(text),
         )?;
         let private = private.unwrap_or(false);
@@ -74,11 +73,6 @@ impl CreateRepoParams {
         })
     }
 }
-
-/// The `pattern` of `name`.
-static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^[A-Za-z0-9._-]{1,100}$").expect("validated: the pattern compiles")
-});
 
 /// Open a new issue in a repository.
 ///
@@ -120,14 +114,9 @@ impl CreateIssueParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("create_issue", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(raw, "title", "string", "The title of the issue.")?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "title", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let title = params::required::<String>(raw, "title")?;
@@ -135,7 +124,7 @@ impl CreateIssueParams {
         let labels = params::optional::<Vec<Value>>(raw, "labels")?;
         let assignees = params::optional::<Vec<Value>>(raw, "assignees")?;
         let milestone = params::optional::<i64>(raw, "milestone")?;
-        params::at_least("milestone", milestone, 1i64)?;
+        params::at_least("milestone", milestone, 1)?;
         Ok(Self {
             owner,
             repo,
@@ -179,25 +168,15 @@ impl CreateIssueCommentParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("create_issue_comment", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "issue_number",
-            "integer",
-            "The number that identifies the issue.",
-        )?;
-        params::require(raw, "body", "string", "The comment text, in Markdown.")?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "issue_number", "integer")?;
+        params::require(raw, "body", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let issue_number = params::required::<i64>(raw, "issue_number")?;
         let body = params::required::<String>(raw, "body")?;
-        params::at_least("issue_number", Some(issue_number), 1i64)?;
+        params::at_least("issue_number", Some(issue_number), 1)?;
         Ok(Self {
             owner,
             repo,
@@ -249,26 +228,11 @@ impl CreatePullRequestParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("create_pull_request", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(raw, "title", "string", "The title of the pull request.")?;
-        params::require(
-            raw,
-            "head",
-            "string",
-            "The branch that holds the changes (`user:branch` for forks).",
-        )?;
-        params::require(
-            raw,
-            "base",
-            "string",
-            "The branch the changes should be pulled into.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "title", "string")?;
+        params::require(raw, "head", "string")?;
+        params::require(raw, "base", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let title = params::required::<String>(raw, "title")?;
@@ -323,29 +287,22 @@ impl CreateLabelParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("create_label", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(raw, "name", "string", "The name of the label.")?;
-        params::require(
-            raw,
-            "color",
-            "string",
-            "Six hexadecimal digits, without the leading `#`.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "name", "string")?;
+        params::require(raw, "color", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let name = params::required::<String>(raw, "name")?;
         let color = params::required::<String>(raw, "color")?;
         let description = params::optional::<String>(raw, "description")?;
+        static COLOR_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new("^[0-9a-fA-F]{6}$").expect("validated: the pattern compiles")
+        });
         params::matching(
             "color",
             Some(color.as_str()),
-            "^[0-9a-fA-F]{6}$",
+            COLOR_PATTERN.as_str(),
             |text| COLOR_PATTERN.is_match(text),
         )?;
         Ok(Self {
@@ -357,11 +314,6 @@ impl CreateLabelParams {
         })
     }
 }
-
-/// The `pattern` of `color`.
-static COLOR_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^[0-9a-fA-F]{6}$").expect("validated: the pattern compiles")
-});
 
 /// Get a repository.
 ///
@@ -385,13 +337,8 @@ impl GetRepoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("get_repo", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         Ok(Self { owner, repo })
@@ -443,12 +390,7 @@ impl ListReposParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("list_repos", raw, Self::NAMES)?;
-        params::require(
-            raw,
-            "username",
-            "string",
-            "The handle of the GitHub user account.",
-        )?;
+        params::require(raw, "username", "string")?;
         let username = params::required::<String>(raw, "username")?;
         let r#type = params::optional::<String>(raw, "type")?;
         let sort = params::optional::<String>(raw, "sort")?;
@@ -462,13 +404,13 @@ impl ListReposParams {
             &["created", "updated", "pushed", "full_name"],
         )?;
         params::one_of("direction", direction.as_deref(), &["asc", "desc"])?;
-        params::at_least("per_page", per_page, 1i64)?;
-        params::at_most("per_page", per_page, 100i64)?;
-        params::at_least("page", page, 1i64)?;
+        params::at_least("per_page", per_page, 1)?;
+        params::at_most("per_page", per_page, 100)?;
+        params::at_least("page", page, 1)?;
         let r#type = r#type.unwrap_or_else(|| "owner".to_owned());
         let sort = sort.unwrap_or_else(|| "full_name".to_owned());
-        let per_page = per_page.unwrap_or(30i64);
-        let page = page.unwrap_or(1i64);
+        let per_page = per_page.unwrap_or(30);
+        let page = page.unwrap_or(1);
         Ok(Self {
             username,
             r#type,
@@ -536,13 +478,8 @@ impl ListIssuesParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("list_issues", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let state = params::optional::<String>(raw, "state")?;
@@ -555,14 +492,14 @@ impl ListIssuesParams {
         params::one_of("state", state.as_deref(), &["open", "closed", "all"])?;
         params::one_of("sort", sort.as_deref(), &["created", "updated", "comments"])?;
         params::one_of("direction", direction.as_deref(), &["asc", "desc"])?;
-        params::at_least("per_page", per_page, 1i64)?;
-        params::at_most("per_page", per_page, 100i64)?;
-        params::at_least("page", page, 1i64)?;
+        params::at_least("per_page", per_page, 1)?;
+        params::at_most("per_page", per_page, 100)?;
+        params::at_least("page", page, 1)?;
         let state = state.unwrap_or_else(|| "open".to_owned());
         let sort = sort.unwrap_or_else(|| "created".to_owned());
         let direction = direction.unwrap_or_else(|| "desc".to_owned());
-        let per_page = per_page.unwrap_or(30i64);
-        let page = page.unwrap_or(1i64);
+        let per_page = per_page.unwrap_or(30);
+        let page = page.unwrap_or(1);
         Ok(Self {
             owner,
             repo,
@@ -601,23 +538,13 @@ impl GetIssueParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("get_issue", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "issue_number",
-            "integer",
-            "The number that identifies the issue.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "issue_number", "integer")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let issue_number = params::required::<i64>(raw, "issue_number")?;
-        params::at_least("issue_number", Some(issue_number), 1i64)?;
+        params::at_least("issue_number", Some(issue_number), 1)?;
         Ok(Self { owner, repo, issue_number })
     }
 }
@@ -660,30 +587,20 @@ impl ListIssueCommentsParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("list_issue_comments", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "issue_number",
-            "integer",
-            "The number that identifies the issue.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "issue_number", "integer")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let issue_number = params::required::<i64>(raw, "issue_number")?;
         let per_page = params::optional::<i64>(raw, "per_page")?;
         let page = params::optional::<i64>(raw, "page")?;
-        params::at_least("issue_number", Some(issue_number), 1i64)?;
-        params::at_least("per_page", per_page, 1i64)?;
-        params::at_most("per_page", per_page, 100i64)?;
-        params::at_least("page", page, 1i64)?;
-        let per_page = per_page.unwrap_or(30i64);
-        let page = page.unwrap_or(1i64);
+        params::at_least("issue_number", Some(issue_number), 1)?;
+        params::at_least("per_page", per_page, 1)?;
+        params::at_most("per_page", per_page, 100)?;
+        params::at_least("page", page, 1)?;
+        let per_page = per_page.unwrap_or(30);
+        let page = page.unwrap_or(1);
         Ok(Self {
             owner,
             repo,
@@ -737,13 +654,8 @@ impl ListPullRequestsParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("list_pull_requests", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let state = params::optional::<String>(raw, "state")?;
@@ -751,12 +663,12 @@ impl ListPullRequestsParams {
         let per_page = params::optional::<i64>(raw, "per_page")?;
         let page = params::optional::<i64>(raw, "page")?;
         params::one_of("state", state.as_deref(), &["open", "closed", "all"])?;
-        params::at_least("per_page", per_page, 1i64)?;
-        params::at_most("per_page", per_page, 100i64)?;
-        params::at_least("page", page, 1i64)?;
+        params::at_least("per_page", per_page, 1)?;
+        params::at_most("per_page", per_page, 100)?;
+        params::at_least("page", page, 1)?;
         let state = state.unwrap_or_else(|| "open".to_owned());
-        let per_page = per_page.unwrap_or(30i64);
-        let page = page.unwrap_or(1i64);
+        let per_page = per_page.unwrap_or(30);
+        let page = page.unwrap_or(1);
         Ok(Self {
             owner,
             repo,
@@ -792,23 +704,13 @@ impl GetPullRequestParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("get_pull_request", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "pull_number",
-            "integer",
-            "The number that identifies the pull request.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "pull_number", "integer")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let pull_number = params::required::<i64>(raw, "pull_number")?;
-        params::at_least("pull_number", Some(pull_number), 1i64)?;
+        params::at_least("pull_number", Some(pull_number), 1)?;
         Ok(Self { owner, repo, pull_number })
     }
 }
@@ -856,12 +758,7 @@ impl SearchIssuesParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("search_issues", raw, Self::NAMES)?;
-        params::require(
-            raw,
-            "q",
-            "string",
-            "The search query, with qualifiers such as `repo:octo/hello-world is:open`.",
-        )?;
+        params::require(raw, "q", "string")?;
         let q = params::required::<String>(raw, "q")?;
         let sort = params::optional::<String>(raw, "sort")?;
         let order = params::optional::<String>(raw, "order")?;
@@ -870,14 +767,14 @@ impl SearchIssuesParams {
         let page = params::optional::<i64>(raw, "page")?;
         params::one_of("sort", sort.as_deref(), &["comments", "created", "updated"])?;
         params::one_of("order", order.as_deref(), &["asc", "desc"])?;
-        params::at_least("min_score", min_score, 0f64)?;
-        params::at_most("min_score", min_score, 100f64)?;
-        params::at_least("per_page", per_page, 1i64)?;
-        params::at_most("per_page", per_page, 100i64)?;
-        params::at_least("page", page, 1i64)?;
+        params::at_least("min_score", min_score, 0.0)?;
+        params::at_most("min_score", min_score, 100.0)?;
+        params::at_least("per_page", per_page, 1)?;
+        params::at_most("per_page", per_page, 100)?;
+        params::at_least("page", page, 1)?;
         let order = order.unwrap_or_else(|| "desc".to_owned());
-        let per_page = per_page.unwrap_or(30i64);
-        let page = page.unwrap_or(1i64);
+        let per_page = per_page.unwrap_or(30);
+        let page = page.unwrap_or(1);
         Ok(Self {
             q,
             sort,
@@ -909,12 +806,7 @@ impl GetUserParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("get_user", raw, Self::NAMES)?;
-        params::require(
-            raw,
-            "username",
-            "string",
-            "The handle of the GitHub user account.",
-        )?;
+        params::require(raw, "username", "string")?;
         let username = params::required::<String>(raw, "username")?;
         Ok(Self { username })
     }
@@ -961,13 +853,8 @@ impl ListWorkflowRunsParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("list_workflow_runs", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let branch = params::optional::<String>(raw, "branch")?;
@@ -979,11 +866,11 @@ impl ListWorkflowRunsParams {
             status.as_deref(),
             &["queued", "in_progress", "completed", "success", "failure", "cancelled"],
         )?;
-        params::at_least("per_page", per_page, 1i64)?;
-        params::at_most("per_page", per_page, 100i64)?;
-        params::at_least("page", page, 1i64)?;
-        let per_page = per_page.unwrap_or(30i64);
-        let page = page.unwrap_or(1i64);
+        params::at_least("per_page", per_page, 1)?;
+        params::at_most("per_page", per_page, 100)?;
+        params::at_least("page", page, 1)?;
+        let per_page = per_page.unwrap_or(30);
+        let page = page.unwrap_or(1);
         Ok(Self {
             owner,
             repo,
@@ -1019,14 +906,9 @@ impl UpdateRepoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("update_repo", raw, Self::NAMES)?;
-        params::require(raw, "input", "object", "The fields to change.")?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
+        params::require(raw, "input", "object")?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let input = UpdateRepoInput::from_input(
@@ -1067,11 +949,15 @@ impl UpdateRepoInput {
         let private = params::optional::<bool>(input, "input.private")?;
         let has_issues = params::optional::<bool>(input, "input.has_issues")?;
         let default_branch = params::optional::<String>(input, "input.default_branch")?;
+        static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new("^[A-Za-z0-9._-]{1,100}$")
+                .expect("validated: the pattern compiles")
+        });
         params::matching(
             "input.name",
             name.as_deref(),
-            "^[A-Za-z0-9._-]{1,100}$",
-            |text| INPUT_NAME_PATTERN.is_match(text),
+            NAME_PATTERN.as_str(),
+            |text| NAME_PATTERN.is_match(text),
         )?;
         Ok(Self {
             name,
@@ -1082,11 +968,6 @@ impl UpdateRepoInput {
         })
     }
 }
-
-/// The `pattern` of `input.name`.
-static INPUT_NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^[A-Za-z0-9._-]{1,100}$").expect("validated: the pattern compiles")
-});
 
 /// Edit an issue; close or reopen it with `state`.
 ///
@@ -1119,24 +1000,14 @@ impl UpdateIssueParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("update_issue", raw, Self::NAMES)?;
-        params::require(raw, "input", "object", "The fields to change.")?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "issue_number",
-            "integer",
-            "The number that identifies the issue.",
-        )?;
+        params::require(raw, "input", "object")?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "issue_number", "integer")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let issue_number = params::required::<i64>(raw, "issue_number")?;
-        params::at_least("issue_number", Some(issue_number), 1i64)?;
+        params::at_least("issue_number", Some(issue_number), 1)?;
         let input = UpdateIssueInput::from_input(
             &params::required::<Map<String, Value>>(raw, "input")?,
         )?;
@@ -1222,24 +1093,14 @@ impl UpdatePullRequestParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("update_pull_request", raw, Self::NAMES)?;
-        params::require(raw, "input", "object", "The fields to change.")?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "pull_number",
-            "integer",
-            "The number that identifies the pull request.",
-        )?;
+        params::require(raw, "input", "object")?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "pull_number", "integer")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let pull_number = params::required::<i64>(raw, "pull_number")?;
-        params::at_least("pull_number", Some(pull_number), 1i64)?;
+        params::at_least("pull_number", Some(pull_number), 1)?;
         let input = UpdatePullRequestInput::from_input(
             &params::required::<Map<String, Value>>(raw, "input")?,
         )?;
@@ -1303,14 +1164,9 @@ impl ReplaceRepoTopicsParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("replace_repo_topics", raw, Self::NAMES)?;
-        params::require(raw, "input", "object", "The fields to change.")?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
+        params::require(raw, "input", "object")?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let input = ReplaceRepoTopicsInput::from_input(
@@ -1332,12 +1188,7 @@ impl ReplaceRepoTopicsInput {
     pub const NAMES: &'static [&'static str] = &["names"];
     fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown_fields("replace_repo_topics", input, Self::NAMES)?;
-        params::require(
-            input,
-            "input.names",
-            "array",
-            "The complete list of topic names; an empty list removes them all.",
-        )?;
+        params::require(input, "input.names", "array")?;
         let names = params::required::<Vec<Value>>(input, "input.names")?;
         Ok(Self { names })
     }
@@ -1365,13 +1216,8 @@ impl DeleteRepoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("delete_repo", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         Ok(Self { owner, repo })
@@ -1402,23 +1248,13 @@ impl DeleteIssueCommentParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("delete_issue_comment", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "comment_id",
-            "integer",
-            "The unique identifier of the comment.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "comment_id", "integer")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let comment_id = params::required::<i64>(raw, "comment_id")?;
-        params::at_least("comment_id", Some(comment_id), 1i64)?;
+        params::at_least("comment_id", Some(comment_id), 1)?;
         Ok(Self { owner, repo, comment_id })
     }
 }
@@ -1447,19 +1283,9 @@ impl DeleteLabelParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("delete_label", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "name",
-            "string",
-            "The name of the label (may contain spaces).",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "name", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let name = params::required::<String>(raw, "name")?;
@@ -1509,19 +1335,9 @@ impl MergePullRequestParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("merge_pull_request", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "pull_number",
-            "integer",
-            "The number that identifies the pull request.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "pull_number", "integer")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let pull_number = params::required::<i64>(raw, "pull_number")?;
@@ -1529,16 +1345,19 @@ impl MergePullRequestParams {
         let commit_message = params::optional::<String>(raw, "commit_message")?;
         let merge_method = params::optional::<String>(raw, "merge_method")?;
         let sha = params::optional::<String>(raw, "sha")?;
-        params::at_least("pull_number", Some(pull_number), 1i64)?;
+        params::at_least("pull_number", Some(pull_number), 1)?;
         params::one_of(
             "merge_method",
             merge_method.as_deref(),
             &["merge", "squash", "rebase"],
         )?;
+        static SHA_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new("^[0-9a-f]{40}$").expect("validated: the pattern compiles")
+        });
         params::matching(
             "sha",
             sha.as_deref(),
-            "^[0-9a-f]{40}$",
+            SHA_PATTERN.as_str(),
             |text| SHA_PATTERN.is_match(text),
         )?;
         let merge_method = merge_method.unwrap_or_else(|| "merge".to_owned());
@@ -1553,11 +1372,6 @@ impl MergePullRequestParams {
         })
     }
 }
-
-/// The `pattern` of `sha`.
-static SHA_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^[0-9a-f]{40}$").expect("validated: the pattern compiles")
-});
 
 /// Re-run a GitHub Actions workflow run.
 ///
@@ -1592,26 +1406,16 @@ impl RerunWorkflowParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("rerun_workflow", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "run_id",
-            "integer",
-            "The unique identifier of the workflow run.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "run_id", "integer")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let run_id = params::required::<i64>(raw, "run_id")?;
         let enable_debug_logging = params::optional::<
             bool,
         >(raw, "enable_debug_logging")?;
-        params::at_least("run_id", Some(run_id), 1i64)?;
+        params::at_least("run_id", Some(run_id), 1)?;
         let enable_debug_logging = enable_debug_logging.unwrap_or(false);
         Ok(Self {
             owner,
@@ -1656,25 +1460,10 @@ impl DispatchWorkflowParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("dispatch_workflow", raw, Self::NAMES)?;
-        params::require(raw, "owner", "string", "The account owner of the repository.")?;
-        params::require(
-            raw,
-            "repo",
-            "string",
-            "The name of the repository, without `.git`.",
-        )?;
-        params::require(
-            raw,
-            "workflow_id",
-            "string",
-            "The workflow's file name (`ci.yml`) or numeric ID.",
-        )?;
-        params::require(
-            raw,
-            "ref",
-            "string",
-            "The branch or tag to run the workflow on.",
-        )?;
+        params::require(raw, "owner", "string")?;
+        params::require(raw, "repo", "string")?;
+        params::require(raw, "workflow_id", "string")?;
+        params::require(raw, "ref", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let workflow_id = params::required::<String>(raw, "workflow_id")?;

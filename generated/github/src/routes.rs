@@ -9,7 +9,7 @@ use ::serde_json::{Map, Value};
 use super::params as schema_params;
 
 /// `create_repo`: POST `/user/repos`.
-pub static CREATE_REPO: Route = Route {
+pub static CREATE_REPO_ROUTE: Route = Route {
     operation: "create_repo",
     description: "Create a repository owned by the authenticated user.",
     category: Category::Create,
@@ -24,7 +24,7 @@ pub static CREATE_REPO: Route = Route {
 /// Parses `create_repo` params and builds its upstream request.
 fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CreateRepoParams::from_params(raw)?;
-    let path = ["/user/repos"].concat();
+    let path = "/user/repos".to_owned();
     let query = Vec::new();
     let mut body = Map::new();
     params::insert_body(&mut body, "name", Some(Value::from(parsed.name)));
@@ -41,7 +41,7 @@ fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 }
 
 /// `create_issue`: POST `/repos/{owner}/{repo}/issues`.
-pub static CREATE_ISSUE: Route = Route {
+pub static CREATE_ISSUE_ROUTE: Route = Route {
     operation: "create_issue",
     description: "Open a new issue in a repository.",
     category: Category::Create,
@@ -80,7 +80,7 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 }
 
 /// `create_issue_comment`: POST `/repos/{owner}/{repo}/issues/{issue_number}/comments`.
-pub static CREATE_ISSUE_COMMENT: Route = Route {
+pub static CREATE_ISSUE_COMMENT_ROUTE: Route = Route {
     operation: "create_issue_comment",
     description: "Add a comment to an issue or pull request.",
     category: Category::Create,
@@ -119,7 +119,7 @@ fn build_create_issue_comment(
 }
 
 /// `create_pull_request`: POST `/repos/{owner}/{repo}/pulls`.
-pub static CREATE_PULL_REQUEST: Route = Route {
+pub static CREATE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "create_pull_request",
     description: "Open a pull request that merges `head` into `base`.",
     category: Category::Create,
@@ -160,7 +160,7 @@ fn build_create_pull_request(
 }
 
 /// `create_label`: POST `/repos/{owner}/{repo}/labels`.
-pub static CREATE_LABEL: Route = Route {
+pub static CREATE_LABEL_ROUTE: Route = Route {
     operation: "create_label",
     description: "Create a label in a repository.",
     category: Category::Create,
@@ -197,7 +197,7 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 }
 
 /// `get_repo`: GET `/repos/{owner}/{repo}`.
-pub static GET_REPO: Route = Route {
+pub static GET_REPO_ROUTE: Route = Route {
     operation: "get_repo",
     description: "Get a repository.",
     category: Category::Read,
@@ -229,7 +229,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 }
 
 /// `list_repos`: GET `/users/{username}/repos`.
-pub static LIST_REPOS: Route = Route {
+pub static LIST_REPOS_ROUTE: Route = Route {
     operation: "list_repos",
     description: "List the public repositories of a user.",
     category: Category::Read,
@@ -260,7 +260,7 @@ fn build_list_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 }
 
 /// `list_issues`: GET `/repos/{owner}/{repo}/issues`.
-pub static LIST_ISSUES: Route = Route {
+pub static LIST_ISSUES_ROUTE: Route = Route {
     operation: "list_issues",
     description: "List issues in a repository; pull requests are included, as on GitHub.",
     category: Category::Read,
@@ -310,7 +310,7 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 }
 
 /// `get_issue`: GET `/repos/{owner}/{repo}/issues/{issue_number}`.
-pub static GET_ISSUE: Route = Route {
+pub static GET_ISSUE_ROUTE: Route = Route {
     operation: "get_issue",
     description: "Get one issue.",
     category: Category::Read,
@@ -344,7 +344,7 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
 }
 
 /// `list_issue_comments`: GET `/repos/{owner}/{repo}/issues/{issue_number}/comments`.
-pub static LIST_ISSUE_COMMENTS: Route = Route {
+pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
     operation: "list_issue_comments",
     description: "List the comments on an issue, oldest first.",
     category: Category::Read,
@@ -383,7 +383,7 @@ fn build_list_issue_comments(
 }
 
 /// `list_pull_requests`: GET `/repos/{owner}/{repo}/pulls`.
-pub static LIST_PULL_REQUESTS: Route = Route {
+pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
     operation: "list_pull_requests",
     description: "List pull requests in a repository.",
     category: Category::Read,
@@ -422,7 +422,7 @@ fn build_list_pull_requests(
 }
 
 /// `get_pull_request`: GET `/repos/{owner}/{repo}/pulls/{pull_number}`.
-pub static GET_PULL_REQUEST: Route = Route {
+pub static GET_PULL_REQUEST_ROUTE: Route = Route {
     operation: "get_pull_request",
     description: "Get one pull request.",
     category: Category::Read,
@@ -458,7 +458,7 @@ fn build_get_pull_request(
 }
 
 /// `search_issues`: GET `/search/issues`.
-pub static SEARCH_ISSUES: Route = Route {
+pub static SEARCH_ISSUES_ROUTE: Route = Route {
     operation: "search_issues",
     description: "Search issues and pull requests across repositories.",
     category: Category::Read,
@@ -473,7 +473,7 @@ pub static SEARCH_ISSUES: Route = Route {
 /// Parses `search_issues` params and builds its upstream request.
 fn build_search_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::SearchIssuesParams::from_params(raw)?;
-    let path = ["/search/issues"].concat();
+    let path = "/search/issues".to_owned();
     let mut query = Vec::new();
     params::push_query(&mut query, "q", Some(Value::from(parsed.q)));
     params::push_query(&mut query, "sort", parsed.sort.map(Value::from));
@@ -490,7 +490,7 @@ fn build_search_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
 }
 
 /// `get_user`: GET `/users/{username}`.
-pub static GET_USER: Route = Route {
+pub static GET_USER_ROUTE: Route = Route {
     operation: "get_user",
     description: "Get the public profile of a user.",
     category: Category::Read,
@@ -516,7 +516,7 @@ fn build_get_user(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 }
 
 /// `list_workflow_runs`: GET `/repos/{owner}/{repo}/actions/runs`.
-pub static LIST_WORKFLOW_RUNS: Route = Route {
+pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
     operation: "list_workflow_runs",
     description: "List GitHub Actions workflow runs of a repository, newest first.",
     category: Category::Read,
@@ -555,7 +555,7 @@ fn build_list_workflow_runs(
 }
 
 /// `update_repo`: PATCH `/repos/{owner}/{repo}`.
-pub static UPDATE_REPO: Route = Route {
+pub static UPDATE_REPO_ROUTE: Route = Route {
     operation: "update_repo",
     description: "Change the settings of a repository.",
     category: Category::Update,
@@ -605,7 +605,7 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 }
 
 /// `update_issue`: PATCH `/repos/{owner}/{repo}/issues/{issue_number}`.
-pub static UPDATE_ISSUE: Route = Route {
+pub static UPDATE_ISSUE_ROUTE: Route = Route {
     operation: "update_issue",
     description: "Edit an issue; close or reopen it with `state`.",
     category: Category::Update,
@@ -645,7 +645,7 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 }
 
 /// `update_pull_request`: PATCH `/repos/{owner}/{repo}/pulls/{pull_number}`.
-pub static UPDATE_PULL_REQUEST: Route = Route {
+pub static UPDATE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "update_pull_request",
     description: "Edit a pull request's title, body, state or base branch.",
     category: Category::Update,
@@ -686,7 +686,7 @@ fn build_update_pull_request(
 }
 
 /// `replace_repo_topics`: PUT `/repos/{owner}/{repo}/topics`.
-pub static REPLACE_REPO_TOPICS: Route = Route {
+pub static REPLACE_REPO_TOPICS_ROUTE: Route = Route {
     operation: "replace_repo_topics",
     description: "Replace all topics of a repository.",
     category: Category::Update,
@@ -723,7 +723,7 @@ fn build_replace_repo_topics(
 }
 
 /// `delete_repo`: DELETE `/repos/{owner}/{repo}`.
-pub static DELETE_REPO: Route = Route {
+pub static DELETE_REPO_ROUTE: Route = Route {
     operation: "delete_repo",
     description: "Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.",
     category: Category::Delete,
@@ -755,7 +755,7 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 }
 
 /// `delete_issue_comment`: DELETE `/repos/{owner}/{repo}/issues/comments/{comment_id}`.
-pub static DELETE_ISSUE_COMMENT: Route = Route {
+pub static DELETE_ISSUE_COMMENT_ROUTE: Route = Route {
     operation: "delete_issue_comment",
     description: "Delete a comment on an issue or pull request.",
     category: Category::Delete,
@@ -791,7 +791,7 @@ fn build_delete_issue_comment(
 }
 
 /// `delete_label`: DELETE `/repos/{owner}/{repo}/labels/{name}`.
-pub static DELETE_LABEL: Route = Route {
+pub static DELETE_LABEL_ROUTE: Route = Route {
     operation: "delete_label",
     description: "Delete a label; issues that carry it lose it.",
     category: Category::Delete,
@@ -825,7 +825,7 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 }
 
 /// `merge_pull_request`: PUT `/repos/{owner}/{repo}/pulls/{pull_number}/merge`.
-pub static MERGE_PULL_REQUEST: Route = Route {
+pub static MERGE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "merge_pull_request",
     description: "Merge a pull request into its base branch.",
     category: Category::Execute,
@@ -883,7 +883,7 @@ fn build_merge_pull_request(
 }
 
 /// `rerun_workflow`: POST `/repos/{owner}/{repo}/actions/runs/{run_id}/rerun`.
-pub static RERUN_WORKFLOW: Route = Route {
+pub static RERUN_WORKFLOW_ROUTE: Route = Route {
     operation: "rerun_workflow",
     description: "Re-run a GitHub Actions workflow run.",
     category: Category::Execute,
@@ -926,7 +926,7 @@ fn build_rerun_workflow(
 }
 
 /// `dispatch_workflow`: POST `/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches`.
-pub static DISPATCH_WORKFLOW: Route = Route {
+pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
     operation: "dispatch_workflow",
     description: "Trigger a workflow that has a `workflow_dispatch` trigger.",
     category: Category::Execute,
@@ -967,61 +967,61 @@ fn build_dispatch_workflow(
 
 /// Every route, in schema order (CREATE, READ, UPDATE, DELETE, EXECUTE).
 pub static ROUTES: &[&Route] = &[
-    &CREATE_REPO,
-    &CREATE_ISSUE,
-    &CREATE_ISSUE_COMMENT,
-    &CREATE_PULL_REQUEST,
-    &CREATE_LABEL,
-    &GET_REPO,
-    &LIST_REPOS,
-    &LIST_ISSUES,
-    &GET_ISSUE,
-    &LIST_ISSUE_COMMENTS,
-    &LIST_PULL_REQUESTS,
-    &GET_PULL_REQUEST,
-    &SEARCH_ISSUES,
-    &GET_USER,
-    &LIST_WORKFLOW_RUNS,
-    &UPDATE_REPO,
-    &UPDATE_ISSUE,
-    &UPDATE_PULL_REQUEST,
-    &REPLACE_REPO_TOPICS,
-    &DELETE_REPO,
-    &DELETE_ISSUE_COMMENT,
-    &DELETE_LABEL,
-    &MERGE_PULL_REQUEST,
-    &RERUN_WORKFLOW,
-    &DISPATCH_WORKFLOW,
+    &CREATE_REPO_ROUTE,
+    &CREATE_ISSUE_ROUTE,
+    &CREATE_ISSUE_COMMENT_ROUTE,
+    &CREATE_PULL_REQUEST_ROUTE,
+    &CREATE_LABEL_ROUTE,
+    &GET_REPO_ROUTE,
+    &LIST_REPOS_ROUTE,
+    &LIST_ISSUES_ROUTE,
+    &GET_ISSUE_ROUTE,
+    &LIST_ISSUE_COMMENTS_ROUTE,
+    &LIST_PULL_REQUESTS_ROUTE,
+    &GET_PULL_REQUEST_ROUTE,
+    &SEARCH_ISSUES_ROUTE,
+    &GET_USER_ROUTE,
+    &LIST_WORKFLOW_RUNS_ROUTE,
+    &UPDATE_REPO_ROUTE,
+    &UPDATE_ISSUE_ROUTE,
+    &UPDATE_PULL_REQUEST_ROUTE,
+    &REPLACE_REPO_TOPICS_ROUTE,
+    &DELETE_REPO_ROUTE,
+    &DELETE_ISSUE_COMMENT_ROUTE,
+    &DELETE_LABEL_ROUTE,
+    &MERGE_PULL_REQUEST_ROUTE,
+    &RERUN_WORKFLOW_ROUTE,
+    &DISPATCH_WORKFLOW_ROUTE,
 ];
 
 /// The route of an operation, by wire name.
 pub fn route(operation: &str) -> Option<&'static Route> {
     match operation {
-        "create_repo" => Some(&CREATE_REPO),
-        "create_issue" => Some(&CREATE_ISSUE),
-        "create_issue_comment" => Some(&CREATE_ISSUE_COMMENT),
-        "create_pull_request" => Some(&CREATE_PULL_REQUEST),
-        "create_label" => Some(&CREATE_LABEL),
-        "get_repo" => Some(&GET_REPO),
-        "list_repos" => Some(&LIST_REPOS),
-        "list_issues" => Some(&LIST_ISSUES),
-        "get_issue" => Some(&GET_ISSUE),
-        "list_issue_comments" => Some(&LIST_ISSUE_COMMENTS),
-        "list_pull_requests" => Some(&LIST_PULL_REQUESTS),
-        "get_pull_request" => Some(&GET_PULL_REQUEST),
-        "search_issues" => Some(&SEARCH_ISSUES),
-        "get_user" => Some(&GET_USER),
-        "list_workflow_runs" => Some(&LIST_WORKFLOW_RUNS),
-        "update_repo" => Some(&UPDATE_REPO),
-        "update_issue" => Some(&UPDATE_ISSUE),
-        "update_pull_request" => Some(&UPDATE_PULL_REQUEST),
-        "replace_repo_topics" => Some(&REPLACE_REPO_TOPICS),
-        "delete_repo" => Some(&DELETE_REPO),
-        "delete_issue_comment" => Some(&DELETE_ISSUE_COMMENT),
-        "delete_label" => Some(&DELETE_LABEL),
-        "merge_pull_request" => Some(&MERGE_PULL_REQUEST),
-        "rerun_workflow" => Some(&RERUN_WORKFLOW),
-        "dispatch_workflow" => Some(&DISPATCH_WORKFLOW),
+        "create_repo" => Some(&CREATE_REPO_ROUTE),
+        "create_issue" => Some(&CREATE_ISSUE_ROUTE),
+        "create_issue_comment" => Some(&CREATE_ISSUE_COMMENT_ROUTE),
+        "create_pull_request" => Some(&CREATE_PULL_REQUEST_ROUTE),
+        "create_label" => Some(&CREATE_LABEL_ROUTE),
+        "get_repo" => Some(&GET_REPO_ROUTE),
+        "list_repos" => Some(&LIST_REPOS_ROUTE),
+        "list_issues" => Some(&LIST_ISSUES_ROUTE),
+        "get_issue" => Some(&GET_ISSUE_ROUTE),
+        "list_issue_comments" => Some(&LIST_ISSUE_COMMENTS_ROUTE),
+        "list_pull_requests" => Some(&LIST_PULL_REQUESTS_ROUTE),
+        "get_pull_request" => Some(&GET_PULL_REQUEST_ROUTE),
+        "search_issues" => Some(&SEARCH_ISSUES_ROUTE),
+        "get_user" => Some(&GET_USER_ROUTE),
+        "list_workflow_runs" => Some(&LIST_WORKFLOW_RUNS_ROUTE),
+        "update_repo" => Some(&UPDATE_REPO_ROUTE),
+        "update_issue" => Some(&UPDATE_ISSUE_ROUTE),
+        "update_pull_request" => Some(&UPDATE_PULL_REQUEST_ROUTE),
+        "replace_repo_topics" => Some(&REPLACE_REPO_TOPICS_ROUTE),
+        "delete_repo" => Some(&DELETE_REPO_ROUTE),
+        "delete_issue_comment" => Some(&DELETE_ISSUE_COMMENT_ROUTE),
+        "delete_label" => Some(&DELETE_LABEL_ROUTE),
+        "merge_pull_request" => Some(&MERGE_PULL_REQUEST_ROUTE),
+        "rerun_workflow" => Some(&RERUN_WORKFLOW_ROUTE),
+        "dispatch_workflow" => Some(&DISPATCH_WORKFLOW_ROUTE),
         _ => None,
     }
 }

@@ -11,64 +11,415 @@ pub static OPERATIONS: &[OperationDoc] = &[
         name: "create_todo",
         category: Category::Create,
         description: "Add a to-do item.",
-        summary_json: "{\"description\":\"Add a to-do item.\",\"endpoint\":\"create\",\"name\":\"create_todo\",\"semantic_category\":\"CREATE\"}",
-        details_json: "{\"description\":\"Add a to-do item.\",\"endpoint\":\"create\",\"examples\":[{\"description\":\"Call create_todo\",\"request\":{\"operation\":\"create_todo\",\"params\":{\"title\":\"<title>\"}}}],\"name\":\"create_todo\",\"parameters\":[{\"description\":\"What needs doing.\",\"name\":\"title\",\"required\":true,\"type\":\"string\"},{\"description\":\"Free-form details.\",\"name\":\"notes\",\"required\":false,\"type\":\"string\"},{\"description\":\"Due date, `YYYY-MM-DD`.\",\"format\":\"date\",\"name\":\"due\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"required\":false,\"type\":\"string\"},{\"default\":\"normal\",\"description\":\"How urgent the item is.\",\"enum\":[\"low\",\"normal\",\"high\"],\"name\":\"priority\",\"required\":false,\"type\":\"CreateTodoPriority\"},{\"description\":\"Tags to file the item under.\",\"name\":\"tags\",\"required\":false,\"type\":\"array\"}],\"permissions\":{\"destructive\":false,\"readOnly\":false},\"returns\":{\"description\":\"The item that was created, with its `id`.\",\"kind\":\"object\",\"name\":\"Todo\"},\"semantic_category\":\"CREATE\"}",
+        summary_json: "{\"name\":\"create_todo\",\"semantic_category\":\"CREATE\",\"endpoint\":\"create\",\"description\":\"Add a to-do item.\"}",
+        details_json: r#"{
+  "name": "create_todo",
+  "semantic_category": "CREATE",
+  "endpoint": "create",
+  "description": "Add a to-do item.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "title",
+      "type": "string",
+      "required": true,
+      "description": "What needs doing."
+    },
+    {
+      "name": "notes",
+      "type": "string",
+      "required": false,
+      "description": "Free-form details."
+    },
+    {
+      "name": "due",
+      "type": "string",
+      "required": false,
+      "description": "Due date, `YYYY-MM-DD`.",
+      "format": "date",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+    },
+    {
+      "name": "priority",
+      "type": "CreateTodoPriority",
+      "required": false,
+      "description": "How urgent the item is.",
+      "default": "normal",
+      "enum": [
+        "low",
+        "normal",
+        "high"
+      ]
+    },
+    {
+      "name": "tags",
+      "type": "array",
+      "required": false,
+      "description": "Tags to file the item under."
+    }
+  ],
+  "returns": {
+    "name": "Todo",
+    "kind": "object",
+    "description": "The item that was created, with its `id`."
+  },
+  "examples": [
+    {
+      "description": "Call create_todo",
+      "request": {
+        "operation": "create_todo",
+        "params": {
+          "title": "<title>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "list_todos",
         category: Category::Read,
         description: "List to-do items, oldest first.",
-        summary_json: "{\"description\":\"List to-do items, oldest first.\",\"endpoint\":\"read\",\"name\":\"list_todos\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"List to-do items, oldest first.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call list_todos\",\"request\":{\"operation\":\"list_todos\",\"params\":{}}}],\"name\":\"list_todos\",\"parameters\":[{\"description\":\"Only completed (`true`) or only open (`false`) items; all when left out.\",\"name\":\"completed\",\"required\":false,\"type\":\"boolean\"},{\"description\":\"Only items carrying this tag.\",\"name\":\"tag\",\"required\":false,\"type\":\"string\"},{\"default\":20,\"description\":\"At most this many items.\",\"maximum\":100,\"minimum\":1,\"name\":\"limit\",\"required\":false,\"type\":\"integer\"},{\"default\":0,\"description\":\"Skip this many items first.\",\"minimum\":0,\"name\":\"offset\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"`items` and `total`, the number of matching items.\",\"kind\":\"object\",\"name\":\"TodoList\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"list_todos\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"List to-do items, oldest first.\"}",
+        details_json: r#"{
+  "name": "list_todos",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "List to-do items, oldest first.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "completed",
+      "type": "boolean",
+      "required": false,
+      "description": "Only completed (`true`) or only open (`false`) items; all when left out."
+    },
+    {
+      "name": "tag",
+      "type": "string",
+      "required": false,
+      "description": "Only items carrying this tag."
+    },
+    {
+      "name": "limit",
+      "type": "integer",
+      "required": false,
+      "description": "At most this many items.",
+      "default": 20,
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "offset",
+      "type": "integer",
+      "required": false,
+      "description": "Skip this many items first.",
+      "default": 0,
+      "minimum": 0
+    }
+  ],
+  "returns": {
+    "name": "TodoList",
+    "kind": "object",
+    "description": "`items` and `total`, the number of matching items."
+  },
+  "examples": [
+    {
+      "description": "Call list_todos",
+      "request": {
+        "operation": "list_todos",
+        "params": {}
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "get_todo",
         category: Category::Read,
         description: "Get one to-do item.",
-        summary_json: "{\"description\":\"Get one to-do item.\",\"endpoint\":\"read\",\"name\":\"get_todo\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"Get one to-do item.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call get_todo\",\"request\":{\"operation\":\"get_todo\",\"params\":{\"id\":1}}}],\"name\":\"get_todo\",\"parameters\":[{\"description\":\"The item's identifier.\",\"minimum\":1,\"name\":\"id\",\"required\":true,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"description\":\"The item.\",\"kind\":\"object\",\"name\":\"Todo\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"get_todo\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"Get one to-do item.\"}",
+        details_json: r#"{
+  "name": "get_todo",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "Get one to-do item.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "id",
+      "type": "integer",
+      "required": true,
+      "description": "The item's identifier.",
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "Todo",
+    "kind": "object",
+    "description": "The item."
+  },
+  "examples": [
+    {
+      "description": "Call get_todo",
+      "request": {
+        "operation": "get_todo",
+        "params": {
+          "id": 1
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "update_todo",
         category: Category::Update,
         description: "Change fields of a to-do item; fields left out keep their value.",
-        summary_json: "{\"description\":\"Change fields of a to-do item; fields left out keep their value.\",\"endpoint\":\"update\",\"name\":\"update_todo\",\"semantic_category\":\"UPDATE\"}",
-        details_json: "{\"description\":\"Change fields of a to-do item; fields left out keep their value.\",\"endpoint\":\"update\",\"examples\":[{\"description\":\"Call update_todo\",\"request\":{\"operation\":\"update_todo\",\"params\":{\"id\":1,\"input\":{\"title\":\"<title>\"}}}}],\"name\":\"update_todo\",\"parameters\":[{\"description\":\"The item's identifier.\",\"minimum\":1,\"name\":\"id\",\"required\":true,\"type\":\"integer\"},{\"description\":\"The fields to change; only the fields given are sent.\",\"name\":\"input\",\"required\":true,\"type\":\"UpdateTodoInput\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"The item after the change.\",\"kind\":\"object\",\"name\":\"Todo\"},\"semantic_category\":\"UPDATE\"}",
+        summary_json: "{\"name\":\"update_todo\",\"semantic_category\":\"UPDATE\",\"endpoint\":\"update\",\"description\":\"Change fields of a to-do item; fields left out keep their value.\"}",
+        details_json: r#"{
+  "name": "update_todo",
+  "semantic_category": "UPDATE",
+  "endpoint": "update",
+  "description": "Change fields of a to-do item; fields left out keep their value.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "id",
+      "type": "integer",
+      "required": true,
+      "description": "The item's identifier.",
+      "minimum": 1
+    },
+    {
+      "name": "input",
+      "type": "UpdateTodoInput",
+      "required": true,
+      "description": "The fields to change; only the fields given are sent."
+    }
+  ],
+  "returns": {
+    "name": "Todo",
+    "kind": "object",
+    "description": "The item after the change."
+  },
+  "examples": [
+    {
+      "description": "Call update_todo",
+      "request": {
+        "operation": "update_todo",
+        "params": {
+          "id": 1,
+          "input": {
+            "title": "<title>"
+          }
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "delete_todo",
         category: Category::Delete,
         description: "Delete a to-do item.",
-        summary_json: "{\"description\":\"Delete a to-do item.\",\"endpoint\":\"delete\",\"name\":\"delete_todo\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"Delete a to-do item.\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call delete_todo\",\"request\":{\"operation\":\"delete_todo\",\"params\":{\"id\":1}}}],\"name\":\"delete_todo\",\"parameters\":[{\"description\":\"The item's identifier.\",\"minimum\":1,\"name\":\"id\",\"required\":true,\"type\":\"integer\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"Nothing; the API answers 204 No Content.\",\"kind\":\"object\",\"name\":\"NoContent\"},\"semantic_category\":\"DELETE\"}",
+        summary_json: "{\"name\":\"delete_todo\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"Delete a to-do item.\"}",
+        details_json: r#"{
+  "name": "delete_todo",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "Delete a to-do item.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "id",
+      "type": "integer",
+      "required": true,
+      "description": "The item's identifier.",
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "NoContent",
+    "kind": "object",
+    "description": "Nothing; the API answers 204 No Content."
+  },
+  "examples": [
+    {
+      "description": "Call delete_todo",
+      "request": {
+        "operation": "delete_todo",
+        "params": {
+          "id": 1
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "clear_completed_todos",
         category: Category::Delete,
         description: "Delete every completed item at once.",
-        summary_json: "{\"description\":\"Delete every completed item at once.\",\"endpoint\":\"delete\",\"name\":\"clear_completed_todos\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"Delete every completed item at once.\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call clear_completed_todos\",\"request\":{\"operation\":\"clear_completed_todos\",\"params\":{}}}],\"name\":\"clear_completed_todos\",\"parameters\":[],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"`deleted`: how many items were removed.\",\"kind\":\"object\",\"name\":\"ClearResult\"},\"semantic_category\":\"DELETE\"}",
+        summary_json: "{\"name\":\"clear_completed_todos\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"Delete every completed item at once.\"}",
+        details_json: r#"{
+  "name": "clear_completed_todos",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "Delete every completed item at once.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [],
+  "returns": {
+    "name": "ClearResult",
+    "kind": "object",
+    "description": "`deleted`: how many items were removed."
+  },
+  "examples": [
+    {
+      "description": "Call clear_completed_todos",
+      "request": {
+        "operation": "clear_completed_todos",
+        "params": {}
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "bulk_delete_todos",
         category: Category::Delete,
         description: "Delete every item carrying a tag, completed or not.",
-        summary_json: "{\"description\":\"Delete every item carrying a tag, completed or not.\",\"endpoint\":\"delete\",\"name\":\"bulk_delete_todos\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"Delete every item carrying a tag, completed or not.\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call bulk_delete_todos\",\"request\":{\"operation\":\"bulk_delete_todos\",\"params\":{\"tag\":\"<tag>\"}}}],\"name\":\"bulk_delete_todos\",\"parameters\":[{\"description\":\"The tag whose items go.\",\"name\":\"tag\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"`deleted`: how many items were removed.\",\"kind\":\"object\",\"name\":\"ClearResult\"},\"semantic_category\":\"DELETE\"}",
+        summary_json: "{\"name\":\"bulk_delete_todos\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"Delete every item carrying a tag, completed or not.\"}",
+        details_json: r#"{
+  "name": "bulk_delete_todos",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "Delete every item carrying a tag, completed or not.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "tag",
+      "type": "string",
+      "required": true,
+      "description": "The tag whose items go."
+    }
+  ],
+  "returns": {
+    "name": "ClearResult",
+    "kind": "object",
+    "description": "`deleted`: how many items were removed."
+  },
+  "examples": [
+    {
+      "description": "Call bulk_delete_todos",
+      "request": {
+        "operation": "bulk_delete_todos",
+        "params": {
+          "tag": "<tag>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "delete_all_todos",
         category: Category::Delete,
         description: "Delete every item on the list.",
-        summary_json: "{\"description\":\"Delete every item on the list.\",\"endpoint\":\"delete\",\"name\":\"delete_all_todos\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"Delete every item on the list.\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call delete_all_todos\",\"request\":{\"operation\":\"delete_all_todos\",\"params\":{}}}],\"name\":\"delete_all_todos\",\"parameters\":[],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"`deleted`: how many items were removed.\",\"kind\":\"object\",\"name\":\"ClearResult\"},\"semantic_category\":\"DELETE\"}",
+        summary_json: "{\"name\":\"delete_all_todos\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"Delete every item on the list.\"}",
+        details_json: r#"{
+  "name": "delete_all_todos",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "Delete every item on the list.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [],
+  "returns": {
+    "name": "ClearResult",
+    "kind": "object",
+    "description": "`deleted`: how many items were removed."
+  },
+  "examples": [
+    {
+      "description": "Call delete_all_todos",
+      "request": {
+        "operation": "delete_all_todos",
+        "params": {}
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "complete_todo",
         category: Category::Execute,
         description: "Mark a to-do item as done and stamp it with the completion time.",
-        summary_json: "{\"description\":\"Mark a to-do item as done and stamp it with the completion time.\",\"endpoint\":\"execute\",\"name\":\"complete_todo\",\"semantic_category\":\"EXECUTE\"}",
-        details_json: "{\"description\":\"Mark a to-do item as done and stamp it with the completion time.\",\"endpoint\":\"execute\",\"examples\":[{\"description\":\"Call complete_todo\",\"request\":{\"operation\":\"complete_todo\",\"params\":{\"id\":1}}}],\"name\":\"complete_todo\",\"parameters\":[{\"description\":\"The item's identifier.\",\"minimum\":1,\"name\":\"id\",\"required\":true,\"type\":\"integer\"},{\"description\":\"A closing remark, appended to the item's notes.\",\"name\":\"note\",\"required\":false,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"description\":\"The completed item, with `completed_at`.\",\"kind\":\"object\",\"name\":\"Todo\"},\"semantic_category\":\"EXECUTE\"}",
+        summary_json: "{\"name\":\"complete_todo\",\"semantic_category\":\"EXECUTE\",\"endpoint\":\"execute\",\"description\":\"Mark a to-do item as done and stamp it with the completion time.\"}",
+        details_json: r#"{
+  "name": "complete_todo",
+  "semantic_category": "EXECUTE",
+  "endpoint": "execute",
+  "description": "Mark a to-do item as done and stamp it with the completion time.",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "id",
+      "type": "integer",
+      "required": true,
+      "description": "The item's identifier.",
+      "minimum": 1
+    },
+    {
+      "name": "note",
+      "type": "string",
+      "required": false,
+      "description": "A closing remark, appended to the item's notes."
+    }
+  ],
+  "returns": {
+    "name": "Todo",
+    "kind": "object",
+    "description": "The completed item, with `completed_at`."
+  },
+  "examples": [
+    {
+      "description": "Call complete_todo",
+      "request": {
+        "operation": "complete_todo",
+        "params": {
+          "id": 1
+        }
+      }
+    }
+  ]
+}"#,
     },
 ];
 
@@ -76,37 +427,118 @@ pub static OPERATIONS: &[OperationDoc] = &[
 pub static TYPES: &[TypeDoc] = &[
     TypeDoc {
         name: "ClearResult",
-        summary_json: "{\"description\":\"`deleted`: how many items were removed.\",\"kind\":\"object\",\"name\":\"ClearResult\"}",
-        details_json: "{\"description\":\"`deleted`: how many items were removed.\",\"fields\":[],\"kind\":\"object\",\"name\":\"ClearResult\"}",
+        summary_json: "{\"name\":\"ClearResult\",\"kind\":\"object\",\"description\":\"`deleted`: how many items were removed.\"}",
+        details_json: r#"{
+  "name": "ClearResult",
+  "kind": "object",
+  "description": "`deleted`: how many items were removed.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "CreateTodoPriority",
-        summary_json: "{\"description\":\"Allowed values of `priority` in `create_todo`.\",\"kind\":\"enum\",\"name\":\"CreateTodoPriority\"}",
-        details_json: "{\"description\":\"Allowed values of `priority` in `create_todo`.\",\"kind\":\"enum\",\"name\":\"CreateTodoPriority\",\"values\":[\"low\",\"normal\",\"high\"]}",
+        summary_json: "{\"name\":\"CreateTodoPriority\",\"kind\":\"enum\",\"description\":\"Allowed values of `priority` in `create_todo`.\"}",
+        details_json: r#"{
+  "name": "CreateTodoPriority",
+  "kind": "enum",
+  "description": "Allowed values of `priority` in `create_todo`.",
+  "values": [
+    "low",
+    "normal",
+    "high"
+  ]
+}"#,
     },
     TypeDoc {
         name: "NoContent",
-        summary_json: "{\"description\":\"Nothing; the API answers 204 No Content.\",\"kind\":\"object\",\"name\":\"NoContent\"}",
-        details_json: "{\"description\":\"Nothing; the API answers 204 No Content.\",\"fields\":[],\"kind\":\"object\",\"name\":\"NoContent\"}",
+        summary_json: "{\"name\":\"NoContent\",\"kind\":\"object\",\"description\":\"Nothing; the API answers 204 No Content.\"}",
+        details_json: r#"{
+  "name": "NoContent",
+  "kind": "object",
+  "description": "Nothing; the API answers 204 No Content.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "Todo",
-        summary_json: "{\"description\":\"The item that was created, with its `id`.\",\"kind\":\"object\",\"name\":\"Todo\"}",
-        details_json: "{\"description\":\"The item that was created, with its `id`.\",\"fields\":[],\"kind\":\"object\",\"name\":\"Todo\"}",
+        summary_json: "{\"name\":\"Todo\",\"kind\":\"object\",\"description\":\"The item that was created, with its `id`.\"}",
+        details_json: r#"{
+  "name": "Todo",
+  "kind": "object",
+  "description": "The item that was created, with its `id`.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "TodoList",
-        summary_json: "{\"description\":\"`items` and `total`, the number of matching items.\",\"kind\":\"object\",\"name\":\"TodoList\"}",
-        details_json: "{\"description\":\"`items` and `total`, the number of matching items.\",\"fields\":[],\"kind\":\"object\",\"name\":\"TodoList\"}",
+        summary_json: "{\"name\":\"TodoList\",\"kind\":\"object\",\"description\":\"`items` and `total`, the number of matching items.\"}",
+        details_json: r#"{
+  "name": "TodoList",
+  "kind": "object",
+  "description": "`items` and `total`, the number of matching items.",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "UpdateTodoInput",
-        summary_json: "{\"description\":\"The `input` object of `update_todo`: the fields it may change.\",\"kind\":\"object\",\"name\":\"UpdateTodoInput\"}",
-        details_json: "{\"description\":\"The `input` object of `update_todo`: the fields it may change.\",\"fields\":[{\"description\":\"What needs doing.\",\"name\":\"title\",\"required\":false,\"type\":\"string\"},{\"description\":\"Free-form details.\",\"name\":\"notes\",\"required\":false,\"type\":\"string\"},{\"description\":\"Due date, `YYYY-MM-DD`.\",\"format\":\"date\",\"name\":\"due\",\"pattern\":\"^[0-9]{4}-[0-9]{2}-[0-9]{2}$\",\"required\":false,\"type\":\"string\"},{\"description\":\"How urgent the item is.\",\"enum\":[\"low\",\"normal\",\"high\"],\"name\":\"priority\",\"required\":false,\"type\":\"UpdateTodoPriority\"},{\"description\":\"Replaces the item's tags.\",\"name\":\"tags\",\"required\":false,\"type\":\"array\"}],\"kind\":\"object\",\"name\":\"UpdateTodoInput\"}",
+        summary_json: "{\"name\":\"UpdateTodoInput\",\"kind\":\"object\",\"description\":\"The `input` object of `update_todo`: the fields it may change.\"}",
+        details_json: r#"{
+  "name": "UpdateTodoInput",
+  "kind": "object",
+  "description": "The `input` object of `update_todo`: the fields it may change.",
+  "fields": [
+    {
+      "name": "title",
+      "type": "string",
+      "required": false,
+      "description": "What needs doing."
+    },
+    {
+      "name": "notes",
+      "type": "string",
+      "required": false,
+      "description": "Free-form details."
+    },
+    {
+      "name": "due",
+      "type": "string",
+      "required": false,
+      "description": "Due date, `YYYY-MM-DD`.",
+      "format": "date",
+      "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+    },
+    {
+      "name": "priority",
+      "type": "UpdateTodoPriority",
+      "required": false,
+      "description": "How urgent the item is.",
+      "enum": [
+        "low",
+        "normal",
+        "high"
+      ]
+    },
+    {
+      "name": "tags",
+      "type": "array",
+      "required": false,
+      "description": "Replaces the item's tags."
+    }
+  ]
+}"#,
     },
     TypeDoc {
         name: "UpdateTodoPriority",
-        summary_json: "{\"description\":\"Allowed values of `input.priority` in `update_todo`.\",\"kind\":\"enum\",\"name\":\"UpdateTodoPriority\"}",
-        details_json: "{\"description\":\"Allowed values of `input.priority` in `update_todo`.\",\"kind\":\"enum\",\"name\":\"UpdateTodoPriority\",\"values\":[\"low\",\"normal\",\"high\"]}",
+        summary_json: "{\"name\":\"UpdateTodoPriority\",\"kind\":\"enum\",\"description\":\"Allowed values of `input.priority` in `update_todo`.\"}",
+        details_json: r#"{
+  "name": "UpdateTodoPriority",
+  "kind": "enum",
+  "description": "Allowed values of `input.priority` in `update_todo`.",
+  "values": [
+    "low",
+    "normal",
+    "high"
+  ]
+}"#,
     },
 ];

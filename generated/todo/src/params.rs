@@ -5,8 +5,8 @@
 
 use ::runtime_support::params::{self, ParamError};
 use ::serde_json::{Map, Value};
-use ::std::sync::LazyLock;
 use ::regex::Regex;
+use ::std::sync::LazyLock;
 
 /// Add a to-do item.
 ///
@@ -44,16 +44,20 @@ impl CreateTodoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("create_todo", raw, Self::NAMES)?;
-        params::require(raw, "title", "string", "What needs doing.")?;
+        params::require(raw, "title", "string")?;
         let title = params::required::<String>(raw, "title")?;
         let notes = params::optional::<String>(raw, "notes")?;
         let due = params::optional::<String>(raw, "due")?;
         let priority = params::optional::<String>(raw, "priority")?;
         let tags = params::optional::<Vec<Value>>(raw, "tags")?;
+        static DUE_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+                .expect("validated: the pattern compiles")
+        });
         params::matching(
             "due",
             due.as_deref(),
-            "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
+            DUE_PATTERN.as_str(),
             |text| DUE_PATTERN.is_match(text),
         )?;
         params::one_of("priority", priority.as_deref(), &["low", "normal", "high"])?;
@@ -67,11 +71,6 @@ impl CreateTodoParams {
         })
     }
 }
-
-/// The `pattern` of `due`.
-static DUE_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$").expect("validated: the pattern compiles")
-});
 
 /// List to-do items, oldest first.
 ///
@@ -107,11 +106,11 @@ impl ListTodosParams {
         let tag = params::optional::<String>(raw, "tag")?;
         let limit = params::optional::<i64>(raw, "limit")?;
         let offset = params::optional::<i64>(raw, "offset")?;
-        params::at_least("limit", limit, 1i64)?;
-        params::at_most("limit", limit, 100i64)?;
-        params::at_least("offset", offset, 0i64)?;
-        let limit = limit.unwrap_or(20i64);
-        let offset = offset.unwrap_or(0i64);
+        params::at_least("limit", limit, 1)?;
+        params::at_most("limit", limit, 100)?;
+        params::at_least("offset", offset, 0)?;
+        let limit = limit.unwrap_or(20);
+        let offset = offset.unwrap_or(0);
         Ok(Self {
             completed,
             tag,
@@ -141,9 +140,9 @@ impl GetTodoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("get_todo", raw, Self::NAMES)?;
-        params::require(raw, "id", "integer", "The item's identifier.")?;
+        params::require(raw, "id", "integer")?;
         let id = params::required::<i64>(raw, "id")?;
-        params::at_least("id", Some(id), 1i64)?;
+        params::at_least("id", Some(id), 1)?;
         Ok(Self { id })
     }
 }
@@ -170,10 +169,10 @@ impl UpdateTodoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("update_todo", raw, Self::NAMES)?;
-        params::require(raw, "input", "object", "The fields to change.")?;
-        params::require(raw, "id", "integer", "The item's identifier.")?;
+        params::require(raw, "input", "object")?;
+        params::require(raw, "id", "integer")?;
         let id = params::required::<i64>(raw, "id")?;
-        params::at_least("id", Some(id), 1i64)?;
+        params::at_least("id", Some(id), 1)?;
         let input = UpdateTodoInput::from_input(
             &params::required::<Map<String, Value>>(raw, "input")?,
         )?;
@@ -212,11 +211,15 @@ impl UpdateTodoInput {
         let due = params::optional::<String>(input, "input.due")?;
         let priority = params::optional::<String>(input, "input.priority")?;
         let tags = params::optional::<Vec<Value>>(input, "input.tags")?;
+        static DUE_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+                .expect("validated: the pattern compiles")
+        });
         params::matching(
             "input.due",
             due.as_deref(),
-            "^[0-9]{4}-[0-9]{2}-[0-9]{2}$",
-            |text| INPUT_DUE_PATTERN.is_match(text),
+            DUE_PATTERN.as_str(),
+            |text| DUE_PATTERN.is_match(text),
         )?;
         params::one_of(
             "input.priority",
@@ -232,11 +235,6 @@ impl UpdateTodoInput {
         })
     }
 }
-
-/// The `pattern` of `input.due`.
-static INPUT_DUE_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$").expect("validated: the pattern compiles")
-});
 
 /// Delete a to-do item.
 ///
@@ -258,9 +256,9 @@ impl DeleteTodoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("delete_todo", raw, Self::NAMES)?;
-        params::require(raw, "id", "integer", "The item's identifier.")?;
+        params::require(raw, "id", "integer")?;
         let id = params::required::<i64>(raw, "id")?;
-        params::at_least("id", Some(id), 1i64)?;
+        params::at_least("id", Some(id), 1)?;
         Ok(Self { id })
     }
 }
@@ -306,7 +304,7 @@ impl BulkDeleteTodosParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("bulk_delete_todos", raw, Self::NAMES)?;
-        params::require(raw, "tag", "string", "The tag whose items go.")?;
+        params::require(raw, "tag", "string")?;
         let tag = params::required::<String>(raw, "tag")?;
         Ok(Self { tag })
     }
@@ -355,10 +353,10 @@ impl CompleteTodoParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("complete_todo", raw, Self::NAMES)?;
-        params::require(raw, "id", "integer", "The item's identifier.")?;
+        params::require(raw, "id", "integer")?;
         let id = params::required::<i64>(raw, "id")?;
         let note = params::optional::<String>(raw, "note")?;
-        params::at_least("id", Some(id), 1i64)?;
+        params::at_least("id", Some(id), 1)?;
         Ok(Self { id, note })
     }
 }

@@ -9,7 +9,7 @@ use ::serde_json::{Map, Value};
 use super::params as schema_params;
 
 /// `create_todo`: POST `/todos`.
-pub static CREATE_TODO: Route = Route {
+pub static CREATE_TODO_ROUTE: Route = Route {
     operation: "create_todo",
     description: "Add a to-do item.",
     category: Category::Create,
@@ -24,7 +24,7 @@ pub static CREATE_TODO: Route = Route {
 /// Parses `create_todo` params and builds its upstream request.
 fn build_create_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CreateTodoParams::from_params(raw)?;
-    let path = ["/todos"].concat();
+    let path = "/todos".to_owned();
     let query = Vec::new();
     let mut body = Map::new();
     params::insert_body(&mut body, "title", Some(Value::from(parsed.title)));
@@ -41,7 +41,7 @@ fn build_create_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 }
 
 /// `list_todos`: GET `/todos`.
-pub static LIST_TODOS: Route = Route {
+pub static LIST_TODOS_ROUTE: Route = Route {
     operation: "list_todos",
     description: "List to-do items, oldest first.",
     category: Category::Read,
@@ -56,7 +56,7 @@ pub static LIST_TODOS: Route = Route {
 /// Parses `list_todos` params and builds its upstream request.
 fn build_list_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListTodosParams::from_params(raw)?;
-    let path = ["/todos"].concat();
+    let path = "/todos".to_owned();
     let mut query = Vec::new();
     params::push_query(&mut query, "completed", parsed.completed.map(Value::from));
     params::push_query(&mut query, "tag", parsed.tag.map(Value::from));
@@ -71,7 +71,7 @@ fn build_list_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 }
 
 /// `get_todo`: GET `/todos/{id}`.
-pub static GET_TODO: Route = Route {
+pub static GET_TODO_ROUTE: Route = Route {
     operation: "get_todo",
     description: "Get one to-do item.",
     category: Category::Read,
@@ -97,7 +97,7 @@ fn build_get_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 }
 
 /// `update_todo`: PATCH `/todos/{id}`.
-pub static UPDATE_TODO: Route = Route {
+pub static UPDATE_TODO_ROUTE: Route = Route {
     operation: "update_todo",
     description: "Change fields of a to-do item; fields left out keep their value.",
     category: Category::Update,
@@ -129,7 +129,7 @@ fn build_update_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 }
 
 /// `delete_todo`: DELETE `/todos/{id}`.
-pub static DELETE_TODO: Route = Route {
+pub static DELETE_TODO_ROUTE: Route = Route {
     operation: "delete_todo",
     description: "Delete a to-do item.",
     category: Category::Delete,
@@ -155,7 +155,7 @@ fn build_delete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 }
 
 /// `clear_completed_todos`: DELETE `/todos/completed`.
-pub static CLEAR_COMPLETED_TODOS: Route = Route {
+pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
     operation: "clear_completed_todos",
     description: "Delete every completed item at once.",
     category: Category::Delete,
@@ -172,7 +172,7 @@ fn build_clear_completed_todos(
     raw: &Map<String, Value>,
 ) -> Result<UpstreamRequest, ParamError> {
     schema_params::ClearCompletedTodosParams::from_params(raw)?;
-    let path = ["/todos/completed"].concat();
+    let path = "/todos/completed".to_owned();
     let query = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
@@ -183,7 +183,7 @@ fn build_clear_completed_todos(
 }
 
 /// `bulk_delete_todos`: DELETE `/todos/tagged/{tag}`.
-pub static BULK_DELETE_TODOS: Route = Route {
+pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
     operation: "bulk_delete_todos",
     description: "Delete every item carrying a tag, completed or not.",
     category: Category::Delete,
@@ -211,7 +211,7 @@ fn build_bulk_delete_todos(
 }
 
 /// `delete_all_todos`: DELETE `/todos`.
-pub static DELETE_ALL_TODOS: Route = Route {
+pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
     operation: "delete_all_todos",
     description: "Delete every item on the list.",
     category: Category::Delete,
@@ -228,7 +228,7 @@ fn build_delete_all_todos(
     raw: &Map<String, Value>,
 ) -> Result<UpstreamRequest, ParamError> {
     schema_params::DeleteAllTodosParams::from_params(raw)?;
-    let path = ["/todos"].concat();
+    let path = "/todos".to_owned();
     let query = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
@@ -239,7 +239,7 @@ fn build_delete_all_todos(
 }
 
 /// `complete_todo`: POST `/todos/{id}/complete`.
-pub static COMPLETE_TODO: Route = Route {
+pub static COMPLETE_TODO_ROUTE: Route = Route {
     operation: "complete_todo",
     description: "Mark a to-do item as done and stamp it with the completion time.",
     category: Category::Execute,
@@ -269,29 +269,29 @@ fn build_complete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
 
 /// Every route, in schema order (CREATE, READ, UPDATE, DELETE, EXECUTE).
 pub static ROUTES: &[&Route] = &[
-    &CREATE_TODO,
-    &LIST_TODOS,
-    &GET_TODO,
-    &UPDATE_TODO,
-    &DELETE_TODO,
-    &CLEAR_COMPLETED_TODOS,
-    &BULK_DELETE_TODOS,
-    &DELETE_ALL_TODOS,
-    &COMPLETE_TODO,
+    &CREATE_TODO_ROUTE,
+    &LIST_TODOS_ROUTE,
+    &GET_TODO_ROUTE,
+    &UPDATE_TODO_ROUTE,
+    &DELETE_TODO_ROUTE,
+    &CLEAR_COMPLETED_TODOS_ROUTE,
+    &BULK_DELETE_TODOS_ROUTE,
+    &DELETE_ALL_TODOS_ROUTE,
+    &COMPLETE_TODO_ROUTE,
 ];
 
 /// The route of an operation, by wire name.
 pub fn route(operation: &str) -> Option<&'static Route> {
     match operation {
-        "create_todo" => Some(&CREATE_TODO),
-        "list_todos" => Some(&LIST_TODOS),
-        "get_todo" => Some(&GET_TODO),
-        "update_todo" => Some(&UPDATE_TODO),
-        "delete_todo" => Some(&DELETE_TODO),
-        "clear_completed_todos" => Some(&CLEAR_COMPLETED_TODOS),
-        "bulk_delete_todos" => Some(&BULK_DELETE_TODOS),
-        "delete_all_todos" => Some(&DELETE_ALL_TODOS),
-        "complete_todo" => Some(&COMPLETE_TODO),
+        "create_todo" => Some(&CREATE_TODO_ROUTE),
+        "list_todos" => Some(&LIST_TODOS_ROUTE),
+        "get_todo" => Some(&GET_TODO_ROUTE),
+        "update_todo" => Some(&UPDATE_TODO_ROUTE),
+        "delete_todo" => Some(&DELETE_TODO_ROUTE),
+        "clear_completed_todos" => Some(&CLEAR_COMPLETED_TODOS_ROUTE),
+        "bulk_delete_todos" => Some(&BULK_DELETE_TODOS_ROUTE),
+        "delete_all_todos" => Some(&DELETE_ALL_TODOS_ROUTE),
+        "complete_todo" => Some(&COMPLETE_TODO_ROUTE),
         _ => None,
     }
 }

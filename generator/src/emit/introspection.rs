@@ -4,6 +4,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use serde_json::{Map, Value, json};
 
+use super::json;
 use crate::ir::{Adapter, Operation, Param, Placement};
 
 /// The items of `introspection.rs`.
@@ -11,8 +12,8 @@ pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
     let operations = adapter.operations.iter().map(|operation| {
         let (name, description) = (&operation.name, &operation.description);
         let category = super::variant(operation.category);
-        let summary = operation_summary(operation).to_string();
-        let details = operation_details(operation).to_string();
+        let summary = json::compact(&operation_summary(operation));
+        let details = json::raw_literal(&json::pretty(&operation_details(operation)));
         quote! {
             OperationDoc {
                 name: #name,
@@ -28,7 +29,10 @@ pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
             .as_str()
             .expect("types have names")
             .to_owned();
-        let (summary, details) = (summary.to_string(), details.to_string());
+        let (summary, details) = (
+            json::compact(&summary),
+            json::raw_literal(&json::pretty(&details)),
+        );
         quote! { TypeDoc { name: #name, summary_json: #summary, details_json: #details } }
     });
     vec![

@@ -1,10 +1,12 @@
 //! Lowered model -> Rust tokens, one module per output file.
 
 mod introspection;
+mod json;
 mod params;
 mod routes;
 
 pub use introspection::emit_introspection;
+pub use json::toml_string;
 pub use params::emit_params;
 pub use routes::emit_routes;
 
@@ -20,10 +22,14 @@ pub fn variant(value: impl std::fmt::Debug) -> proc_macro2::Ident {
 }
 
 /// One `#[doc]` per line, each with a leading space, so prettyplease prints tidy `///` lines.
+/// Characters a comment cannot show (a bare CR, bidirectional controls) are written as
+/// `\u{…}`.
 pub fn doc_lines(text: &str) -> TokenStream {
-    let lines = text
-        .lines()
-        .map(|line| format!(" {line}").trim_end().to_owned());
+    let lines = text.lines().map(|line| {
+        format!(" {}", crate::text::visible(line))
+            .trim_end()
+            .to_owned()
+    });
     quote! { #(#[doc = #lines])* }
 }
 

@@ -1,6 +1,6 @@
 //! `params.rs`: one struct per operation, and its `from_params`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 use serde_json::Value;
 
@@ -12,7 +12,7 @@ use crate::ir::{Adapter, Operation, Param, ParamType};
 pub fn emit_params(adapter: &Adapter) -> Vec<TokenStream> {
     let regex = adapter
         .uses_patterns()
-        .then(|| quote! { use ::std::sync::LazyLock; use ::regex::Regex; });
+        .then(|| quote! { use ::regex::Regex; use ::std::sync::LazyLock; });
     let mut items = vec![quote! {
         use ::runtime_support::params::{self, ParamError};
         use ::serde_json::{Map, Value};
@@ -88,16 +88,18 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
         operation.name
     );
     let wire = &operation.name;
-    let body = emit_parsing(&operation.params, quote! { raw });
+    let raw = ident(&operation.raw_arg);
+    let body = emit_parsing(&operation.params, &raw);
     let input_parse = operation.input.as_ref().map(|input| {
         let ty = ident(&input.struct_name);
         quote! {
-            let input = #ty::from_input(&params::required::<Map<String, Value>>(raw, "input")?)?;
+            let input = #ty::from_input(&params::required::<Map<String, Value>>(#raw, "input")?)?;
         }
     });
-    let require_input = operation.input.as_ref().map(|_| {
-        quote! { params::require(raw, "input", "object", "The fields to change.")?; }
-    });
+    let require_input = operation
+        .input
+        .as_ref()
+        .map(|_| quote! { params::require(#raw, "input", "object")?; });
     let field_names = operation.params.iter().map(|param| ident(&param.field));
     let input_name = operation.input.as_ref().map(|_| quote! { input });
     let mut items = vec![quote! {
@@ -108,19 +110,21 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
             #input_field
         }
     }];
+    let raw_doc =
+        format!(" Checks `{raw}` against the schema (unknown, missing, types, constraints, then");
     items.push(quote! {
         impl #struct_name {
             #[doc = #name_doc]
             pub const NAMES: &'static [&'static str] = &[#(#names),*];
 
-            /// Checks `raw` against the schema (unknown, missing, types, constraints, then
+            #[doc = #raw_doc]
             /// defaults) and returns the typed params.
             ///
             /// # Errors
             ///
             /// The first failing check, as the client will see it.
-            pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
-                params::reject_unknown(#wire, raw, Self::NAMES)?;
+            pub fn from_params(#raw: &Map<String, Value>) -> Result<Self, ParamError> {
+                params::reject_unknown(#wire, #raw, Self::NAMES)?;
                 #require_input
                 #body
                 #input_parse
@@ -139,7 +143,8 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
             quote! { #doc pub #field: #ty, }
         });
         let names: Vec<&str> = input.fields.iter().map(|p| p.name.as_str()).collect();
-        let body = emit_parsing(&input.fields, quote! { input });
+        let input_arg = format_ident!("input");
+        let body = emit_parsing(&input.fields, &input_arg);
         let field_names = input.fields.iter().map(|param| ident(&param.field));
         items.push(quote! {
             #doc
@@ -161,30 +166,16 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
             }
         });
     }
-    items.extend(operation.all_params().filter_map(emit_pattern_static));
     items
 }
 
-fn pattern_static(param: &Param) -> proc_macro2::Ident {
-    format_ident!("{}_PATTERN", param.label.replace('.', "_").to_uppercase())
-}
-
-fn emit_pattern_static(param: &Param) -> Option<TokenStream> {
-    let pattern = param.pattern.as_ref()?;
-    let name = pattern_static(param);
-    let doc = format!(" The `pattern` of `{}`.", param.label);
-    Some(quote! {
-        #[doc = #doc]
-        static #name: LazyLock<Regex> =
-            LazyLock::new(|| Regex::new(#pattern).expect("validated: the pattern compiles"));
-    })
-}
-
-/// Straight-line checks over `map`: missing, types, constraints, defaults.
-fn emit_parsing(fields: &[Param], map: TokenStream) -> TokenStream {
+/// Straight-line checks over the map `map`: missing, types, constraints, defaults. Every
+/// read of `map` comes before the first local named after a field, so a field called like
+/// the map cannot shadow it.
+fn emit_parsing(fields: &[Param], map: &proc_macro2::Ident) -> TokenStream {
     let missing = fields.iter().filter(|param| param.required).map(|param| {
-        let (label, expected, description) = (&param.label, param.ty.as_str(), &param.description);
-        quote! { params::require(#map, #label, #expected, #description)?; }
+        let (label, expected) = (&param.label, param.ty.as_str());
+        quote! { params::require(#map, #label, #expected)?; }
     });
     let types = fields.iter().map(|param| {
         let (field, label, ty) = (ident(&param.field), &param.label, rust_type(param.ty));
@@ -203,15 +194,10 @@ fn emit_parsing(fields: &[Param], map: TokenStream) -> TokenStream {
                 quote! { let #field = #field.unwrap_or_else(|| #text.to_owned()); }
             }
             Value::Bool(flag) => quote! { let #field = #field.unwrap_or(#flag); },
-            Value::Number(number) if param.ty == ParamType::Integer => {
-                let value = number.as_i64().expect("validated: integer default");
+            number => {
+                let value = literal(param.ty, number);
                 quote! { let #field = #field.unwrap_or(#value); }
             }
-            Value::Number(number) => {
-                let value = number.as_f64().expect("validated: number default");
-                quote! { let #field = #field.unwrap_or(#value); }
-            }
-            _ => unreachable!("validated: array and object defaults are refused"),
         })
     });
     quote! { #(#missing)* #(#types)* #(#constraints)* #(#defaults)* }
@@ -240,24 +226,36 @@ fn emit_constraints(param: &Param) -> TokenStream {
         }
     }
     if let Some(pattern) = &param.pattern {
-        let name = pattern_static(param);
-        checks.push(
-            quote! { params::matching(#label, #borrowed, #pattern, |text| #name.is_match(text))?; },
+        // The regex lives in the function that checks it, so two operations (or a param and
+        // an `input` field) with the same name never declare the same item.
+        let name = format_ident!(
+            "{}_PATTERN",
+            param.field.trim_start_matches("r#").to_uppercase()
         );
+        checks.push(quote! {
+            static #name: LazyLock<Regex> =
+                LazyLock::new(|| Regex::new(#pattern).expect("validated: the pattern compiles"));
+            params::matching(#label, #borrowed, #name.as_str(), |text| #name.is_match(text))?;
+        });
     }
     quote! { #(#checks)* }
 }
 
-/// A schema value as a literal of the param's Rust type.
+/// A schema value as an unsuffixed literal of the param's Rust type.
 fn literal(ty: ParamType, value: &Value) -> TokenStream {
     match ty {
         ParamType::Integer => {
-            let number = value.as_f64().expect("validated: numeric") as i64;
-            quote! { #number }
+            let number = value
+                .as_i64()
+                .or_else(|| value.as_f64().map(|number| number as i64))
+                .expect("validated: integer values are whole and in range");
+            let literal = Literal::i64_unsuffixed(number);
+            quote! { #literal }
         }
         ParamType::Number => {
             let number = value.as_f64().expect("validated: numeric");
-            quote! { #number }
+            let literal = Literal::f64_unsuffixed(number);
+            quote! { #literal }
         }
         _ => {
             let text = value

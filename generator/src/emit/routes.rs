@@ -9,9 +9,16 @@ use crate::ir::{Adapter, Operation, Param, ParamType, PathSegment, Placement};
 
 /// The items of `routes.rs`.
 pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
+    // `params::` helpers place values in the request; an adapter whose operations take no
+    // params at all has nothing to place.
+    let helpers = adapter
+        .operations
+        .iter()
+        .any(|operation| !operation.params.is_empty() || operation.input.is_some())
+        .then(|| quote! { self, });
     let mut items = vec![quote! {
         use ::runtime_support::adapter::{Category, DangerLevel, Method, Route, UpstreamRequest};
-        use ::runtime_support::params::{self, ParamError};
+        use ::runtime_support::params::{#helpers ParamError};
         use ::serde_json::{Map, Value};
 
         use super::params as schema_params;
@@ -78,17 +85,25 @@ fn emit_builder(operation: &Operation) -> TokenStream {
     let build = ident(&operation.build_fn);
     let struct_name = ident(&operation.struct_name);
     let method = variant(operation.method);
-    let pieces = operation.path.iter().map(|segment| match segment {
-        PathSegment::Literal(text) => quote! { #text },
-        PathSegment::Param(index) => {
-            let param = &operation.params[*index];
-            let field = ident(&param.field);
-            match param.ty {
-                ParamType::String => quote! { &params::encode_segment(&parsed.#field) },
-                _ => quote! { &params::encode_segment(&parsed.#field.to_string()) },
+    let pieces: Vec<TokenStream> = operation
+        .path
+        .iter()
+        .map(|segment| match segment {
+            PathSegment::Literal(text) => quote! { #text },
+            PathSegment::Param(index) => {
+                let param = &operation.params[*index];
+                let field = ident(&param.field);
+                match param.ty {
+                    ParamType::String => quote! { &params::encode_segment(&parsed.#field) },
+                    _ => quote! { &params::encode_segment(&parsed.#field.to_string()) },
+                }
             }
-        }
-    });
+        })
+        .collect();
+    let path = match operation.path.as_slice() {
+        [PathSegment::Literal(text)] => quote! { #text.to_owned() },
+        _ => quote! { [#(#pieces),*].concat() },
+    };
     let top = operation
         .params
         .iter()
@@ -140,7 +155,7 @@ fn emit_builder(operation: &Operation) -> TokenStream {
         #[doc = #doc]
         fn #build(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
             #parse
-            let path = [#(#pieces),*].concat();
+            let path = #path;
             #query_init
             #(#query)*
             #body_init

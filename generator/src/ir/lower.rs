@@ -96,7 +96,6 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
     let parsed = maps_to::parse(&operation.maps_to).expect("validated: maps_to parses");
     let method = parsed.method;
     let in_path = |name: &str| parsed.pieces.contains(&PathPiece::Placeholder(name));
-    let op_type = ident::type_name(&operation.name, "");
     let mut params = Vec::new();
     let mut fields = Vec::new();
     for (name, param) in &operation.params {
@@ -113,7 +112,7 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         } else {
             name.clone()
         };
-        let lowered = lower_param(&op_type, name, label, param, placement);
+        let lowered = lower_param(&operation.name, name, label, param, placement);
         if wraps_in_input {
             fields.push(lowered)
         } else {
@@ -137,15 +136,6 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         .danger_level
         .unwrap_or(DangerLevel::default_for(category));
     let response = operation.response.as_ref();
-    let named_return = response
-        .and_then(|r| r.kind.as_deref())
-        .filter(|kind| {
-            !matches!(
-                *kind,
-                "object" | "array" | "string" | "integer" | "number" | "boolean"
-            )
-        })
-        .filter(|kind| kind.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'));
     Operation {
         name: operation.name.clone(),
         category,
@@ -162,13 +152,23 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         requires_confirmation: operation.requires_confirmation.unwrap_or(false),
         struct_name: ident::type_name(&operation.name, "Params"),
         build_fn: format!("build_{}", operation.name),
-        route_static: ident::static_name(&operation.name),
+        route_static: format!("{}_ROUTE", ident::static_name(&operation.name)),
+        // Field idents come from `to_snake_case`, which never ends one with `_` but for the
+        // escaped keywords (`self_`), so `raw_` is free whenever `raw` is taken.
+        raw_arg: if params.iter().any(|param: &Param| param.field == "raw") {
+            "raw_".to_owned()
+        } else {
+            "raw".to_owned()
+        },
         params,
         input: (!fields.is_empty()).then(|| Input {
-            struct_name: format!("{op_type}Input"),
+            struct_name: ident::input_type_name(&operation.name),
             fields,
         }),
-        returns: named_return.map_or_else(|| format!("{op_type}Result"), str::to_owned),
+        returns: ident::returns_type_name(
+            &operation.name,
+            response.and_then(|r| r.kind.as_deref()),
+        ),
         returns_description: response
             .and_then(|r| r.description.clone())
             .unwrap_or_default(),
@@ -176,7 +176,7 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
 }
 
 fn lower_param(
-    op_type: &str,
+    operation: &str,
     name: &str,
     label: String,
     param: &schema::Param,
@@ -197,8 +197,7 @@ fn lower_param(
             .trim()
             .to_owned(),
         default: param.default.clone(),
-        enum_type: (!allowed.is_empty())
-            .then(|| ident::type_name(&format!("{op_type}_{name}"), "")),
+        enum_type: (!allowed.is_empty()).then(|| ident::enum_type_name(operation, name)),
         allowed,
         minimum: param.minimum,
         maximum: param.maximum,

@@ -129,8 +129,10 @@ pub struct Operation {
     pub struct_name: String,
     /// Request builder: `build_get_repo`.
     pub build_fn: String,
-    /// Route static: `GET_REPO`.
+    /// Route static: `GET_REPO_ROUTE`.
     pub route_static: String,
+    /// The name of `from_params`' argument: `raw`, or `raw_` when a param is called `raw`.
+    pub raw_arg: String,
     /// Top-level params in schema order (for UPDATE: the path params only).
     pub params: Vec<Param>,
     /// UPDATE only: the fields of the required `input` object (SPEC §4.5).

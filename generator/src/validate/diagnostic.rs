@@ -7,6 +7,8 @@ use serde::Serialize;
 /// What kind of problem a [`Diagnostic`] reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Code {
+    /// The file is not UTF-8 text.
+    InvalidEncoding,
     /// The file has no `---` fenced YAML block.
     MissingFrontMatter,
     /// The front matter is not YAML.
@@ -51,6 +53,7 @@ impl Code {
     /// The stable spelling, e.g. `SCHEMA_INVALID_TYPE`.
     pub const fn as_str(self) -> &'static str {
         match self {
+            Self::InvalidEncoding => "SCHEMA_INVALID_ENCODING",
             Self::MissingFrontMatter => "SCHEMA_MISSING_FRONT_MATTER",
             Self::YamlSyntax => "SCHEMA_YAML_SYNTAX",
             Self::MissingField => "SCHEMA_MISSING_FIELD",

@@ -3,6 +3,11 @@
 //! Used for semantic diagnostics, whose paths come from the typed model rather than from the
 //! parser. When part of a path cannot be found (flow style, say), the deepest line found wins.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ops::Range;
+use std::rc::Rc;
+
 /// One line of front matter, measured.
 struct Line<'a> {
     /// Column of the key or scalar after any `- ` markers.
@@ -61,51 +66,100 @@ fn segments(path: &str) -> Vec<Segment<'_>> {
     out
 }
 
-/// The 0-based line index of `path` in `yaml`, or of its deepest ancestor found.
-pub fn line_of(yaml: &str, path: &str) -> Option<usize> {
-    let lines: Vec<Option<Line<'_>>> = yaml.lines().map(measure).collect();
-    let mut range = 0..lines.len();
-    let mut found = None;
-    for segment in segments(path) {
-        let measured = || {
-            range
-                .clone()
-                .filter_map(|i| lines[i].as_ref().map(|l| (i, l)))
-        };
-        let (start, column) = match segment {
-            Segment::Key(key) => {
-                let Some(block) = measured().map(|(_, l)| l.column).min() else {
-                    break;
-                };
-                let Some((i, _)) =
-                    measured().find(|(_, l)| l.column == block && l.key == Some(key))
-                else {
-                    break;
-                };
-                (i, block)
-            }
-            Segment::Index(index) => {
-                let Some(dash) = measured().filter_map(|(_, l)| l.dash).min() else {
-                    break;
-                };
-                let Some((i, _)) = measured().filter(|(_, l)| l.dash == Some(dash)).nth(index)
-                else {
-                    break;
-                };
-                (i, dash)
-            }
-        };
-        found = Some(start);
-        // A key's block may hold a compact list whose dashes sit at the key's column; an
-        // item ends at the next dash of its own column.
-        let is_item = matches!(segment, Segment::Index(_));
-        let end = measured()
-            .skip_while(|(i, _)| *i <= start)
-            .find(|(_, l)| l.column <= column || is_item && l.dash.is_some_and(|d| d <= column))
-            .map_or(range.end, |(i, _)| i);
-        range = if is_item { start..end } else { start + 1..end };
+/// The children of one block of lines: keys at the block's column and list items at its
+/// dash column, each with the range of lines it spans.
+struct Block<'a> {
+    keys: HashMap<&'a str, (usize, Range<usize>)>,
+    items: Vec<(usize, Range<usize>)>,
+}
+
+/// Front matter measured once, with each block's children indexed the first time a path goes
+/// through it, so that locating many diagnostics stays linear in the size of the file.
+pub struct Locator<'a> {
+    lines: Vec<Option<Line<'a>>>,
+    blocks: RefCell<HashMap<(usize, usize), Rc<Block<'a>>>>,
+}
+
+impl<'a> Locator<'a> {
+    /// Measures every line of `yaml`.
+    pub fn new(yaml: &'a str) -> Self {
+        Self {
+            lines: yaml.lines().map(measure).collect(),
+            blocks: RefCell::new(HashMap::new()),
+        }
     }
-    found
+
+    /// The 0-based line index of `path`, or of its deepest ancestor found.
+    pub fn line_of(&self, path: &str) -> Option<usize> {
+        let mut range = 0..self.lines.len();
+        let mut found = None;
+        for segment in segments(path) {
+            let block = self.block(range.clone());
+            let child = match segment {
+                Segment::Key(key) => block.keys.get(key).cloned(),
+                Segment::Index(index) => block.items.get(index).cloned(),
+            };
+            let Some((start, span)) = child else { break };
+            found = Some(start);
+            range = span;
+        }
+        found
+    }
+
+    fn block(&self, range: Range<usize>) -> Rc<Block<'a>> {
+        let key = (range.start, range.end);
+        if let Some(block) = self.blocks.borrow().get(&key) {
+            return Rc::clone(block);
+        }
+        let block = Rc::new(self.index(range));
+        self.blocks.borrow_mut().insert(key, Rc::clone(&block));
+        block
+    }
+
+    fn index(&self, range: Range<usize>) -> Block<'a> {
+        let measured: Vec<(usize, &Line<'a>)> = range
+            .clone()
+            .filter_map(|i| self.lines[i].as_ref().map(|line| (i, line)))
+            .collect();
+        let mut keys = HashMap::new();
+        let mut items = Vec::new();
+        if let Some(column) = measured.iter().map(|(_, line)| line.column).min() {
+            // A key's block ends at the next line at its column or left of it; it may hold a
+            // compact list whose dashes sit at the key's own column.
+            let starts: Vec<usize> = measured
+                .iter()
+                .filter(|(_, line)| line.column <= column)
+                .map(|(i, _)| *i)
+                .collect();
+            for (n, &start) in starts.iter().enumerate() {
+                let end = starts.get(n + 1).copied().unwrap_or(range.end);
+                if let Some(key) = self.lines[start].as_ref().and_then(|line| line.key) {
+                    keys.entry(key).or_insert((start, start + 1..end));
+                }
+            }
+        }
+        if let Some(dash) = measured.iter().filter_map(|(_, line)| line.dash).min() {
+            // An item ends at the next dash of its own column, or a line left of it.
+            let starts: Vec<usize> = measured
+                .iter()
+                .filter(|(_, line)| line.column <= dash || line.dash.is_some_and(|d| d <= dash))
+                .map(|(i, _)| *i)
+                .collect();
+            for (n, &start) in starts.iter().enumerate() {
+                if self.lines[start].as_ref().and_then(|line| line.dash) == Some(dash) {
+                    let end = starts.get(n + 1).copied().unwrap_or(range.end);
+                    items.push((start, start..end));
+                }
+            }
+        }
+        Block { keys, items }
+    }
+}
+
+/// The 0-based line index of `path` in `yaml`, or of its deepest ancestor found.
+#[cfg(test)]
+pub fn line_of(yaml: &str, path: &str) -> Option<usize> {
+    Locator::new(yaml).line_of(path)
 }
 
 #[cfg(test)]

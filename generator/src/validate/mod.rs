@@ -80,13 +80,15 @@ fn clean_path(path: &str) -> String {
 /// Turns front-matter lines into `.md` lines, finding the ones semantic checks left empty;
 /// a field absent from the file (a missing top-level key) points at the opening `---`.
 fn locate_all(source: &Source, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let locator = locate::Locator::new(&source.front_matter);
     let mut located: Vec<Diagnostic> = diagnostics
         .into_iter()
         .map(|mut diagnostic| {
             diagnostic.line = match diagnostic.line {
                 Some(line) if diagnostic.code == Code::MissingFrontMatter => Some(line),
                 Some(yaml_line) => Some(yaml_line + source.first_line - 1),
-                None => locate::line_of(&source.front_matter, &diagnostic.path)
+                None => locator
+                    .line_of(&diagnostic.path)
                     .map_or(Some(1), |index| Some(index + source.first_line)),
             };
             diagnostic

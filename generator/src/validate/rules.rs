@@ -15,6 +15,9 @@ use crate::schema::{
     Transport,
 };
 
+/// The longest adapter name: ET §2.1 allows 64 characters.
+pub const MAX_NAME: usize = 64;
+
 /// Protocol operations an adapter may not redefine.
 pub const RESERVED: [&str; 7] = [
     "introspect",
@@ -103,12 +106,117 @@ pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
             check_operation(category, operation, &path, &mut out);
         }
     }
+    check_type_names(schema, &mut out);
     out
+}
+
+/// What an introspection type name stands for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum TypeUse {
+    /// The allowed values of one param.
+    Enum,
+    /// An UPDATE operation's `input`.
+    Input,
+    /// What operations return; several may share one.
+    Returns,
+}
+
+/// Introspection lists each type once: two enums (or an enum and an input, or either and a
+/// returned type) that get one name would hide one of them, and a protocol type's name is
+/// taken.
+fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
+    let mut names: BTreeMap<String, (TypeUse, String)> = BTreeMap::new();
+    for (category, list) in schema.operations.families() {
+        for (index, operation) in list.iter().enumerate() {
+            let path = format!("operations.{category}[{index}]");
+            let mut uses = Vec::new();
+            let mut has_input = false;
+            let placeholders: Vec<&str> = maps_to::parse(&operation.maps_to)
+                .map(|parsed| {
+                    parsed
+                        .pieces
+                        .iter()
+                        .filter_map(|piece| match piece {
+                            PathPiece::Placeholder(name) => Some(*name),
+                            PathPiece::Literal(_) => None,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            for (name, param) in &operation.params {
+                if param
+                    .allowed
+                    .as_ref()
+                    .is_some_and(|allowed| !allowed.is_empty())
+                {
+                    uses.push((
+                        ident::enum_type_name(&operation.name, name),
+                        TypeUse::Enum,
+                        format!("{path}.params.{name}.enum"),
+                    ));
+                }
+                has_input |= category == Category::Update && !placeholders.contains(&name.as_str());
+            }
+            if has_input {
+                uses.push((
+                    ident::input_type_name(&operation.name),
+                    TypeUse::Input,
+                    format!("{path}.params"),
+                ));
+            }
+            let response_type = operation.response.as_ref().and_then(|r| r.kind.as_deref());
+            uses.push((
+                ident::returns_type_name(&operation.name, response_type),
+                TypeUse::Returns,
+                format!("{path}.response.type"),
+            ));
+            for (name, kind, at) in uses {
+                if aql_model::PROTOCOL_TYPES.contains(&name.as_str()) {
+                    out.push(
+                        Diagnostic::new(
+                            Code::ReservedName,
+                            at,
+                            format!("`{name}` is a protocol type of introspection"),
+                        )
+                        .expected(format!(
+                            "a type name other than {}",
+                            aql_model::PROTOCOL_TYPES.join(", ")
+                        ))
+                        .found(format!("{name:?}")),
+                    );
+                    continue;
+                }
+                match names.get(&name) {
+                    Some((first, _)) if *first == TypeUse::Returns && kind == TypeUse::Returns => {}
+                    Some((_, first_at)) => out.push(
+                        Diagnostic::new(
+                            Code::IdentCollision,
+                            at,
+                            format!("introspection type `{name}` would name two different types"),
+                        )
+                        .expected("names that stay apart after case conversion")
+                        .found(format!("`{name}` also from {first_at}")),
+                    ),
+                    None => {
+                        names.insert(name, (kind, at));
+                    }
+                }
+            }
+        }
+    }
 }
 
 fn check_header(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
     let name_pattern = Regex::new("^[a-z][a-z0-9-]*$").expect("a valid literal pattern");
-    if !name_pattern.is_match(&schema.name) {
+    if schema.name.len() > MAX_NAME {
+        out.push(
+            Diagnostic::new(Code::InvalidName, "name", "the adapter name is too long")
+                .expected(format!(
+                    "at most {MAX_NAME} characters: it names the crate, its directory and its binary"
+                ))
+                .found(format!("{} characters", schema.name.len())),
+        );
+    } else if !name_pattern.is_match(&schema.name) {
         let kebab = heck::ToKebabCase::to_kebab_case(schema.name.as_str());
         out.push(
             Diagnostic::new(
@@ -121,17 +229,17 @@ fn check_header(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
             .suggest(format!("use `{kebab}`")),
         );
     }
-    let semver = Regex::new(r"^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$")
-        .expect("a valid literal pattern");
-    if !semver.is_match(&schema.version) {
+    // The crate's version: whatever Cargo refuses (leading zeros, numbers past u64) is
+    // refused here, with semver's own reason.
+    if let Err(error) = semver::Version::parse(&schema.version) {
         out.push(
             Diagnostic::new(
                 Code::InvalidVersion,
                 "version",
                 "the version is not semantic versioning",
             )
-            .expected("MAJOR.MINOR.PATCH, e.g. 1.0.0")
-            .found(format!("{:?}", schema.version)),
+            .expected("MAJOR.MINOR.PATCH, e.g. 1.0.0, without leading zeros")
+            .found(format!("{:?}: {error}", schema.version)),
         );
     }
     let url = &schema.target.base_url;
@@ -455,10 +563,14 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
     let kind = param.kind;
     for (key, bound) in [("minimum", param.minimum), ("maximum", param.maximum)] {
         let Some(bound) = bound else { continue };
+        // i64::MIN is -2^63 exactly; i64::MAX rounds up to 2^63 as an f64, so it is excluded.
+        let in_i64 = (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&bound);
         let problem = match kind {
+            _ if !bound.is_finite() => Some("a finite number"),
             ParamType::Integer if bound.fract() != 0.0 => {
                 Some("a whole number for an integer parameter")
             }
+            ParamType::Integer if !in_i64 => Some("a whole number within the 64-bit integer range"),
             ParamType::Integer | ParamType::Number => None,
             _ => Some("`minimum`/`maximum` only on integer or number parameters"),
         };

@@ -10,62 +10,242 @@ pub mod introspection {
             name: "get_pet",
             category: Category::Read,
             description: "Get one pet.",
-            summary_json: "{\"description\":\"Get one pet.\",\"endpoint\":\"read\",\"name\":\"get_pet\",\"semantic_category\":\"READ\"}",
-            details_json: "{\"description\":\"Get one pet.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call get_pet\",\"request\":{\"operation\":\"get_pet\",\"params\":{\"pet_id\":\"<pet_id>\"}}}],\"name\":\"get_pet\",\"parameters\":[{\"description\":\"The pet's id.\",\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"kind\":\"object\",\"name\":\"GetPetResult\"},\"semantic_category\":\"READ\"}",
+            summary_json: "{\"name\":\"get_pet\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"Get one pet.\"}",
+            details_json: r#"{
+  "name": "get_pet",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "Get one pet.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "pet_id",
+      "type": "string",
+      "required": true,
+      "description": "The pet's id."
+    }
+  ],
+  "returns": {
+    "name": "GetPetResult",
+    "kind": "object"
+  },
+  "examples": [
+    {
+      "description": "Call get_pet",
+      "request": {
+        "operation": "get_pet",
+        "params": {
+          "pet_id": "<pet_id>"
+        }
+      }
+    }
+  ]
+}"#,
         },
         OperationDoc {
             name: "list_pets",
             category: Category::Read,
             description: "",
-            summary_json: "{\"description\":\"\",\"endpoint\":\"read\",\"name\":\"list_pets\",\"semantic_category\":\"READ\"}",
-            details_json: "{\"description\":\"\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call list_pets\",\"request\":{\"operation\":\"list_pets\",\"params\":{}}}],\"name\":\"list_pets\",\"parameters\":[{\"default\":\"cat\",\"enum\":[\"cat\",\"dog\"],\"name\":\"kind\",\"required\":false,\"type\":\"ListPetsKind\"},{\"maximum\":100,\"minimum\":1,\"name\":\"limit\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"kind\":\"object\",\"name\":\"ListPetsResult\"},\"semantic_category\":\"READ\"}",
+            summary_json: "{\"name\":\"list_pets\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"\"}",
+            details_json: r#"{
+  "name": "list_pets",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "kind",
+      "type": "ListPetsKind",
+      "required": false,
+      "default": "cat",
+      "enum": [
+        "cat",
+        "dog"
+      ]
+    },
+    {
+      "name": "limit",
+      "type": "integer",
+      "required": false,
+      "maximum": 100,
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "ListPetsResult",
+    "kind": "object"
+  },
+  "examples": [
+    {
+      "description": "Call list_pets",
+      "request": {
+        "operation": "list_pets",
+        "params": {}
+      }
+    }
+  ]
+}"#,
         },
         OperationDoc {
             name: "rename_pet",
             category: Category::Update,
             description: "",
-            summary_json: "{\"description\":\"\",\"endpoint\":\"update\",\"name\":\"rename_pet\",\"semantic_category\":\"UPDATE\"}",
-            details_json: "{\"description\":\"\",\"endpoint\":\"update\",\"examples\":[{\"description\":\"Call rename_pet\",\"request\":{\"operation\":\"rename_pet\",\"params\":{\"input\":{\"name\":\"<name>\"},\"pet_id\":\"<pet_id>\"}}}],\"name\":\"rename_pet\",\"parameters\":[{\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"},{\"description\":\"The fields to change; only the fields given are sent.\",\"name\":\"input\",\"required\":true,\"type\":\"RenamePetInput\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"kind\":\"object\",\"name\":\"RenamePetResult\"},\"semantic_category\":\"UPDATE\"}",
+            summary_json: "{\"name\":\"rename_pet\",\"semantic_category\":\"UPDATE\",\"endpoint\":\"update\",\"description\":\"\"}",
+            details_json: r#"{
+  "name": "rename_pet",
+  "semantic_category": "UPDATE",
+  "endpoint": "update",
+  "description": "",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "pet_id",
+      "type": "string",
+      "required": true
+    },
+    {
+      "name": "input",
+      "type": "RenamePetInput",
+      "required": true,
+      "description": "The fields to change; only the fields given are sent."
+    }
+  ],
+  "returns": {
+    "name": "RenamePetResult",
+    "kind": "object"
+  },
+  "examples": [
+    {
+      "description": "Call rename_pet",
+      "request": {
+        "operation": "rename_pet",
+        "params": {
+          "input": {
+            "name": "<name>"
+          },
+          "pet_id": "<pet_id>"
+        }
+      }
+    }
+  ]
+}"#,
         },
         OperationDoc {
             name: "remove_pet",
             category: Category::Delete,
             description: "",
-            summary_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"name\":\"remove_pet\",\"semantic_category\":\"DELETE\"}",
-            details_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call remove_pet\",\"request\":{\"operation\":\"remove_pet\",\"params\":{\"pet_id\":\"<pet_id>\"}}}],\"name\":\"remove_pet\",\"parameters\":[{\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"kind\":\"object\",\"name\":\"RemovePetResult\"},\"semantic_category\":\"DELETE\"}",
+            summary_json: "{\"name\":\"remove_pet\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"\"}",
+            details_json: r#"{
+  "name": "remove_pet",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "pet_id",
+      "type": "string",
+      "required": true
+    }
+  ],
+  "returns": {
+    "name": "RemovePetResult",
+    "kind": "object"
+  },
+  "examples": [
+    {
+      "description": "Call remove_pet",
+      "request": {
+        "operation": "remove_pet",
+        "params": {
+          "pet_id": "<pet_id>"
+        }
+      }
+    }
+  ]
+}"#,
         },
     ];
     /// The adapter's named types: enums, UPDATE inputs and results.
     pub static TYPES: &[TypeDoc] = &[
         TypeDoc {
             name: "GetPetResult",
-            summary_json: "{\"kind\":\"object\",\"name\":\"GetPetResult\"}",
-            details_json: "{\"fields\":[],\"kind\":\"object\",\"name\":\"GetPetResult\"}",
+            summary_json: "{\"name\":\"GetPetResult\",\"kind\":\"object\"}",
+            details_json: r#"{
+  "name": "GetPetResult",
+  "kind": "object",
+  "fields": []
+}"#,
         },
         TypeDoc {
             name: "ListPetsKind",
-            summary_json: "{\"description\":\"Allowed values of `kind` in `list_pets`.\",\"kind\":\"enum\",\"name\":\"ListPetsKind\"}",
-            details_json: "{\"description\":\"Allowed values of `kind` in `list_pets`.\",\"kind\":\"enum\",\"name\":\"ListPetsKind\",\"values\":[\"cat\",\"dog\"]}",
+            summary_json: "{\"name\":\"ListPetsKind\",\"kind\":\"enum\",\"description\":\"Allowed values of `kind` in `list_pets`.\"}",
+            details_json: r#"{
+  "name": "ListPetsKind",
+  "kind": "enum",
+  "description": "Allowed values of `kind` in `list_pets`.",
+  "values": [
+    "cat",
+    "dog"
+  ]
+}"#,
         },
         TypeDoc {
             name: "ListPetsResult",
-            summary_json: "{\"kind\":\"object\",\"name\":\"ListPetsResult\"}",
-            details_json: "{\"fields\":[],\"kind\":\"object\",\"name\":\"ListPetsResult\"}",
+            summary_json: "{\"name\":\"ListPetsResult\",\"kind\":\"object\"}",
+            details_json: r#"{
+  "name": "ListPetsResult",
+  "kind": "object",
+  "fields": []
+}"#,
         },
         TypeDoc {
             name: "RemovePetResult",
-            summary_json: "{\"kind\":\"object\",\"name\":\"RemovePetResult\"}",
-            details_json: "{\"fields\":[],\"kind\":\"object\",\"name\":\"RemovePetResult\"}",
+            summary_json: "{\"name\":\"RemovePetResult\",\"kind\":\"object\"}",
+            details_json: r#"{
+  "name": "RemovePetResult",
+  "kind": "object",
+  "fields": []
+}"#,
         },
         TypeDoc {
             name: "RenamePetInput",
-            summary_json: "{\"description\":\"The `input` object of `rename_pet`: the fields it may change.\",\"kind\":\"object\",\"name\":\"RenamePetInput\"}",
-            details_json: "{\"description\":\"The `input` object of `rename_pet`: the fields it may change.\",\"fields\":[{\"name\":\"name\",\"pattern\":\"^[A-Z]\",\"required\":false,\"type\":\"string\"}],\"kind\":\"object\",\"name\":\"RenamePetInput\"}",
+            summary_json: "{\"name\":\"RenamePetInput\",\"kind\":\"object\",\"description\":\"The `input` object of `rename_pet`: the fields it may change.\"}",
+            details_json: r#"{
+  "name": "RenamePetInput",
+  "kind": "object",
+  "description": "The `input` object of `rename_pet`: the fields it may change.",
+  "fields": [
+    {
+      "name": "name",
+      "type": "string",
+      "required": false,
+      "pattern": "^[A-Z]"
+    }
+  ]
+}"#,
         },
         TypeDoc {
             name: "RenamePetResult",
-            summary_json: "{\"kind\":\"object\",\"name\":\"RenamePetResult\"}",
-            details_json: "{\"fields\":[],\"kind\":\"object\",\"name\":\"RenamePetResult\"}",
+            summary_json: "{\"name\":\"RenamePetResult\",\"kind\":\"object\"}",
+            details_json: r#"{
+  "name": "RenamePetResult",
+  "kind": "object",
+  "fields": []
+}"#,
         },
     ];
 }
@@ -74,8 +254,8 @@ pub mod introspection {
 pub mod params {
     use ::runtime_support::params::{self, ParamError};
     use ::serde_json::{Map, Value};
-    use ::std::sync::LazyLock;
     use ::regex::Regex;
+    use ::std::sync::LazyLock;
     /// Get one pet.
     ///
     /// Operation `get_pet` (read): sends `GET /pets/{pet_id}`.
@@ -95,7 +275,7 @@ pub mod params {
         /// The first failing check, as the client will see it.
         pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
             params::reject_unknown("get_pet", raw, Self::NAMES)?;
-            params::require(raw, "pet_id", "string", "The pet's id.")?;
+            params::require(raw, "pet_id", "string")?;
             let pet_id = params::required::<String>(raw, "pet_id")?;
             Ok(Self { pet_id })
         }
@@ -126,8 +306,8 @@ pub mod params {
             let kind = params::optional::<String>(raw, "kind")?;
             let limit = params::optional::<i64>(raw, "limit")?;
             params::one_of("kind", kind.as_deref(), &["cat", "dog"])?;
-            params::at_least("limit", limit, 1i64)?;
-            params::at_most("limit", limit, 100i64)?;
+            params::at_least("limit", limit, 1)?;
+            params::at_most("limit", limit, 100)?;
             let kind = kind.unwrap_or_else(|| "cat".to_owned());
             Ok(Self { kind, limit })
         }
@@ -153,8 +333,8 @@ pub mod params {
         /// The first failing check, as the client will see it.
         pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
             params::reject_unknown("rename_pet", raw, Self::NAMES)?;
-            params::require(raw, "input", "object", "The fields to change.")?;
-            params::require(raw, "pet_id", "string", "")?;
+            params::require(raw, "input", "object")?;
+            params::require(raw, "pet_id", "string")?;
             let pet_id = params::required::<String>(raw, "pet_id")?;
             let input = RenamePetInput::from_input(
                 &params::required::<Map<String, Value>>(raw, "input")?,
@@ -174,19 +354,18 @@ pub mod params {
         fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
             params::reject_unknown_fields("rename_pet", input, Self::NAMES)?;
             let name = params::optional::<String>(input, "input.name")?;
+            static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+                Regex::new("^[A-Z]").expect("validated: the pattern compiles")
+            });
             params::matching(
                 "input.name",
                 name.as_deref(),
-                "^[A-Z]",
-                |text| INPUT_NAME_PATTERN.is_match(text),
+                NAME_PATTERN.as_str(),
+                |text| NAME_PATTERN.is_match(text),
             )?;
             Ok(Self { name })
         }
     }
-    /// The `pattern` of `input.name`.
-    static INPUT_NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-        Regex::new("^[A-Z]").expect("validated: the pattern compiles")
-    });
     /// Params of `remove_pet`.
     ///
     /// Operation `remove_pet` (delete): sends `DELETE /pets/{pet_id}`.
@@ -206,7 +385,7 @@ pub mod params {
         /// The first failing check, as the client will see it.
         pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
             params::reject_unknown("remove_pet", raw, Self::NAMES)?;
-            params::require(raw, "pet_id", "string", "")?;
+            params::require(raw, "pet_id", "string")?;
             let pet_id = params::required::<String>(raw, "pet_id")?;
             Ok(Self { pet_id })
         }
@@ -222,7 +401,7 @@ pub mod routes {
     use ::serde_json::{Map, Value};
     use super::params as schema_params;
     /// `get_pet`: GET `/pets/{pet_id}`.
-    pub static GET_PET: Route = Route {
+    pub static GET_PET_ROUTE: Route = Route {
         operation: "get_pet",
         description: "Get one pet.",
         category: Category::Read,
@@ -246,7 +425,7 @@ pub mod routes {
         })
     }
     /// `list_pets`: GET `/pets`.
-    pub static LIST_PETS: Route = Route {
+    pub static LIST_PETS_ROUTE: Route = Route {
         operation: "list_pets",
         description: "",
         category: Category::Read,
@@ -260,7 +439,7 @@ pub mod routes {
     /// Parses `list_pets` params and builds its upstream request.
     fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
         let parsed = schema_params::ListPetsParams::from_params(raw)?;
-        let path = ["/pets"].concat();
+        let path = "/pets".to_owned();
         let mut query = Vec::new();
         params::push_query(&mut query, "kind", Some(Value::from(parsed.kind)));
         params::push_query(&mut query, "limit", parsed.limit.map(Value::from));
@@ -272,7 +451,7 @@ pub mod routes {
         })
     }
     /// `rename_pet`: PATCH `/pets/{pet_id}`.
-    pub static RENAME_PET: Route = Route {
+    pub static RENAME_PET_ROUTE: Route = Route {
         operation: "rename_pet",
         description: "",
         category: Category::Update,
@@ -300,7 +479,7 @@ pub mod routes {
         })
     }
     /// `remove_pet`: DELETE `/pets/{pet_id}`.
-    pub static REMOVE_PET: Route = Route {
+    pub static REMOVE_PET_ROUTE: Route = Route {
         operation: "remove_pet",
         description: "",
         category: Category::Delete,
@@ -326,14 +505,19 @@ pub mod routes {
         })
     }
     /// Every route, in schema order (CREATE, READ, UPDATE, DELETE, EXECUTE).
-    pub static ROUTES: &[&Route] = &[&GET_PET, &LIST_PETS, &RENAME_PET, &REMOVE_PET];
+    pub static ROUTES: &[&Route] = &[
+        &GET_PET_ROUTE,
+        &LIST_PETS_ROUTE,
+        &RENAME_PET_ROUTE,
+        &REMOVE_PET_ROUTE,
+    ];
     /// The route of an operation, by wire name.
     pub fn route(operation: &str) -> Option<&'static Route> {
         match operation {
-            "get_pet" => Some(&GET_PET),
-            "list_pets" => Some(&LIST_PETS),
-            "rename_pet" => Some(&RENAME_PET),
-            "remove_pet" => Some(&REMOVE_PET),
+            "get_pet" => Some(&GET_PET_ROUTE),
+            "list_pets" => Some(&LIST_PETS_ROUTE),
+            "rename_pet" => Some(&RENAME_PET_ROUTE),
+            "remove_pet" => Some(&REMOVE_PET_ROUTE),
             _ => None,
         }
     }

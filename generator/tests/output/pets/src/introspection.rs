@@ -11,29 +11,173 @@ pub static OPERATIONS: &[OperationDoc] = &[
         name: "get_pet",
         category: Category::Read,
         description: "Get one pet.",
-        summary_json: "{\"description\":\"Get one pet.\",\"endpoint\":\"read\",\"name\":\"get_pet\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"Get one pet.\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call get_pet\",\"request\":{\"operation\":\"get_pet\",\"params\":{\"pet_id\":\"<pet_id>\"}}}],\"name\":\"get_pet\",\"parameters\":[{\"description\":\"The pet's id.\",\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"kind\":\"object\",\"name\":\"GetPetResult\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"get_pet\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"Get one pet.\"}",
+        details_json: r#"{
+  "name": "get_pet",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "Get one pet.",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "pet_id",
+      "type": "string",
+      "required": true,
+      "description": "The pet's id."
+    }
+  ],
+  "returns": {
+    "name": "GetPetResult",
+    "kind": "object"
+  },
+  "examples": [
+    {
+      "description": "Call get_pet",
+      "request": {
+        "operation": "get_pet",
+        "params": {
+          "pet_id": "<pet_id>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "list_pets",
         category: Category::Read,
         description: "",
-        summary_json: "{\"description\":\"\",\"endpoint\":\"read\",\"name\":\"list_pets\",\"semantic_category\":\"READ\"}",
-        details_json: "{\"description\":\"\",\"endpoint\":\"read\",\"examples\":[{\"description\":\"Call list_pets\",\"request\":{\"operation\":\"list_pets\",\"params\":{}}}],\"name\":\"list_pets\",\"parameters\":[{\"default\":\"cat\",\"enum\":[\"cat\",\"dog\"],\"name\":\"kind\",\"required\":false,\"type\":\"ListPetsKind\"},{\"maximum\":100,\"minimum\":1,\"name\":\"limit\",\"required\":false,\"type\":\"integer\"}],\"permissions\":{\"destructive\":false,\"readOnly\":true},\"returns\":{\"kind\":\"object\",\"name\":\"ListPetsResult\"},\"semantic_category\":\"READ\"}",
+        summary_json: "{\"name\":\"list_pets\",\"semantic_category\":\"READ\",\"endpoint\":\"read\",\"description\":\"\"}",
+        details_json: r#"{
+  "name": "list_pets",
+  "semantic_category": "READ",
+  "endpoint": "read",
+  "description": "",
+  "permissions": {
+    "readOnly": true,
+    "destructive": false
+  },
+  "parameters": [
+    {
+      "name": "kind",
+      "type": "ListPetsKind",
+      "required": false,
+      "default": "cat",
+      "enum": [
+        "cat",
+        "dog"
+      ]
+    },
+    {
+      "name": "limit",
+      "type": "integer",
+      "required": false,
+      "maximum": 100,
+      "minimum": 1
+    }
+  ],
+  "returns": {
+    "name": "ListPetsResult",
+    "kind": "object"
+  },
+  "examples": [
+    {
+      "description": "Call list_pets",
+      "request": {
+        "operation": "list_pets",
+        "params": {}
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "rename_pet",
         category: Category::Update,
         description: "",
-        summary_json: "{\"description\":\"\",\"endpoint\":\"update\",\"name\":\"rename_pet\",\"semantic_category\":\"UPDATE\"}",
-        details_json: "{\"description\":\"\",\"endpoint\":\"update\",\"examples\":[{\"description\":\"Call rename_pet\",\"request\":{\"operation\":\"rename_pet\",\"params\":{\"input\":{\"name\":\"<name>\"},\"pet_id\":\"<pet_id>\"}}}],\"name\":\"rename_pet\",\"parameters\":[{\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"},{\"description\":\"The fields to change; only the fields given are sent.\",\"name\":\"input\",\"required\":true,\"type\":\"RenamePetInput\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"kind\":\"object\",\"name\":\"RenamePetResult\"},\"semantic_category\":\"UPDATE\"}",
+        summary_json: "{\"name\":\"rename_pet\",\"semantic_category\":\"UPDATE\",\"endpoint\":\"update\",\"description\":\"\"}",
+        details_json: r#"{
+  "name": "rename_pet",
+  "semantic_category": "UPDATE",
+  "endpoint": "update",
+  "description": "",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "pet_id",
+      "type": "string",
+      "required": true
+    },
+    {
+      "name": "input",
+      "type": "RenamePetInput",
+      "required": true,
+      "description": "The fields to change; only the fields given are sent."
+    }
+  ],
+  "returns": {
+    "name": "RenamePetResult",
+    "kind": "object"
+  },
+  "examples": [
+    {
+      "description": "Call rename_pet",
+      "request": {
+        "operation": "rename_pet",
+        "params": {
+          "input": {
+            "name": "<name>"
+          },
+          "pet_id": "<pet_id>"
+        }
+      }
+    }
+  ]
+}"#,
     },
     OperationDoc {
         name: "remove_pet",
         category: Category::Delete,
         description: "",
-        summary_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"name\":\"remove_pet\",\"semantic_category\":\"DELETE\"}",
-        details_json: "{\"description\":\"\",\"endpoint\":\"delete\",\"examples\":[{\"description\":\"Call remove_pet\",\"request\":{\"operation\":\"remove_pet\",\"params\":{\"pet_id\":\"<pet_id>\"}}}],\"name\":\"remove_pet\",\"parameters\":[{\"name\":\"pet_id\",\"required\":true,\"type\":\"string\"}],\"permissions\":{\"destructive\":true,\"readOnly\":false},\"returns\":{\"kind\":\"object\",\"name\":\"RemovePetResult\"},\"semantic_category\":\"DELETE\"}",
+        summary_json: "{\"name\":\"remove_pet\",\"semantic_category\":\"DELETE\",\"endpoint\":\"delete\",\"description\":\"\"}",
+        details_json: r#"{
+  "name": "remove_pet",
+  "semantic_category": "DELETE",
+  "endpoint": "delete",
+  "description": "",
+  "permissions": {
+    "readOnly": false,
+    "destructive": true
+  },
+  "parameters": [
+    {
+      "name": "pet_id",
+      "type": "string",
+      "required": true
+    }
+  ],
+  "returns": {
+    "name": "RemovePetResult",
+    "kind": "object"
+  },
+  "examples": [
+    {
+      "description": "Call remove_pet",
+      "request": {
+        "operation": "remove_pet",
+        "params": {
+          "pet_id": "<pet_id>"
+        }
+      }
+    }
+  ]
+}"#,
     },
 ];
 
@@ -41,32 +185,68 @@ pub static OPERATIONS: &[OperationDoc] = &[
 pub static TYPES: &[TypeDoc] = &[
     TypeDoc {
         name: "GetPetResult",
-        summary_json: "{\"kind\":\"object\",\"name\":\"GetPetResult\"}",
-        details_json: "{\"fields\":[],\"kind\":\"object\",\"name\":\"GetPetResult\"}",
+        summary_json: "{\"name\":\"GetPetResult\",\"kind\":\"object\"}",
+        details_json: r#"{
+  "name": "GetPetResult",
+  "kind": "object",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "ListPetsKind",
-        summary_json: "{\"description\":\"Allowed values of `kind` in `list_pets`.\",\"kind\":\"enum\",\"name\":\"ListPetsKind\"}",
-        details_json: "{\"description\":\"Allowed values of `kind` in `list_pets`.\",\"kind\":\"enum\",\"name\":\"ListPetsKind\",\"values\":[\"cat\",\"dog\"]}",
+        summary_json: "{\"name\":\"ListPetsKind\",\"kind\":\"enum\",\"description\":\"Allowed values of `kind` in `list_pets`.\"}",
+        details_json: r#"{
+  "name": "ListPetsKind",
+  "kind": "enum",
+  "description": "Allowed values of `kind` in `list_pets`.",
+  "values": [
+    "cat",
+    "dog"
+  ]
+}"#,
     },
     TypeDoc {
         name: "ListPetsResult",
-        summary_json: "{\"kind\":\"object\",\"name\":\"ListPetsResult\"}",
-        details_json: "{\"fields\":[],\"kind\":\"object\",\"name\":\"ListPetsResult\"}",
+        summary_json: "{\"name\":\"ListPetsResult\",\"kind\":\"object\"}",
+        details_json: r#"{
+  "name": "ListPetsResult",
+  "kind": "object",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "RemovePetResult",
-        summary_json: "{\"kind\":\"object\",\"name\":\"RemovePetResult\"}",
-        details_json: "{\"fields\":[],\"kind\":\"object\",\"name\":\"RemovePetResult\"}",
+        summary_json: "{\"name\":\"RemovePetResult\",\"kind\":\"object\"}",
+        details_json: r#"{
+  "name": "RemovePetResult",
+  "kind": "object",
+  "fields": []
+}"#,
     },
     TypeDoc {
         name: "RenamePetInput",
-        summary_json: "{\"description\":\"The `input` object of `rename_pet`: the fields it may change.\",\"kind\":\"object\",\"name\":\"RenamePetInput\"}",
-        details_json: "{\"description\":\"The `input` object of `rename_pet`: the fields it may change.\",\"fields\":[{\"name\":\"name\",\"pattern\":\"^[A-Z]\",\"required\":false,\"type\":\"string\"}],\"kind\":\"object\",\"name\":\"RenamePetInput\"}",
+        summary_json: "{\"name\":\"RenamePetInput\",\"kind\":\"object\",\"description\":\"The `input` object of `rename_pet`: the fields it may change.\"}",
+        details_json: r#"{
+  "name": "RenamePetInput",
+  "kind": "object",
+  "description": "The `input` object of `rename_pet`: the fields it may change.",
+  "fields": [
+    {
+      "name": "name",
+      "type": "string",
+      "required": false,
+      "pattern": "^[A-Z]"
+    }
+  ]
+}"#,
     },
     TypeDoc {
         name: "RenamePetResult",
-        summary_json: "{\"kind\":\"object\",\"name\":\"RenamePetResult\"}",
-        details_json: "{\"fields\":[],\"kind\":\"object\",\"name\":\"RenamePetResult\"}",
+        summary_json: "{\"name\":\"RenamePetResult\",\"kind\":\"object\"}",
+        details_json: r#"{
+  "name": "RenamePetResult",
+  "kind": "object",
+  "fields": []
+}"#,
     },
 ];

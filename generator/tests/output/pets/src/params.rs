@@ -5,8 +5,8 @@
 
 use ::runtime_support::params::{self, ParamError};
 use ::serde_json::{Map, Value};
-use ::std::sync::LazyLock;
 use ::regex::Regex;
+use ::std::sync::LazyLock;
 
 /// Get one pet.
 ///
@@ -28,7 +28,7 @@ impl GetPetParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("get_pet", raw, Self::NAMES)?;
-        params::require(raw, "pet_id", "string", "The pet's id.")?;
+        params::require(raw, "pet_id", "string")?;
         let pet_id = params::required::<String>(raw, "pet_id")?;
         Ok(Self { pet_id })
     }
@@ -61,8 +61,8 @@ impl ListPetsParams {
         let kind = params::optional::<String>(raw, "kind")?;
         let limit = params::optional::<i64>(raw, "limit")?;
         params::one_of("kind", kind.as_deref(), &["cat", "dog"])?;
-        params::at_least("limit", limit, 1i64)?;
-        params::at_most("limit", limit, 100i64)?;
+        params::at_least("limit", limit, 1)?;
+        params::at_most("limit", limit, 100)?;
         let kind = kind.unwrap_or_else(|| "cat".to_owned());
         Ok(Self { kind, limit })
     }
@@ -90,8 +90,8 @@ impl RenamePetParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("rename_pet", raw, Self::NAMES)?;
-        params::require(raw, "input", "object", "The fields to change.")?;
-        params::require(raw, "pet_id", "string", "")?;
+        params::require(raw, "input", "object")?;
+        params::require(raw, "pet_id", "string")?;
         let pet_id = params::required::<String>(raw, "pet_id")?;
         let input = RenamePetInput::from_input(
             &params::required::<Map<String, Value>>(raw, "input")?,
@@ -113,20 +113,18 @@ impl RenamePetInput {
     fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown_fields("rename_pet", input, Self::NAMES)?;
         let name = params::optional::<String>(input, "input.name")?;
+        static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
+            Regex::new("^[A-Z]").expect("validated: the pattern compiles")
+        });
         params::matching(
             "input.name",
             name.as_deref(),
-            "^[A-Z]",
-            |text| INPUT_NAME_PATTERN.is_match(text),
+            NAME_PATTERN.as_str(),
+            |text| NAME_PATTERN.is_match(text),
         )?;
         Ok(Self { name })
     }
 }
-
-/// The `pattern` of `input.name`.
-static INPUT_NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new("^[A-Z]").expect("validated: the pattern compiles")
-});
 
 /// Params of `remove_pet`.
 ///
@@ -148,7 +146,7 @@ impl RemovePetParams {
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown("remove_pet", raw, Self::NAMES)?;
-        params::require(raw, "pet_id", "string", "")?;
+        params::require(raw, "pet_id", "string")?;
         let pet_id = params::required::<String>(raw, "pet_id")?;
         Ok(Self { pet_id })
     }

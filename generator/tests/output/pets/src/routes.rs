@@ -9,7 +9,7 @@ use ::serde_json::{Map, Value};
 use super::params as schema_params;
 
 /// `get_pet`: GET `/pets/{pet_id}`.
-pub static GET_PET: Route = Route {
+pub static GET_PET_ROUTE: Route = Route {
     operation: "get_pet",
     description: "Get one pet.",
     category: Category::Read,
@@ -35,7 +35,7 @@ fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError
 }
 
 /// `list_pets`: GET `/pets`.
-pub static LIST_PETS: Route = Route {
+pub static LIST_PETS_ROUTE: Route = Route {
     operation: "list_pets",
     description: "",
     category: Category::Read,
@@ -50,7 +50,7 @@ pub static LIST_PETS: Route = Route {
 /// Parses `list_pets` params and builds its upstream request.
 fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListPetsParams::from_params(raw)?;
-    let path = ["/pets"].concat();
+    let path = "/pets".to_owned();
     let mut query = Vec::new();
     params::push_query(&mut query, "kind", Some(Value::from(parsed.kind)));
     params::push_query(&mut query, "limit", parsed.limit.map(Value::from));
@@ -63,7 +63,7 @@ fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
 }
 
 /// `rename_pet`: PATCH `/pets/{pet_id}`.
-pub static RENAME_PET: Route = Route {
+pub static RENAME_PET_ROUTE: Route = Route {
     operation: "rename_pet",
     description: "",
     category: Category::Update,
@@ -91,7 +91,7 @@ fn build_rename_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 }
 
 /// `remove_pet`: DELETE `/pets/{pet_id}`.
-pub static REMOVE_PET: Route = Route {
+pub static REMOVE_PET_ROUTE: Route = Route {
     operation: "remove_pet",
     description: "",
     category: Category::Delete,
@@ -117,15 +117,20 @@ fn build_remove_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 }
 
 /// Every route, in schema order (CREATE, READ, UPDATE, DELETE, EXECUTE).
-pub static ROUTES: &[&Route] = &[&GET_PET, &LIST_PETS, &RENAME_PET, &REMOVE_PET];
+pub static ROUTES: &[&Route] = &[
+    &GET_PET_ROUTE,
+    &LIST_PETS_ROUTE,
+    &RENAME_PET_ROUTE,
+    &REMOVE_PET_ROUTE,
+];
 
 /// The route of an operation, by wire name.
 pub fn route(operation: &str) -> Option<&'static Route> {
     match operation {
-        "get_pet" => Some(&GET_PET),
-        "list_pets" => Some(&LIST_PETS),
-        "rename_pet" => Some(&RENAME_PET),
-        "remove_pet" => Some(&REMOVE_PET),
+        "get_pet" => Some(&GET_PET_ROUTE),
+        "list_pets" => Some(&LIST_PETS_ROUTE),
+        "rename_pet" => Some(&RENAME_PET_ROUTE),
+        "remove_pet" => Some(&REMOVE_PET_ROUTE),
         _ => None,
     }
 }

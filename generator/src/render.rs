@@ -403,13 +403,7 @@ fn example(operation: &Operation) -> String {
 }
 
 fn sample(param: &crate::ir::Param) -> String {
-    match param.ty {
-        crate::ir::ParamType::String => format!("\"<{}>\"", param.name),
-        crate::ir::ParamType::Integer | crate::ir::ParamType::Number => "1".to_owned(),
-        crate::ir::ParamType::Boolean => "true".to_owned(),
-        crate::ir::ParamType::Array => "[]".to_owned(),
-        crate::ir::ParamType::Object => "{}".to_owned(),
-    }
+    param.example.to_string()
 }
 
 fn template_error(error: tera::Error) -> Error {

@@ -96,6 +96,38 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
         ),
         ("invalid_url", "SCHEMA_INVALID_URL", "target.base_url"),
         ("unsupported", "SCHEMA_UNSUPPORTED", "target.protocol"),
+        ("refused_unbuildable", "SCHEMA_INVALID_NAME", "name"),
+        ("refused_unbuildable", "SCHEMA_INVALID_VERSION", "version"),
+        (
+            "refused_unbuildable",
+            "SCHEMA_INVALID_MAPS_TO",
+            "operations.read[0].maps_to",
+        ),
+        (
+            "refused_unbuildable",
+            "SCHEMA_INVALID_MAPS_TO",
+            "operations.read[1].maps_to",
+        ),
+        (
+            "refused_unbuildable",
+            "SCHEMA_INVALID_RANGE",
+            "operations.read[1].params.limit.minimum",
+        ),
+        (
+            "refused_unbuildable",
+            "SCHEMA_INVALID_RANGE",
+            "operations.read[1].params.limit.maximum",
+        ),
+        (
+            "refused_unbuildable",
+            "SCHEMA_INVALID_RANGE",
+            "operations.read[1].params.offset.maximum",
+        ),
+        (
+            "refused_unbuildable",
+            "SCHEMA_INVALID_MAPS_TO",
+            "operations.read[2].maps_to",
+        ),
         ("invalid_safety", "SCHEMA_INVALID_VALUE", "trust.level"),
         (
             "invalid_safety",

@@ -45,7 +45,8 @@ fn generation_is_deterministic() {
 fn generated_source_matches_snapshots() {
     let text = std::fs::read_to_string("tests/fixtures/valid.md").expect("fixture exists");
     let checked = aqlgen::check_text("tests/fixtures/valid.md", &text).expect("valid");
-    for file in aqlgen::generate_crate(&checked, "../../../runtime-support").expect("generates") {
+    for file in aqlgen::generate_crate(&checked, "../../../../runtime-support").expect("generates")
+    {
         expectorate::assert_contents(
             Path::new("tests/output/pets").join(&file.path),
             &file.contents,

@@ -67,7 +67,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "request": {
         "operation": "create_repo",
         "params": {
-          "name": "<name>"
+          "name": "a"
         }
       }
     }
@@ -355,7 +355,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
         "operation": "create_label",
         "params": {
           "name": "<name>",
-          "color": "<color>",
+          "color": "aaaaaa",
           "owner": "<owner>",
           "repo": "<repo>"
         }
@@ -1136,7 +1136,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
         "operation": "update_repo",
         "params": {
           "input": {
-            "name": "<name>"
+            "name": "a"
           },
           "owner": "<owner>",
           "repo": "<repo>"

@@ -134,21 +134,7 @@ fn returns_summary(operation: &Operation) -> Value {
 
 /// A request that passes validation: required params with placeholder values.
 fn example_params(operation: &Operation) -> Value {
-    let sample = |param: &Param| {
-        param
-            .allowed
-            .first()
-            .cloned()
-            .or_else(|| param.default.clone())
-            .unwrap_or_else(|| match param.ty {
-                crate::ir::ParamType::String => Value::from(format!("<{}>", param.name)),
-                crate::ir::ParamType::Integer => Value::from(param.minimum.map_or(1, |m| m as i64)),
-                crate::ir::ParamType::Number => Value::from(param.minimum.unwrap_or(1.0)),
-                crate::ir::ParamType::Boolean => Value::from(true),
-                crate::ir::ParamType::Array => json!([]),
-                crate::ir::ParamType::Object => json!({}),
-            })
-    };
+    let sample = |param: &Param| param.example.clone();
     let mut params: Map<String, Value> = operation
         .params
         .iter()

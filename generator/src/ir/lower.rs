@@ -151,7 +151,7 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         danger,
         requires_confirmation: operation.requires_confirmation.unwrap_or(false),
         struct_name: ident::type_name(&operation.name, "Params"),
-        build_fn: format!("build_{}", operation.name),
+        build_fn: format!("build_{}", operation.name.to_snake_case()),
         route_static: format!("{}_ROUTE", ident::static_name(&operation.name)),
         // Field idents come from `to_snake_case`, which never ends one with `_` but for the
         // escaped keywords (`self_`), so `raw_` is free whenever `raw` is taken.
@@ -184,7 +184,16 @@ fn lower_param(
 ) -> Param {
     let ty = param.kind;
     let allowed = param.allowed.clone().unwrap_or_default();
+    let example = super::example::example(
+        name,
+        ty,
+        &allowed,
+        param.default.as_ref(),
+        (param.minimum, param.maximum),
+        param.pattern.as_deref(),
+    );
     Param {
+        example,
         name: name.to_owned(),
         label,
         field: ident::field_name(name),

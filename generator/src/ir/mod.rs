@@ -1,5 +1,6 @@
 //! The lowered model: everything emission needs, decided. Emitters only spell it out.
 
+mod example;
 mod lower;
 
 pub use lower::lower;
@@ -225,6 +226,8 @@ pub struct Param {
     pub format: Option<String>,
     /// Where the value goes.
     pub placement: Placement,
+    /// A value that passes the param's checks, for examples.
+    pub example: Value,
 }
 
 impl Param {

@@ -579,7 +579,7 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Code::InvalidRange,
                     format!("{path}.{key}"),
-                    format!("`{key}` does not suit a `{kind}` parameter"),
+                    format!("`{key}` does not suit the parameter type `{kind}`"),
                 )
                 .expected(expected)
                 .found(bound.to_string()),

@@ -132,7 +132,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
         "operation": "rename_pet",
         "params": {
           "input": {
-            "name": "<name>"
+            "name": "A"
           },
           "pet_id": "<pet_id>"
         }

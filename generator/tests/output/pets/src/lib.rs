@@ -44,7 +44,7 @@ impl Adapter for PetsAdapter {
         create: None,
         read: "Safe, read-only operations.\n\nSupported operations: get_pet, list_pets, introspect\n\nThese queries only read data and never modify server state.\n\nQuick start example:\n{ operation: \"get_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover all operations and parameters:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
         update: Some(
-            "Modifying operations that overwrite data.\n\nSupported operations: rename_pet\n\nThese operations modify existing data, potentially overwriting previous values. Put the fields to change in the `input` object.\n\nQuick start example:\n{ operation: \"rename_pet\", params: { pet_id: \"<pet_id>\", input: { name: \"<name>\" } } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"rename_pet\" } }",
+            "Modifying operations that overwrite data.\n\nSupported operations: rename_pet\n\nThese operations modify existing data, potentially overwriting previous values. Put the fields to change in the `input` object.\n\nQuick start example:\n{ operation: \"rename_pet\", params: { pet_id: \"<pet_id>\", input: { name: \"A\" } } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"rename_pet\" } }",
         ),
         delete: Some(
             "Destructive operations that remove data.\n\nSupported operations: remove_pet (destructive)\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"remove_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"remove_pet\" } }",

@@ -29,8 +29,8 @@ pub fn rust_file(
     );
     if let Some(doc) = inner_doc {
         text.push('\n');
-        for line in doc.lines() {
-            text.push_str(format!("//! {}", crate::text::visible(line)).trim_end());
+        for line in crate::text::doc_markdown(doc).lines() {
+            text.push_str(format!("//! {line}").trim_end());
             text.push('\n');
         }
     }

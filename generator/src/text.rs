@@ -39,9 +39,94 @@ pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(shown)
 }
 
+/// Schema text made safe to place in doc comments: rustdoc reads them as Markdown, so text
+/// that was never meant as Markdown must not turn into broken intra-doc links (`[x]`), HTML
+/// tags (`<id>`), bare-URL warnings, or doctests (an indented block or a fenced block, which
+/// `cargo test` would compile). Outside code spans and fences `[`, `]` and `<` are escaped
+/// and URLs put in angle brackets; lines lose their leading indentation; fences become
+/// `text` blocks. Characters of [`needs_escape`] become `\u{…}`.
+pub fn doc_markdown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut fenced = false;
+    for (index, line) in text.lines().enumerate() {
+        if index > 0 {
+            out.push('\n');
+        }
+        let line = visible(line);
+        let trimmed = line.trim_start();
+        let fence = ["```", "~~~"]
+            .into_iter()
+            .find(|fence| trimmed.starts_with(fence));
+        if let Some(fence) = fence {
+            out.push_str(fence);
+            if !fenced {
+                out.push_str("text");
+            }
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            out.push_str(&line);
+            continue;
+        }
+        let mut in_code = false;
+        let mut rest = trimmed;
+        while let Some(character) = rest.chars().next() {
+            let url = !in_code && (rest.starts_with("https://") || rest.starts_with("http://"));
+            if url {
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '`' | '"'))
+                    .unwrap_or(rest.len());
+                let mut link = rest[..end].trim_end_matches(['.', ',', ';', ':']);
+                // A closing parenthesis belongs to the sentence when the link opened none.
+                while link.ends_with([')', ']'])
+                    && link.matches(['(', '[']).count() < link.matches([')', ']']).count()
+                {
+                    link = &link[..link.len() - 1];
+                }
+                out.push('<');
+                out.push_str(link);
+                out.push('>');
+                rest = &rest[link.len()..];
+                continue;
+            }
+            match character {
+                '`' => in_code = !in_code,
+                '[' | ']' | '<' | '\\' if !in_code => out.push('\\'),
+                _ => {}
+            }
+            out.push(character);
+            rest = &rest[character.len_utf8()..];
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn doc_text_is_plain_to_rustdoc() {
+        let table = [
+            ("See [doc] and <title>.", "See \\[doc\\] and \\<title>."),
+            ("Keep `[x] <y>` as code.", "Keep `[x] <y>` as code."),
+            (
+                "Go to https://example.com/a(b).",
+                "Go to <https://example.com/a(b)>.",
+            ),
+            (
+                "(see https://example.com/x)",
+                "(see <https://example.com/x>)",
+            ),
+            ("    indented code", "indented code"),
+            ("```json\n{\"a\": [1]}\n```", "```text\n{\"a\": [1]}\n```"),
+            ("a \\ b", "a \\\\ b"),
+        ];
+        for (text, expected) in table {
+            assert_eq!(doc_markdown(text), expected, "{text}");
+        }
+    }
 
     #[test]
     fn invisible_characters_become_visible() {

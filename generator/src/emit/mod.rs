@@ -22,14 +22,12 @@ pub fn variant(value: impl std::fmt::Debug) -> proc_macro2::Ident {
 }
 
 /// One `#[doc]` per line, each with a leading space, so prettyplease prints tidy `///` lines.
-/// Characters a comment cannot show (a bare CR, bidirectional controls) are written as
-/// `\u{…}`.
+/// The text is made plain to rustdoc first ([`crate::text::doc_markdown`]).
 pub fn doc_lines(text: &str) -> TokenStream {
-    let lines = text.lines().map(|line| {
-        format!(" {}", crate::text::visible(line))
-            .trim_end()
-            .to_owned()
-    });
+    let text = crate::text::doc_markdown(text);
+    let lines = text
+        .lines()
+        .map(|line| format!(" {line}").trim_end().to_owned());
     quote! { #(#[doc = #lines])* }
 }
 

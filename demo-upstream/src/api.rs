@@ -1,11 +1,12 @@
-//! What both fake APIs share: the parsed call, the reply, auth and the dispatch between them.
+//! Auth and the dispatch between the two fake APIs.
 
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode_str;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
+use crate::call::{Call, Reply};
 use crate::github::Github;
 use crate::todo::Todos;
 
@@ -76,144 +77,4 @@ impl Api {
 pub(crate) fn is_todo_path(path: &str) -> bool {
     let first = path.split('/').find(|segment| !segment.is_empty());
     first.is_some_and(|segment| percent_decode_str(segment).decode_utf8_lossy() == "todos")
-}
-
-/// A request reduced to what the fake APIs look at.
-pub(crate) struct Call {
-    pub(crate) method: Method,
-    /// Path segments, percent-decoded, without empty ones.
-    pub(crate) segments: Vec<String>,
-    query: Vec<(String, String)>,
-    /// The JSON body; an empty object when the request had no body.
-    pub(crate) body: Map<String, Value>,
-}
-
-impl Call {
-    fn parse(parts: &Parts, body: &[u8]) -> Result<Self, Reply> {
-        let segments = parts
-            .uri
-            .path()
-            .split('/')
-            .filter(|segment| !segment.is_empty())
-            .map(|segment| percent_decode_str(segment).decode_utf8_lossy().into_owned())
-            .collect();
-        let query = form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
-            .into_owned()
-            .collect();
-        let body = if body.is_empty() {
-            Map::new()
-        } else {
-            match serde_json::from_slice(body) {
-                Ok(Value::Object(map)) => map,
-                _ => {
-                    return Err(Reply::json(
-                        StatusCode::BAD_REQUEST,
-                        json!({ "message": "Problems parsing JSON", "error": "body must be a JSON object" }),
-                    ));
-                }
-            }
-        };
-        Ok(Self {
-            method: parts.method.clone(),
-            segments,
-            query,
-            body,
-        })
-    }
-
-    /// The first query value for `name`.
-    pub(crate) fn query(&self, name: &str) -> Option<&str> {
-        self.query
-            .iter()
-            .find(|(key, _)| key == name)
-            .map(|(_, value)| value.as_str())
-    }
-
-    /// The query value for `name` as a number, or `default` when absent or not a number.
-    pub(crate) fn query_number(&self, name: &str, default: u64) -> u64 {
-        self.query(name)
-            .and_then(|value| value.parse().ok())
-            .unwrap_or(default)
-    }
-
-    /// The body field `name` when it is a string.
-    pub(crate) fn body_str(&self, name: &str) -> Option<&str> {
-        self.body.get(name).and_then(Value::as_str)
-    }
-}
-
-/// An answer before it becomes an HTTP response.
-pub(crate) struct Reply {
-    status: StatusCode,
-    body: Option<Value>,
-}
-
-impl Reply {
-    pub(crate) fn json(status: StatusCode, body: Value) -> Self {
-        Self {
-            status,
-            body: Some(body),
-        }
-    }
-
-    pub(crate) fn ok(body: Value) -> Self {
-        Self::json(StatusCode::OK, body)
-    }
-
-    pub(crate) fn created(body: Value) -> Self {
-        Self::json(StatusCode::CREATED, body)
-    }
-
-    /// A status with an empty body, like 204 No Content.
-    pub(crate) fn empty(status: StatusCode) -> Self {
-        Self { status, body: None }
-    }
-}
-
-impl IntoResponse for Reply {
-    fn into_response(self) -> Response {
-        match self.body {
-            Some(body) => {
-                let headers = [(header::CONTENT_TYPE, "application/json; charset=utf-8")];
-                (self.status, headers, body.to_string()).into_response()
-            }
-            None => self.status.into_response(),
-        }
-    }
-}
-
-/// Every answer carries a creation time; a logical clock keeps them distinct, ordered and the
-/// same from one run to the next: tick `n` is `n` seconds after 2026-01-01T00:00:00Z. (A demo
-/// stays far below the 2.6 million ticks after which the day of month would wrap.)
-pub(crate) fn timestamp(tick: u64) -> String {
-    let (days, seconds) = (tick / 86_400, tick % 86_400);
-    format!(
-        "2026-01-{:02}T{:02}:{:02}:{:02}Z",
-        1 + days % 31,
-        seconds / 3600,
-        seconds / 60 % 60,
-        seconds % 60
-    )
-}
-
-/// Splits `items` into pages of `per_page` and returns page `page` (1-based).
-pub(crate) fn page_of(items: Vec<Value>, page: u64, per_page: u64) -> Vec<Value> {
-    let skip = page.saturating_sub(1).saturating_mul(per_page);
-    items
-        .into_iter()
-        .skip(usize::try_from(skip).unwrap_or(usize::MAX))
-        .take(usize::try_from(per_page).unwrap_or(usize::MAX))
-        .collect()
-}
-
-/// Copies the fields of `changes` named in `allowed` onto `target`; others are ignored, as
-/// GitHub ignores them.
-pub(crate) fn apply(target: &mut Value, changes: &Map<String, Value>, allowed: &[&str]) {
-    if let Some(target) = target.as_object_mut() {
-        for name in allowed {
-            if let Some(value) = changes.get(*name) {
-                target.insert((*name).to_owned(), value.clone());
-            }
-        }
-    }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use axum::http::{Method, StatusCode};
 use serde_json::{Map, Value, json};
 
-use crate::api::{Call, Reply, apply, page_of, timestamp};
+use crate::call::{Call, Reply, apply, page_of, timestamp};
 
 /// The user the bearer token belongs to: `POST /user/repos` creates repositories for them.
 const AUTHENTICATED_USER: &str = "octo";

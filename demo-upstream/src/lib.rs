@@ -36,6 +36,7 @@
 //! With [`Options::bearer_token`] or [`Options::api_key`] unset, any credential is accepted.
 
 mod api;
+mod call;
 mod github;
 mod todo;
 

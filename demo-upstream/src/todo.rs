@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::api::{Call, Reply, apply, timestamp};
+use crate::call::{Call, Reply, apply, timestamp};
 
 /// Fields a client may set on a todo.
 const EDITABLE: &[&str] = &["title", "notes", "due", "priority", "tags"];

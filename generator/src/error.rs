@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::validate::Diagnostic;
+use crate::diagnostic::Diagnostic;
 
 /// Why generation failed.
 pub enum Error {

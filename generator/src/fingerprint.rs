@@ -8,7 +8,50 @@
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
-/// `sha256:<hex>` of the canonical JSON form of `front_matter`.
+/// `sha256:<hex>` of the front matter, as JSON ([`json_of`]) in canonical form.
+pub fn of_yaml(front_matter: &serde_yaml::Value) -> String {
+    fingerprint(&json_of(front_matter))
+}
+
+/// The JSON a YAML document reads as: mapping keys that are not strings become their text,
+/// numbers JSON cannot hold (`.inf`, `.nan`) become `null`, tags are dropped.
+pub fn json_of(yaml: &serde_yaml::Value) -> Value {
+    use serde_yaml::Value as Yaml;
+    match yaml {
+        Yaml::Null => Value::Null,
+        Yaml::Bool(flag) => Value::Bool(*flag),
+        Yaml::Number(number) => number
+            .as_i64()
+            .map(Value::from)
+            .or_else(|| number.as_u64().map(Value::from))
+            .or_else(|| {
+                number
+                    .as_f64()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(Value::Number)
+            })
+            .unwrap_or(Value::Null),
+        Yaml::String(text) => Value::String(text.clone()),
+        Yaml::Sequence(items) => Value::Array(items.iter().map(json_of).collect()),
+        Yaml::Mapping(mapping) => Value::Object(
+            mapping
+                .iter()
+                .map(|(key, value)| {
+                    let key = match key {
+                        Yaml::String(text) => text.clone(),
+                        other => serde_yaml::to_string(other)
+                            .map(|text| text.trim_end().to_owned())
+                            .unwrap_or_default(),
+                    };
+                    (key, json_of(value))
+                })
+                .collect(),
+        ),
+        Yaml::Tagged(tagged) => json_of(&tagged.value),
+    }
+}
+
+/// `sha256:<hex>` of the canonical JSON form of `document`.
 pub fn fingerprint(document: &Value) -> String {
     let mut canonical = String::new();
     write_canonical(document, &mut canonical);

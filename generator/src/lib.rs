@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod diagnostic;
 mod emit;
 mod error;
 mod fingerprint;
@@ -33,13 +34,13 @@ mod validate;
 use std::path::Path;
 
 pub use builder::Builder;
+pub use diagnostic::{Code, Diagnostic};
 pub use error::Error;
 pub use openapi::{
     Imported, Options as ImportOptions, Warning as ImportWarning, import as import_openapi,
     import_file as import_openapi_file, reason_kind as import_reason_kind,
 };
 pub use output::{GeneratedFile, write_if_changed};
-pub use validate::{Code, Diagnostic};
 
 use quote::quote;
 
@@ -113,11 +114,16 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
         diagnostics,
     };
     let source = source::Source::parse(display_path, text).map_err(schema_error)?;
-    let schema = validate::validate(&source).map_err(schema_error)?;
-    let document: serde_json::Value = serde_yaml::from_str(&source.front_matter)
-        .expect("validated: the front matter is YAML with string keys");
-    let fingerprint = fingerprint::fingerprint(&document);
-    let lowered = ir::lower(&source, &schema, fingerprint.clone());
+    let valid = validate::validate(&source).map_err(schema_error)?;
+    let fingerprint = fingerprint::of_yaml(&valid.document);
+    let lowered = ir::lower(
+        &valid.schema,
+        ir::Origin {
+            schema_path: source.path,
+            documentation: source.body,
+            fingerprint: fingerprint.clone(),
+        },
+    );
     Ok(Checked {
         name: lowered.name.clone(),
         fingerprint,
@@ -125,13 +131,43 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
     })
 }
 
-/// The files of a standalone crate for `checked`; `runtime_path` is runtime-support's
-/// directory relative to the crate's.
+/// Where a generated crate will live, as far as its `Cargo.toml` cares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrateLocation {
+    /// runtime-support's directory relative to the crate's, `/`-separated.
+    pub runtime_path: String,
+    /// Whether the crate is a member of a workspace that declares `[workspace.lints]`, whose
+    /// lints it then inherits (`[lints] workspace = true`).
+    pub workspace_lints: bool,
+}
+
+impl CrateLocation {
+    /// A crate built on its own.
+    pub fn standalone(runtime_path: impl Into<String>) -> Self {
+        Self {
+            runtime_path: runtime_path.into(),
+            workspace_lints: false,
+        }
+    }
+
+    /// A member of a workspace with `[workspace.lints]`.
+    pub fn workspace_member(runtime_path: impl Into<String>) -> Self {
+        Self {
+            runtime_path: runtime_path.into(),
+            workspace_lints: true,
+        }
+    }
+}
+
+/// The files of a crate for `checked` at `location`.
 ///
 /// # Errors
 ///
 /// [`Error::Template`] when a text artifact fails to render.
-pub fn generate_crate(checked: &Checked, runtime_path: &str) -> Result<Vec<GeneratedFile>, Error> {
+pub fn generate_crate(
+    checked: &Checked,
+    location: &CrateLocation,
+) -> Result<Vec<GeneratedFile>, Error> {
     let adapter = &checked.lowered;
     let renderer = render::Renderer::new()?;
     let tools = renderer.tools(adapter)?;
@@ -161,7 +197,7 @@ pub fn generate_crate(checked: &Checked, runtime_path: &str) -> Result<Vec<Gener
         contents,
     };
     Ok(vec![
-        file("Cargo.toml", renderer.cargo_toml(adapter, runtime_path)?),
+        file("Cargo.toml", renderer.cargo_toml(adapter, location)?),
         file("MCPAQL-PROVENANCE.json", renderer.provenance(adapter)?),
         file("README.md", renderer.readme(adapter)?),
         file(

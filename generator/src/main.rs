@@ -252,7 +252,11 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
         } else {
             cli.output.join(&adapter.name)
         };
-        let files = aqlgen::generate_crate(adapter, &runtime_path_from(&dir)?)?;
+        let location = aqlgen::CrateLocation {
+            runtime_path: runtime_path_from(&dir)?,
+            workspace_lints: in_workspace_with_lints(&dir),
+        };
+        let files = aqlgen::generate_crate(adapter, &location)?;
         if !cli.dry_run {
             aqlgen::write_if_changed(&dir, &files)?;
         }
@@ -285,6 +289,18 @@ fn failure_json(error: &aqlgen::Error) -> serde_json::Value {
     json!({
         "success": false,
         "error": {"code": error.exit_code(), "type": error.kind(), "message": error.summary(), "details": details},
+    })
+}
+
+/// Whether `out_dir` sits under a Cargo workspace root that declares `[workspace.lints]`: a
+/// crate there must be a member of that workspace, and then inherits its lints.
+fn in_workspace_with_lints(out_dir: &Path) -> bool {
+    let start = std::env::current_dir()
+        .map(|cwd| cwd.join(out_dir))
+        .unwrap_or_else(|_| out_dir.to_path_buf());
+    start.ancestors().skip(1).any(|dir| {
+        std::fs::read_to_string(dir.join("Cargo.toml"))
+            .is_ok_and(|manifest| manifest.contains("[workspace.lints"))
     })
 }
 

@@ -1,6 +1,6 @@
 //! Reads an adapter `.md` file and splits its YAML front matter from the Markdown body.
 
-use crate::validate::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic};
 
 /// An adapter schema file, split into its two parts.
 #[derive(Debug, Clone)]

@@ -14,8 +14,11 @@ fn checked_in_crates_match_regeneration() {
             continue;
         };
         let checked = aqlgen::check_text(&schema, &text).expect("the example adapter is valid");
-        let files =
-            aqlgen::generate_crate(&checked, "../../runtime-support").expect("generation succeeds");
+        let files = aqlgen::generate_crate(
+            &checked,
+            &aqlgen::CrateLocation::workspace_member("../../runtime-support"),
+        )
+        .expect("generation succeeds");
         for file in files {
             let on_disk = root.join("generated").join(name).join(&file.path);
             let checked_in = std::fs::read_to_string(&on_disk).unwrap_or_default();
@@ -33,11 +36,16 @@ fn checked_in_crates_match_regeneration() {
 #[test]
 fn generation_is_deterministic() {
     let text = std::fs::read_to_string("tests/fixtures/valid.md").expect("fixture exists");
-    let once = aqlgen::generate_crate(&aqlgen::check_text("valid.md", &text).expect("valid"), "rt")
-        .expect("generates");
-    let twice =
-        aqlgen::generate_crate(&aqlgen::check_text("valid.md", &text).expect("valid"), "rt")
-            .expect("generates");
+    let once = aqlgen::generate_crate(
+        &aqlgen::check_text("valid.md", &text).expect("valid"),
+        &aqlgen::CrateLocation::standalone("rt"),
+    )
+    .expect("generates");
+    let twice = aqlgen::generate_crate(
+        &aqlgen::check_text("valid.md", &text).expect("valid"),
+        &aqlgen::CrateLocation::standalone("rt"),
+    )
+    .expect("generates");
     assert_eq!(once, twice);
 }
 
@@ -45,7 +53,11 @@ fn generation_is_deterministic() {
 fn generated_source_matches_snapshots() {
     let text = std::fs::read_to_string("tests/fixtures/valid.md").expect("fixture exists");
     let checked = aqlgen::check_text("tests/fixtures/valid.md", &text).expect("valid");
-    for file in aqlgen::generate_crate(&checked, "../../../../runtime-support").expect("generates")
+    for file in aqlgen::generate_crate(
+        &checked,
+        &aqlgen::CrateLocation::workspace_member("../../../../runtime-support"),
+    )
+    .expect("generates")
     {
         expectorate::assert_contents(
             Path::new("tests/output/pets").join(&file.path),

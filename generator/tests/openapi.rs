@@ -15,7 +15,8 @@ fn imported_adapter_matches_snapshot_validates_and_generates() {
         .expect("the fixture imports");
     expectorate::assert_contents("tests/output/openapi/petstore-adapter.md", &imported.text);
     let checked = aqlgen::check_text("petstore-adapter.md", &imported.text).expect("it validates");
-    let files = aqlgen::generate_crate(&checked, "rt").expect("it generates");
+    let files = aqlgen::generate_crate(&checked, &aqlgen::CrateLocation::standalone("rt"))
+        .expect("it generates");
     assert!(files.iter().any(|file| file.path == "src/routes.rs"));
     let again = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
         .expect("imports again");
@@ -179,7 +180,8 @@ fn name_and_bearer_env_choose_what_the_document_cannot() {
         imported.text
     );
     let checked = aqlgen::check_text("pets.md", &imported.text).expect("it validates");
-    let files = aqlgen::generate_crate(&checked, "rt").expect("it generates");
+    let files = aqlgen::generate_crate(&checked, &aqlgen::CrateLocation::standalone("rt"))
+        .expect("it generates");
     let lib = files
         .iter()
         .find(|file| file.path == "src/lib.rs")

@@ -98,17 +98,10 @@ pub struct Route {
     pub description: &'static str,
     /// Semantic category, which is also the CRUDE family.
     pub category: Category,
-    /// Upstream method.
-    pub method: Method,
-    /// Upstream path template from `maps_to`, e.g. `/repos/{owner}/{repo}`.
-    pub path_template: &'static str,
     /// Declared (or defaulted) danger level.
     pub danger_level: DangerLevel,
     /// Whether a confirmation token must be presented before the call runs.
     pub requires_confirmation: bool,
-    /// Parameter names the operation accepts, in schema order (for UPDATE operations the
-    /// identifiers plus `input`); the gate adds `confirmation_token` where it applies.
-    pub params: &'static [&'static str],
     /// Parses and checks the resolved params (unknown -> missing -> types -> constraints ->
     /// defaults), then builds the upstream request.
     pub build: fn(&Map<String, Value>) -> Result<UpstreamRequest, ParamError>,

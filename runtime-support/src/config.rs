@@ -171,7 +171,8 @@ const LIMIT_FLAGS: [LimitFlag; 5] = [
     },
 ];
 
-/// What the operator sets about the safety gate (see [`crate::gate`]).
+/// What the operator sets about the safety gate: trust, policy, token lifetimes, limits and
+/// the audit log.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SafetyConfig {
     /// The trust level the operator vouches for, over the schema's.

@@ -343,11 +343,6 @@ impl Catalog {
         }
     }
 
-    /// Whether `name` is an operation (including `introspect`).
-    pub fn has_operation(&self, name: &str) -> bool {
-        self.operation_index.contains_key(name)
-    }
-
     /// Every operation name, `introspect` first.
     pub fn operation_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.operations.iter().map(|entry| entry.name)

@@ -1,24 +1,26 @@
 //! The runtime every `aqlgen`-generated MCP-AQL adapter links.
 //!
-//! Generated code implements [`adapter::Adapter`]; everything that is the same for every
-//! adapter (request envelope, limits, results and error codes, introspection serving, the MCP
-//! server on stdio or streamable HTTP, the upstream HTTP client) lives here.
+//! Generated code implements [`adapter::Adapter`] with the help of [`params`], and its `main`
+//! calls [`run`] (or [`serve`] with a [`config::Config`] of its own). Everything that is the
+//! same for every adapter (request envelope, limits, results and error codes, introspection
+//! serving, the safety gate, the MCP server on stdio or streamable HTTP, the upstream HTTP
+//! client) lives here, private to the crate.
 
 pub mod adapter;
 mod clock;
 pub mod config;
-pub mod envelope;
-pub mod error;
-pub mod gate;
-pub mod introspect;
+mod envelope;
+mod error;
+mod gate;
+mod introspect;
 pub mod params;
-pub mod result;
+mod result;
 mod serve;
-pub mod server;
-pub mod session;
+mod server;
+mod session;
 mod stdio;
-pub mod tools;
-pub mod upstream;
-pub mod warning;
+mod tools;
+mod upstream;
+mod warning;
 
 pub use serve::{run, serve};

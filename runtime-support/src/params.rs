@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{AqlError, ErrorCode};
 
-/// Why a request's params were refused. Converted into the client-facing [`AqlError`].
+/// Why a request's params were refused; the runtime turns it into the client's error.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ParamError {
     /// Names not defined for the operation (`VALIDATION_UNKNOWN_PARAM`).

@@ -25,14 +25,10 @@ pub fn success_with_warnings(data_json: &str, warnings: &[Warning]) -> CallToolR
     CallToolResult::success(vec![ContentBlock::text(text)])
 }
 
-/// `{"success":false,"error":{code,message,details?}}`; `isError` is false for codes an
-/// agent recovers from by changing its request, true for the others.
-pub fn failure(error: &AqlError) -> CallToolResult {
-    failure_in_session(error, None)
-}
-
-/// A failure whose `details` also name the session (SPEC §2.3.5: failures can carry the
-/// session id only there).
+/// `{"success":false,"error":{code,message,details?}}`, whose `details` also name the
+/// session when there is one (SPEC §2.3.5: failures can carry the session id only there).
+/// `isError` is false for codes an agent recovers from by changing its request, true for the
+/// others.
 pub fn failure_in_session(error: &AqlError, session: Option<&str>) -> CallToolResult {
     let mut error_json = error.to_json();
     if let (Some(session), Some(object)) = (session, error_json.as_object_mut()) {
@@ -95,9 +91,13 @@ mod tests {
 
     #[test]
     fn is_error_follows_recoverability() {
-        let recoverable = failure(&AqlError::new(ErrorCode::NotFoundResource, "gone"));
+        let recoverable =
+            failure_in_session(&AqlError::new(ErrorCode::NotFoundResource, "gone"), None);
         assert_eq!(recoverable.is_error, Some(false));
-        let fatal = failure(&AqlError::new(ErrorCode::InternalError, "upstream failed"));
+        let fatal = failure_in_session(
+            &AqlError::new(ErrorCode::InternalError, "upstream failed"),
+            None,
+        );
         assert_eq!(fatal.is_error, Some(true));
         assert_eq!(text(&fatal)["error"]["code"], "INTERNAL_ERROR");
     }

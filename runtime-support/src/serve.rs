@@ -86,6 +86,7 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
         version = A::INFO.version,
         mode = config.mode.protocol_name(),
         prefix = %config.tool_prefix,
+        base_url = shared.base_url(),
         trust_level = policy.trust.as_str(),
         trust_source = policy.trust_source.as_str(),
         confirm_at = policy.confirm_at.map_or("", |level| level.as_str()),

@@ -120,6 +120,11 @@ impl<A: Adapter> Shared<A> {
     pub fn limits(&self) -> &LimitConfig {
         self.limiter.config()
     }
+
+    /// The base URL upstream requests go to.
+    pub fn base_url(&self) -> &str {
+        self.upstream.base_url()
+    }
 }
 
 /// The handler of one MCP connection. Its session state dies with it: the session's tokens

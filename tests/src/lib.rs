@@ -166,55 +166,40 @@ static GET_ITEM: Route = Route {
     operation: "get_item",
     description: "Get one item.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/items/{id}",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: GET_ITEM_PARAMS,
     build: build_get_item,
 };
 static LIST_ITEMS: Route = Route {
     operation: "list_items",
     description: "List items.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/items",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: LIST_ITEMS_PARAMS,
     build: build_list_items,
 };
 static CREATE_ITEM: Route = Route {
     operation: "create_item",
     description: "Add an item.",
     category: Category::Create,
-    method: Method::Post,
-    path_template: "/items",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: CREATE_ITEM_PARAMS,
     build: build_create_item,
 };
 static UPDATE_ITEM: Route = Route {
     operation: "update_item",
     description: "Change an item.",
     category: Category::Update,
-    method: Method::Patch,
-    path_template: "/items/{id}",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: UPDATE_ITEM_PARAMS,
     build: build_update_item,
 };
 static DELETE_ITEM: Route = Route {
     operation: "delete_item",
     description: "Delete an item.",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/items/{id}",
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
-    params: DELETE_ITEM_PARAMS,
     build: build_delete_item,
 };
 

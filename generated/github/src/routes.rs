@@ -13,11 +13,8 @@ pub static CREATE_REPO_ROUTE: Route = Route {
     operation: "create_repo",
     description: "Create a repository owned by the authenticated user.",
     category: Category::Create,
-    method: Method::Post,
-    path_template: "/user/repos",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["name", "description", "private", "auto_init", "topics"],
     build: build_create_repo,
 };
 
@@ -45,11 +42,8 @@ pub static CREATE_ISSUE_ROUTE: Route = Route {
     operation: "create_issue",
     description: "Open a new issue in a repository.",
     category: Category::Create,
-    method: Method::Post,
-    path_template: "/repos/{owner}/{repo}/issues",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "title", "body", "labels", "assignees", "milestone"],
     build: build_create_issue,
 };
 
@@ -84,11 +78,8 @@ pub static CREATE_ISSUE_COMMENT_ROUTE: Route = Route {
     operation: "create_issue_comment",
     description: "Add a comment to an issue or pull request.",
     category: Category::Create,
-    method: Method::Post,
-    path_template: "/repos/{owner}/{repo}/issues/{issue_number}/comments",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "issue_number", "body"],
     build: build_create_issue_comment,
 };
 
@@ -123,11 +114,8 @@ pub static CREATE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "create_pull_request",
     description: "Open a pull request that merges `head` into `base`.",
     category: Category::Create,
-    method: Method::Post,
-    path_template: "/repos/{owner}/{repo}/pulls",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "title", "head", "base", "body", "draft"],
     build: build_create_pull_request,
 };
 
@@ -164,11 +152,8 @@ pub static CREATE_LABEL_ROUTE: Route = Route {
     operation: "create_label",
     description: "Create a label in a repository.",
     category: Category::Create,
-    method: Method::Post,
-    path_template: "/repos/{owner}/{repo}/labels",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "name", "color", "description"],
     build: build_create_label,
 };
 
@@ -201,11 +186,8 @@ pub static GET_REPO_ROUTE: Route = Route {
     operation: "get_repo",
     description: "Get a repository.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/repos/{owner}/{repo}",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["owner", "repo"],
     build: build_get_repo,
 };
 
@@ -233,11 +215,8 @@ pub static LIST_REPOS_ROUTE: Route = Route {
     operation: "list_repos",
     description: "List the public repositories of a user.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/users/{username}/repos",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["username", "type", "sort", "direction", "per_page", "page"],
     build: build_list_repos,
 };
 
@@ -264,21 +243,8 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
     operation: "list_issues",
     description: "List issues in a repository; pull requests are included, as on GitHub.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/repos/{owner}/{repo}/issues",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &[
-        "owner",
-        "repo",
-        "state",
-        "labels",
-        "sort",
-        "direction",
-        "since",
-        "per_page",
-        "page",
-    ],
     build: build_list_issues,
 };
 
@@ -314,11 +280,8 @@ pub static GET_ISSUE_ROUTE: Route = Route {
     operation: "get_issue",
     description: "Get one issue.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/repos/{owner}/{repo}/issues/{issue_number}",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["owner", "repo", "issue_number"],
     build: build_get_issue,
 };
 
@@ -348,11 +311,8 @@ pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
     operation: "list_issue_comments",
     description: "List the comments on an issue, oldest first.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/repos/{owner}/{repo}/issues/{issue_number}/comments",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["owner", "repo", "issue_number", "per_page", "page"],
     build: build_list_issue_comments,
 };
 
@@ -387,11 +347,8 @@ pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
     operation: "list_pull_requests",
     description: "List pull requests in a repository.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/repos/{owner}/{repo}/pulls",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["owner", "repo", "state", "base", "per_page", "page"],
     build: build_list_pull_requests,
 };
 
@@ -426,11 +383,8 @@ pub static GET_PULL_REQUEST_ROUTE: Route = Route {
     operation: "get_pull_request",
     description: "Get one pull request.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/repos/{owner}/{repo}/pulls/{pull_number}",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["owner", "repo", "pull_number"],
     build: build_get_pull_request,
 };
 
@@ -462,11 +416,8 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
     operation: "search_issues",
     description: "Search issues and pull requests across repositories.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/search/issues",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["q", "sort", "order", "min_score", "per_page", "page"],
     build: build_search_issues,
 };
 
@@ -494,11 +445,8 @@ pub static GET_USER_ROUTE: Route = Route {
     operation: "get_user",
     description: "Get the public profile of a user.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/users/{username}",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["username"],
     build: build_get_user,
 };
 
@@ -520,11 +468,8 @@ pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
     operation: "list_workflow_runs",
     description: "List GitHub Actions workflow runs of a repository, newest first.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/repos/{owner}/{repo}/actions/runs",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["owner", "repo", "branch", "status", "per_page", "page"],
     build: build_list_workflow_runs,
 };
 
@@ -559,11 +504,8 @@ pub static UPDATE_REPO_ROUTE: Route = Route {
     operation: "update_repo",
     description: "Change the settings of a repository.",
     category: Category::Update,
-    method: Method::Patch,
-    path_template: "/repos/{owner}/{repo}",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "input"],
     build: build_update_repo,
 };
 
@@ -609,11 +551,8 @@ pub static UPDATE_ISSUE_ROUTE: Route = Route {
     operation: "update_issue",
     description: "Edit an issue; close or reopen it with `state`.",
     category: Category::Update,
-    method: Method::Patch,
-    path_template: "/repos/{owner}/{repo}/issues/{issue_number}",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "issue_number", "input"],
     build: build_update_issue,
 };
 
@@ -649,11 +588,8 @@ pub static UPDATE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "update_pull_request",
     description: "Edit a pull request's title, body, state or base branch.",
     category: Category::Update,
-    method: Method::Patch,
-    path_template: "/repos/{owner}/{repo}/pulls/{pull_number}",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "pull_number", "input"],
     build: build_update_pull_request,
 };
 
@@ -690,11 +626,8 @@ pub static REPLACE_REPO_TOPICS_ROUTE: Route = Route {
     operation: "replace_repo_topics",
     description: "Replace all topics of a repository.",
     category: Category::Update,
-    method: Method::Put,
-    path_template: "/repos/{owner}/{repo}/topics",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "input"],
     build: build_replace_repo_topics,
 };
 
@@ -727,11 +660,8 @@ pub static DELETE_REPO_ROUTE: Route = Route {
     operation: "delete_repo",
     description: "Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/repos/{owner}/{repo}",
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
-    params: &["owner", "repo"],
     build: build_delete_repo,
 };
 
@@ -759,11 +689,8 @@ pub static DELETE_ISSUE_COMMENT_ROUTE: Route = Route {
     operation: "delete_issue_comment",
     description: "Delete a comment on an issue or pull request.",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/repos/{owner}/{repo}/issues/comments/{comment_id}",
     danger_level: DangerLevel::Destructive,
     requires_confirmation: false,
-    params: &["owner", "repo", "comment_id"],
     build: build_delete_issue_comment,
 };
 
@@ -795,11 +722,8 @@ pub static DELETE_LABEL_ROUTE: Route = Route {
     operation: "delete_label",
     description: "Delete a label; issues that carry it lose it.",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/repos/{owner}/{repo}/labels/{name}",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "name"],
     build: build_delete_label,
 };
 
@@ -829,19 +753,8 @@ pub static MERGE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "merge_pull_request",
     description: "Merge a pull request into its base branch.",
     category: Category::Execute,
-    method: Method::Put,
-    path_template: "/repos/{owner}/{repo}/pulls/{pull_number}/merge",
     danger_level: DangerLevel::Dangerous,
     requires_confirmation: false,
-    params: &[
-        "owner",
-        "repo",
-        "pull_number",
-        "commit_title",
-        "commit_message",
-        "merge_method",
-        "sha",
-    ],
     build: build_merge_pull_request,
 };
 
@@ -887,11 +800,8 @@ pub static RERUN_WORKFLOW_ROUTE: Route = Route {
     operation: "rerun_workflow",
     description: "Re-run a GitHub Actions workflow run.",
     category: Category::Execute,
-    method: Method::Post,
-    path_template: "/repos/{owner}/{repo}/actions/runs/{run_id}/rerun",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "run_id", "enable_debug_logging"],
     build: build_rerun_workflow,
 };
 
@@ -930,11 +840,8 @@ pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
     operation: "dispatch_workflow",
     description: "Trigger a workflow that has a `workflow_dispatch` trigger.",
     category: Category::Execute,
-    method: Method::Post,
-    path_template: "/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["owner", "repo", "workflow_id", "ref", "inputs"],
     build: build_dispatch_workflow,
 };
 

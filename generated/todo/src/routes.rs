@@ -13,11 +13,8 @@ pub static CREATE_TODO_ROUTE: Route = Route {
     operation: "create_todo",
     description: "Add a to-do item.",
     category: Category::Create,
-    method: Method::Post,
-    path_template: "/todos",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["title", "notes", "due", "priority", "tags"],
     build: build_create_todo,
 };
 
@@ -45,11 +42,8 @@ pub static LIST_TODOS_ROUTE: Route = Route {
     operation: "list_todos",
     description: "List to-do items, oldest first.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/todos",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["completed", "tag", "limit", "offset"],
     build: build_list_todos,
 };
 
@@ -75,11 +69,8 @@ pub static GET_TODO_ROUTE: Route = Route {
     operation: "get_todo",
     description: "Get one to-do item.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/todos/{id}",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["id"],
     build: build_get_todo,
 };
 
@@ -101,11 +92,8 @@ pub static UPDATE_TODO_ROUTE: Route = Route {
     operation: "update_todo",
     description: "Change fields of a to-do item; fields left out keep their value.",
     category: Category::Update,
-    method: Method::Patch,
-    path_template: "/todos/{id}",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["id", "input"],
     build: build_update_todo,
 };
 
@@ -133,11 +121,8 @@ pub static DELETE_TODO_ROUTE: Route = Route {
     operation: "delete_todo",
     description: "Delete a to-do item.",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/todos/{id}",
     danger_level: DangerLevel::Destructive,
     requires_confirmation: false,
-    params: &["id"],
     build: build_delete_todo,
 };
 
@@ -159,11 +144,8 @@ pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
     operation: "clear_completed_todos",
     description: "Delete every completed item at once.",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/todos/completed",
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
-    params: &[],
     build: build_clear_completed_todos,
 };
 
@@ -187,11 +169,8 @@ pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
     operation: "bulk_delete_todos",
     description: "Delete every item carrying a tag, completed or not.",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/todos/tagged/{tag}",
     danger_level: DangerLevel::Dangerous,
     requires_confirmation: false,
-    params: &["tag"],
     build: build_bulk_delete_todos,
 };
 
@@ -215,11 +194,8 @@ pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
     operation: "delete_all_todos",
     description: "Delete every item on the list.",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/todos",
     danger_level: DangerLevel::Forbidden,
     requires_confirmation: false,
-    params: &[],
     build: build_delete_all_todos,
 };
 
@@ -243,11 +219,8 @@ pub static COMPLETE_TODO_ROUTE: Route = Route {
     operation: "complete_todo",
     description: "Mark a to-do item as done and stamp it with the completion time.",
     category: Category::Execute,
-    method: Method::Post,
-    path_template: "/todos/{id}/complete",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["id", "note"],
     build: build_complete_todo,
 };
 

@@ -58,11 +58,8 @@ fn emit_route(operation: &Operation) -> TokenStream {
     ));
     let static_name = ident(&operation.route_static);
     let category = variant(operation.category);
-    let method = variant(operation.method);
     let danger = variant(operation.danger);
-    let path_template = &operation.path_template;
     let requires_confirmation = operation.requires_confirmation;
-    let names = operation.top_level_names();
     let description = &operation.description;
     let build = ident(&operation.build_fn);
     quote! {
@@ -71,11 +68,8 @@ fn emit_route(operation: &Operation) -> TokenStream {
             operation: #name,
             description: #description,
             category: Category::#category,
-            method: Method::#method,
-            path_template: #path_template,
             danger_level: DangerLevel::#danger,
             requires_confirmation: #requires_confirmation,
-            params: &[#(#names),*],
             build: #build,
         };
     }

@@ -3,15 +3,15 @@
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
 use super::{
-    Adapter, Auth, Category, DangerLevel, Input, Operation, Param, PathSegment, Placement, Window,
+    Adapter, Auth, Category, DangerLevel, Input, Operation, Origin, Param, PathSegment, Placement,
+    Window,
 };
 use crate::ident;
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{self, AdapterSchema, AuthKind};
-use crate::source::Source;
 
 /// Lowers a schema that passed validation.
-pub fn lower(source: &Source, schema: &AdapterSchema, fingerprint: String) -> Adapter {
+pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
     let operations = schema
         .operations
         .families()
@@ -47,9 +47,9 @@ pub fn lower(source: &Source, schema: &AdapterSchema, fingerprint: String) -> Ad
                 .collect()
             })
             .unwrap_or_default(),
-        schema_path: source.path.clone(),
-        fingerprint,
-        documentation: source.body.clone(),
+        schema_path: origin.schema_path,
+        fingerprint: origin.fingerprint,
+        documentation: origin.documentation,
         operations,
     }
 }

@@ -10,6 +10,17 @@ use serde_json::Value;
 
 pub use crate::schema::ParamType;
 
+/// Where an adapter comes from: what lowering takes besides the schema model.
+#[derive(Debug, Clone)]
+pub struct Origin {
+    /// Schema path as given, `/`-separated.
+    pub schema_path: String,
+    /// The Markdown body of the schema file.
+    pub documentation: String,
+    /// `sha256:<hex>` of the front matter.
+    pub fingerprint: String,
+}
+
 /// A validated adapter, ready to emit.
 #[derive(Debug, Clone)]
 pub struct Adapter {

@@ -6,7 +6,7 @@ use aql_model::{DangerLevel, TrustLevel, Vocabulary};
 use super::{
     AuthKind, ElementType, PaginationStyle, ParamType, Protocol, Serialization, Transport,
 };
-use crate::validate::Code;
+use crate::diagnostic::Code;
 
 /// Keys of one kind of object.
 #[derive(Debug)]

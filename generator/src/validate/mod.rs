@@ -1,14 +1,21 @@
 //! Schema validation: every problem at once, each with code, field path and line.
 
-mod diagnostic;
 mod locate;
 mod rules;
 mod structure;
 
-pub use diagnostic::{Code, Diagnostic};
-
+use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::AdapterSchema;
 use crate::source::Source;
+
+/// A schema that passed every check: the typed model, and the front matter as parsed (for
+/// the fingerprint), which no check had to repair.
+pub struct Valid {
+    /// The typed model.
+    pub schema: AdapterSchema,
+    /// The front matter.
+    pub document: serde_yaml::Value,
+}
 
 /// Parses and checks the front matter of `source`.
 ///
@@ -16,7 +23,7 @@ use crate::source::Source;
 ///
 /// Every problem found, sorted by line. Shape problems (unknown keys, missing fields) are
 /// reported before the typed model is built; semantic checks run on the typed model.
-pub fn validate(source: &Source) -> Result<AdapterSchema, Vec<Diagnostic>> {
+pub fn validate(source: &Source) -> Result<Valid, Vec<Diagnostic>> {
     let mut document = match serde_yaml::from_str::<serde_yaml::Value>(&source.front_matter) {
         Ok(document) => document,
         Err(error) => {
@@ -33,7 +40,7 @@ pub fn validate(source: &Source) -> Result<AdapterSchema, Vec<Diagnostic>> {
     // required field is missing) so that semantic problems are reported in the same run.
     let shape_is_complete = diagnostics.iter().all(|d| d.code != Code::MissingField);
     let schema = if shape_is_complete {
-        match serde_path_to_error::deserialize::<_, AdapterSchema>(document) {
+        match serde_path_to_error::deserialize::<_, AdapterSchema>(&document) {
             Ok(schema) => {
                 diagnostics.extend(rules::check(&schema));
                 Some(schema)
@@ -55,7 +62,7 @@ pub fn validate(source: &Source) -> Result<AdapterSchema, Vec<Diagnostic>> {
         None
     };
     match schema {
-        Some(schema) if diagnostics.is_empty() => Ok(schema),
+        Some(schema) if diagnostics.is_empty() => Ok(Valid { schema, document }),
         _ => Err(locate_all(source, diagnostics)),
     }
 }

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use aql_model::{Category, Vocabulary};
 
-use super::{Code, Diagnostic};
+use crate::diagnostic::{Code, Diagnostic};
 use crate::ident;
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{

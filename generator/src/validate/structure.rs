@@ -7,7 +7,8 @@
 
 use serde_yaml::{Mapping, Value};
 
-use super::{Code, Diagnostic, nearest};
+use super::nearest;
+use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::keys::{self, Choice, ObjectKeys};
 
 const FAMILIES: [&str; 5] = ["create", "read", "update", "delete", "execute"];

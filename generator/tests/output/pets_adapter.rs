@@ -405,11 +405,8 @@ pub mod routes {
         operation: "get_pet",
         description: "Get one pet.",
         category: Category::Read,
-        method: Method::Get,
-        path_template: "/pets/{pet_id}",
         danger_level: DangerLevel::Safe,
         requires_confirmation: false,
-        params: &["pet_id"],
         build: build_get_pet,
     };
     /// Parses `get_pet` params and builds its upstream request.
@@ -429,11 +426,8 @@ pub mod routes {
         operation: "list_pets",
         description: "",
         category: Category::Read,
-        method: Method::Get,
-        path_template: "/pets",
         danger_level: DangerLevel::Safe,
         requires_confirmation: false,
-        params: &["kind", "limit"],
         build: build_list_pets,
     };
     /// Parses `list_pets` params and builds its upstream request.
@@ -455,11 +449,8 @@ pub mod routes {
         operation: "rename_pet",
         description: "",
         category: Category::Update,
-        method: Method::Patch,
-        path_template: "/pets/{pet_id}",
         danger_level: DangerLevel::Reversible,
         requires_confirmation: false,
-        params: &["pet_id", "input"],
         build: build_rename_pet,
     };
     /// Parses `rename_pet` params and builds its upstream request.
@@ -483,11 +474,8 @@ pub mod routes {
         operation: "remove_pet",
         description: "",
         category: Category::Delete,
-        method: Method::Delete,
-        path_template: "/pets/{pet_id}",
         danger_level: DangerLevel::Destructive,
         requires_confirmation: true,
-        params: &["pet_id"],
         build: build_remove_pet,
     };
     /// Parses `remove_pet` params and builds its upstream request.

@@ -31,7 +31,10 @@
 //! ```
 
 mod auth;
+#[cfg(test)]
+mod http_tests;
 mod response;
+mod untrusted;
 
 pub(crate) use response::retry_after_seconds;
 

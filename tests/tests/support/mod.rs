@@ -200,6 +200,9 @@ pub async fn http_server_for(binary: &str, args: &[&str], env: &[(&str, &str)]) 
             .expect("server starts within 30 s")
             .expect("read stderr")
             .expect("server printed its URL before exiting");
+        if !line.contains("streamable HTTP endpoint listening") {
+            continue;
+        }
         if let Some(start) = line.find("http://") {
             let url = line[start..].split_whitespace().next().unwrap_or_default();
             break url.trim_matches('"').to_owned();

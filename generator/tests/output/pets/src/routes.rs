@@ -13,11 +13,8 @@ pub static GET_PET_ROUTE: Route = Route {
     operation: "get_pet",
     description: "Get one pet.",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/pets/{pet_id}",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["pet_id"],
     build: build_get_pet,
 };
 
@@ -39,11 +36,8 @@ pub static LIST_PETS_ROUTE: Route = Route {
     operation: "list_pets",
     description: "",
     category: Category::Read,
-    method: Method::Get,
-    path_template: "/pets",
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
-    params: &["kind", "limit"],
     build: build_list_pets,
 };
 
@@ -67,11 +61,8 @@ pub static RENAME_PET_ROUTE: Route = Route {
     operation: "rename_pet",
     description: "",
     category: Category::Update,
-    method: Method::Patch,
-    path_template: "/pets/{pet_id}",
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
-    params: &["pet_id", "input"],
     build: build_rename_pet,
 };
 
@@ -95,11 +86,8 @@ pub static REMOVE_PET_ROUTE: Route = Route {
     operation: "remove_pet",
     description: "",
     category: Category::Delete,
-    method: Method::Delete,
-    path_template: "/pets/{pet_id}",
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
-    params: &["pet_id"],
     build: build_remove_pet,
 };
 

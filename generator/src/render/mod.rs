@@ -4,29 +4,32 @@
 use serde_json::{Value, json};
 use tera::{Context, Tera};
 
+mod listing;
+
 use crate::error::Error;
-use crate::ir::{Adapter, Category, DangerLevel, Operation};
+use crate::ir::{Adapter, Category, Operation};
+use listing::{FAMILY_GROUPS_SHOWN, Listing, SINGLE_GROUPS_SHOWN, search_words, verbs};
 
 const TEMPLATES: [(&str, &str); 5] = [
     (
         "tool-family.tera",
-        include_str!("../../templates/tool-family.tera"),
+        include_str!("../../../templates/tool-family.tera"),
     ),
     (
         "tool-single.tera",
-        include_str!("../../templates/tool-single.tera"),
+        include_str!("../../../templates/tool-single.tera"),
     ),
     (
         "Cargo.toml.tera",
-        include_str!("../../templates/Cargo.toml.tera"),
+        include_str!("../../../templates/Cargo.toml.tera"),
     ),
     (
         "README.md.tera",
-        include_str!("../../templates/README.md.tera"),
+        include_str!("../../../templates/README.md.tera"),
     ),
     (
         "MCPAQL-PROVENANCE.json.tera",
-        include_str!("../../templates/MCPAQL-PROVENANCE.json.tera"),
+        include_str!("../../../templates/MCPAQL-PROVENANCE.json.tera"),
     ),
 ];
 
@@ -47,156 +50,12 @@ pub struct Tools {
     pub single: String,
 }
 
-/// A family names every operation while it has at most this many...
-const LIST_ALL_MAX_OPERATIONS: usize = 25;
-/// ...and their names, joined by `", "`, take at most this many characters.
-const LIST_ALL_MAX_CHARS: usize = 400;
-/// Name-prefix groups a grouped CRUDE family tool shows before "and N more groups".
-const FAMILY_GROUPS_SHOWN: usize = 20;
-/// Name-prefix groups each category of the single tool shows: one tool carries all five.
-const SINGLE_GROUPS_SHOWN: usize = 8;
-
-/// How a tool description names a set of operations (seed mcp-integration §2.1: "for large
-/// operation sets, prefer introspection over enumeration").
-///
-/// Every name, when there are at most [`LIST_ALL_MAX_OPERATIONS`] and they fit in
-/// [`LIST_ALL_MAX_CHARS`]. Otherwise the count and the groups by name prefix (the first
-/// snake_case word: `repos_*`), biggest first, ties by prefix, the first `shown` of them.
-#[derive(Debug, Clone, PartialEq)]
-struct Listing {
-    grouped: bool,
-    names: Vec<String>,
-    total: usize,
-    /// `(pattern, count, prefix)`, biggest first.
-    groups: Vec<(String, usize, String)>,
-    more_groups: usize,
-}
-
-impl Listing {
-    fn new(operations: &[&Operation], shown: usize) -> Self {
-        let names: Vec<String> = operations.iter().map(|op| op.name.clone()).collect();
-        let joined =
-            names.iter().map(String::len).sum::<usize>() + 2 * names.len().saturating_sub(1);
-        let grouped = names.len() > LIST_ALL_MAX_OPERATIONS || joined > LIST_ALL_MAX_CHARS;
-        if !grouped {
-            // What the safety gate may stop carries its danger level.
-            let labelled = operations
-                .iter()
-                .map(|op| {
-                    if op.danger >= DangerLevel::Destructive {
-                        format!("{} ({})", op.name, op.danger)
-                    } else {
-                        op.name.clone()
-                    }
-                })
-                .collect();
-            return Self {
-                grouped,
-                total: names.len(),
-                names: labelled,
-                groups: Vec::new(),
-                more_groups: 0,
-            };
-        }
-        // prefix -> (count, whether a name is the bare prefix)
-        let mut counts: std::collections::BTreeMap<&str, (usize, bool)> =
-            std::collections::BTreeMap::new();
-        for name in &names {
-            let prefix = name_prefix(name);
-            let entry = counts.entry(prefix).or_default();
-            entry.0 += 1;
-            entry.1 |= prefix.len() == name.len();
-        }
-        let mut groups: Vec<(String, usize, String)> = counts
-            .into_iter()
-            .map(|(prefix, (count, bare))| {
-                let pattern = if bare {
-                    format!("{prefix}*")
-                } else {
-                    format!("{prefix}_*")
-                };
-                (pattern, count, prefix.to_owned())
-            })
-            .collect();
-        // Stable: equal counts stay in prefix order.
-        groups.sort_by_key(|group| std::cmp::Reverse(group.1));
-        let more_groups = groups.len().saturating_sub(shown);
-        groups.truncate(shown);
-        Self {
-            grouped,
-            total: names.len(),
-            names: Vec::new(),
-            groups,
-            more_groups,
-        }
-    }
-
-    /// The operation a description shows as its example: the first one, or in a grouped
-    /// listing one of the biggest group, preferring names with one of `verbs` as a word, then
-    /// the shortest name (`repos_get`), which tends to be the plainest.
-    fn featured<'a>(&self, operations: &[&'a Operation], verbs: &[&str]) -> Option<&'a Operation> {
-        let prefix = match self.groups.first() {
-            Some((_, _, prefix)) if self.grouped => prefix.as_str(),
-            _ => return operations.first().copied(),
-        };
-        operations
-            .iter()
-            .copied()
-            .filter(|op| name_prefix(&op.name) == prefix)
-            .min_by_key(|op| {
-                let has_verb = op.name.split('_').any(|word| verbs.contains(&word));
-                (!has_verb, op.name.len())
-            })
-    }
-
-    fn context(&self) -> Value {
-        let groups: Vec<String> = self
-            .groups
-            .iter()
-            .map(|(pattern, count, _)| format!("{pattern} ({count})"))
-            .collect();
-        json!({
-            "grouped": self.grouped, "names": self.names, "total": self.total,
-            "groups": groups, "more_groups": self.more_groups,
-        })
-    }
-}
-
-/// Name words that say what an operation of `category` does, for picking an example.
-fn verbs(category: Category) -> &'static [&'static str] {
-    match category {
-        Category::Create => &["create"],
-        Category::Read => &["get", "list"],
-        Category::Update => &["update"],
-        Category::Delete => &["delete"],
-        Category::Execute => &[],
-    }
-}
-
 /// `Create` of `create`.
 fn title(word: &str) -> String {
     let mut chars = word.chars();
     chars.next().map_or_else(String::new, |first| {
         first.to_uppercase().chain(chars).collect()
     })
-}
-
-/// The first snake_case word of an operation name: `repos` of `repos_get`.
-fn name_prefix(name: &str) -> &str {
-    name.split('_').next().unwrap_or(name)
-}
-
-/// A `search` value that finds `operation`: the first two words of its name, and more while
-/// the last one is shorter than three letters (`actions re run`).
-fn search_words(operation: &Operation) -> String {
-    let mut words: Vec<&str> = Vec::new();
-    for word in operation.name.split('_').filter(|word| !word.is_empty()) {
-        if words.len() >= 2 && words.last().is_some_and(|last| last.len() >= 3) {
-            break;
-        }
-        words.push(word);
-    }
-    words.join(" ")
 }
 
 /// The loaded templates.
@@ -328,8 +187,12 @@ impl Renderer {
         })
     }
 
-    /// `Cargo.toml`, with runtime-support at `runtime_path` (relative to the crate).
-    pub fn cargo_toml(&self, adapter: &Adapter, runtime_path: &str) -> Result<String, Error> {
+    /// `Cargo.toml` for a crate at `location`.
+    pub fn cargo_toml(
+        &self,
+        adapter: &Adapter,
+        location: &crate::CrateLocation,
+    ) -> Result<String, Error> {
         self.render(
             "Cargo.toml.tera",
             &json!({
@@ -337,7 +200,8 @@ impl Renderer {
                 "package": adapter.package, "version": adapter.version,
                 "description_toml": crate::emit::toml_string(&adapter.description),
                 "lib_name": adapter.lib_name,
-                "runtime_path": runtime_path, "uses_regex": adapter.uses_patterns(),
+                "runtime_path": location.runtime_path, "uses_regex": adapter.uses_patterns(),
+            "workspace_lints": location.workspace_lints,
             }),
         )
     }
@@ -420,8 +284,7 @@ fn template_error(error: tera::Error) -> Error {
 mod tests {
     use std::fmt::Write as _;
 
-    use super::{Listing, Renderer, search_words};
-    use crate::ir::{Category, Operation};
+    use super::Renderer;
 
     /// A schema with `read` operations named `names` and `execute` ones named `execute`.
     fn schema(read: &[String], execute: &[String]) -> String {
@@ -447,118 +310,8 @@ mod tests {
         text
     }
 
-    fn operations(read: &[String], execute: &[String]) -> Vec<Operation> {
-        crate::check_text("big.md", &schema(read, execute))
-            .expect("the test schema is valid")
-            .lowered
-            .operations
-    }
-
     fn names(prefix: &str, count: usize) -> Vec<String> {
         (0..count).map(|i| format!("{prefix}_op{i:02}")).collect()
-    }
-
-    #[test]
-    fn small_families_list_every_name() {
-        // (operations, name length) -> grouped
-        let table: &[(usize, &str, bool)] = &[
-            (1, "a", false),
-            (25, "r", false),
-            (26, "r", true),
-            // 12 names of 30 characters: 12 * 30 + 11 * 2 = 382 characters
-            (12, "a_twenty_three_letters_ab", false),
-            // 13 names: 13 * 30 + 12 * 2 = 414 characters, over the budget of 400
-            (13, "a_twenty_three_letters_ab", true),
-        ];
-        for (count, prefix, grouped) in table {
-            let read = names(prefix, *count);
-            let operations = operations(&read, &[]);
-            let refs: Vec<&Operation> = operations.iter().collect();
-            let listing = Listing::new(&refs, 20);
-            assert_eq!(listing.grouped, *grouped, "{count} x {prefix}");
-            assert_eq!(listing.total, *count);
-            if !grouped {
-                assert_eq!(listing.names, read);
-            }
-        }
-    }
-
-    #[test]
-    fn large_families_group_by_first_word_biggest_first() {
-        let mut read = names("repos", 8);
-        read.extend(names("issues", 6));
-        read.extend(names("pulls", 6));
-        read.extend(names("actions", 4));
-        read.extend((0..20).map(|i| format!("g{i:02}_get")));
-        read.push("zen".to_owned());
-        read.push("zen_quote".to_owned());
-        let operations = operations(&read, &[]);
-        let refs: Vec<&Operation> = operations.iter().collect();
-        let listing = Listing::new(&refs, 6);
-        assert!(listing.grouped);
-        assert_eq!(listing.total, 46);
-        let shown: Vec<(&str, usize)> = listing
-            .groups
-            .iter()
-            .map(|(pattern, count, _)| (pattern.as_str(), *count))
-            .collect();
-        // Ties keep prefix order; a bare `zen` makes the pattern `zen*`.
-        assert_eq!(
-            shown,
-            [
-                ("repos_*", 8),
-                ("issues_*", 6),
-                ("pulls_*", 6),
-                ("actions_*", 4),
-                ("zen*", 2),
-                ("g00_*", 1)
-            ]
-        );
-        assert_eq!(listing.more_groups, 19);
-    }
-
-    #[test]
-    fn the_featured_operation_is_a_plain_one_of_the_biggest_group() {
-        let read: Vec<String> = [
-            "issues_list_for_repo",
-            "repos_list_for_org",
-            "repos_get_branch",
-            "repos_get",
-            "repos_check_x",
-        ]
-        .iter()
-        .map(|name| (*name).to_owned())
-        .chain(names("issues", 25))
-        .chain(names("repos", 25))
-        .collect();
-        let operations = operations(&read, &[]);
-        let refs: Vec<&Operation> = operations.iter().collect();
-        let listing = Listing::new(&refs, 20);
-        let featured = listing
-            .featured(&refs, super::verbs(Category::Read))
-            .expect("a featured operation");
-        assert_eq!(featured.name, "repos_get");
-        // An ungrouped listing features its first operation, as small adapters always did.
-        let small = Listing::new(&refs[..3], 20);
-        assert_eq!(
-            small.featured(&refs[..3], &[]).map(|op| op.name.as_str()),
-            Some("issues_list_for_repo")
-        );
-    }
-
-    #[test]
-    fn search_words_come_from_the_name() {
-        let table = [
-            ("repos_get", "repos get"),
-            ("issues_list_for_repo", "issues list"),
-            ("actions_re_run_workflow", "actions re run"),
-            ("zen", "zen"),
-        ];
-        for (name, expected) in table {
-            let read = vec![name.to_owned()];
-            let operations = operations(&read, &[]);
-            assert_eq!(search_words(&operations[0]), expected, "{name}");
-        }
     }
 
     /// The descriptions of a large adapter, as a model reads them in `tools/list`.

@@ -10,9 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, SystemTime};
 
-use runtime_support::adapter::{AdapterInfo, ApiKeyLocation, Auth, Method, UpstreamRequest};
-use runtime_support::error::{AqlError, ErrorCode};
-use runtime_support::upstream::{Upstream, UpstreamConfig};
+use crate::adapter::{AdapterInfo, ApiKeyLocation, Auth, Method, UpstreamRequest};
+use crate::error::{AqlError, ErrorCode};
+use crate::upstream::{Upstream, UpstreamConfig};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};

@@ -47,6 +47,8 @@ pub enum Code {
     InvalidUrl,
     /// A valid setting this generator does not generate yet.
     Unsupported,
+    /// Something aqlgen accepts that the official adapter schema rejects: a warning.
+    Extension,
 }
 
 impl Code {
@@ -73,7 +75,13 @@ impl Code {
             Self::InvalidPattern => "SCHEMA_INVALID_PATTERN",
             Self::InvalidUrl => "SCHEMA_INVALID_URL",
             Self::Unsupported => "SCHEMA_UNSUPPORTED",
+            Self::Extension => "SCHEMA_EXTENSION",
         }
+    }
+
+    /// Whether a diagnostic with this code is a warning, which leaves the schema valid.
+    pub const fn is_warning(self) -> bool {
+        matches!(self, Self::Extension)
     }
 }
 
@@ -142,7 +150,12 @@ impl Diagnostic {
 
     /// Renders the diagnostic for a terminal, naming `file`.
     pub fn render(&self, file: &str) -> String {
-        let mut text = format!("error[{}]: {}\n", self.code, self.message);
+        let severity = if self.code.is_warning() {
+            "warning"
+        } else {
+            "error"
+        };
+        let mut text = format!("{severity}[{}]: {}\n", self.code, self.message);
         match self.line {
             Some(line) => text.push_str(&format!("  --> {file}:{line}\n")),
             None => text.push_str(&format!("  --> {file}\n")),

@@ -51,6 +51,8 @@ pub struct Checked {
     pub name: String,
     /// `sha256:<hex>` of the front matter.
     pub fingerprint: String,
+    /// What the schema uses beyond the official adapter schema (`SCHEMA_EXTENSION`).
+    pub warnings: Vec<Diagnostic>,
     lowered: ir::Adapter,
 }
 
@@ -127,6 +129,7 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
     Ok(Checked {
         name: lowered.name.clone(),
         fingerprint,
+        warnings: valid.warnings,
         lowered,
     })
 }

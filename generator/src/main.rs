@@ -87,10 +87,15 @@ fn main() -> ExitCode {
     };
     let format = cli.common.output_format;
     match run(&cli) {
-        Ok(report) => {
+        Ok(Report { json, warnings }) => {
             match format {
-                Format::Json => println!("{report:#}"),
-                Format::Human if !cli.common.quiet => print_human(&report, cli.common.verbose),
+                Format::Json => println!("{json:#}"),
+                Format::Human if !cli.common.quiet => {
+                    for warning in &warnings {
+                        eprintln!("{warning}");
+                    }
+                    print_human(&json, cli.common.verbose);
+                }
                 Format::Human => {}
             }
             ExitCode::SUCCESS
@@ -194,7 +199,40 @@ fn print_human(report: &serde_json::Value, verbose: bool) {
     );
 }
 
-fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
+/// What a successful run says: the JSON report (REQ-GEN-9), and the schema warnings as a
+/// terminal shows them.
+struct Report {
+    json: serde_json::Value,
+    warnings: Vec<String>,
+}
+
+impl Report {
+    fn new(json: serde_json::Value) -> Self {
+        Self {
+            json,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// The schema warnings of `checked`: rendered for a terminal, and as JSON objects.
+fn schema_warnings(
+    path: &Path,
+    checked: &aqlgen::Checked,
+) -> (Vec<String>, Vec<serde_json::Value>) {
+    let display = path.display().to_string();
+    checked
+        .warnings
+        .iter()
+        .map(|warning| {
+            let mut json = warning.to_json();
+            json["schema"] = display.clone().into();
+            (warning.render(&display), json)
+        })
+        .unzip()
+}
+
+fn run(cli: &Cli) -> Result<Report, aqlgen::Error> {
     if cli.common.verbose && cli.common.quiet {
         return Err(aqlgen::Error::Config(
             "--verbose and --quiet cannot be used together".to_owned(),
@@ -211,21 +249,26 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
             name: name.clone(),
             bearer_env: bearer_env.clone(),
         };
-        return import_openapi(openapi, output, &options);
+        return import_openapi(openapi, output, &options).map(Report::new);
     }
     if let Some(Command::Check { schemas }) = &cli.command {
         let mut fingerprints = Vec::new();
         let mut notes = Vec::new();
+        let (mut rendered, mut warnings) = (Vec::new(), Vec::new());
         for schema in schemas {
             let checked = aqlgen::check(schema)?;
             fingerprints.push(
                 json!({"schema": schema.display().to_string(), "fingerprint": checked.fingerprint}),
             );
             notes.extend(checked.notes());
+            let (text, json) = schema_warnings(schema, &checked);
+            rendered.extend(text);
+            warnings.extend(json);
         }
-        return Ok(
-            json!({"success": true, "files_generated": [], "schemas": fingerprints, "warnings": [], "notes": notes}),
-        );
+        return Ok(Report {
+            json: json!({"success": true, "files_generated": [], "schemas": fingerprints, "warnings": [], "schema_warnings": warnings, "notes": notes}),
+            warnings: rendered,
+        });
     }
     if cli.target != "rust" {
         return Err(aqlgen::Error::Config(format!(
@@ -243,6 +286,12 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
         .iter()
         .map(|schema| aqlgen::check(schema))
         .collect::<Result<Vec<_>, _>>()?;
+    let (mut rendered, mut schema_warnings_json) = (Vec::new(), Vec::new());
+    for (schema, adapter) in schemas.iter().zip(&checked) {
+        let (text, json) = schema_warnings(schema, adapter);
+        rendered.extend(text);
+        schema_warnings_json.extend(json);
+    }
     let mut files_generated = Vec::new();
     let mut fingerprints = Vec::new();
     let notes: Vec<String> = checked.iter().flat_map(aqlgen::Checked::notes).collect();
@@ -267,15 +316,19 @@ fn run(cli: &Cli) -> Result<serde_json::Value, aqlgen::Error> {
         );
         fingerprints.push(adapter.fingerprint.clone());
     }
-    Ok(json!({
-        "success": true,
-        "dry_run": cli.dry_run,
-        "output_directory": cli.output.display().to_string(),
-        "files_generated": files_generated,
-        "provenance": {"schema_fingerprint": fingerprints.join(","), "generator_version": env!("CARGO_PKG_VERSION")},
-        "warnings": [],
-        "notes": notes,
-    }))
+    Ok(Report {
+        json: json!({
+            "success": true,
+            "dry_run": cli.dry_run,
+            "output_directory": cli.output.display().to_string(),
+            "files_generated": files_generated,
+            "provenance": {"schema_fingerprint": fingerprints.join(","), "generator_version": env!("CARGO_PKG_VERSION")},
+            "warnings": [],
+            "schema_warnings": schema_warnings_json,
+            "notes": notes,
+        }),
+        warnings: rendered,
+    })
 }
 
 fn failure_json(error: &aqlgen::Error) -> serde_json::Value {

@@ -1,6 +1,7 @@
 //! Schema validation: every problem at once, each with code, field path and line.
 
 mod locate;
+mod official;
 mod rules;
 mod structure;
 
@@ -8,13 +9,15 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::AdapterSchema;
 use crate::source::Source;
 
-/// A schema that passed every check: the typed model, and the front matter as parsed (for
-/// the fingerprint), which no check had to repair.
+/// A schema that passed every check: the typed model, the front matter as parsed (for the
+/// fingerprint), which no check had to repair, and what it uses beyond the official schema.
 pub struct Valid {
     /// The typed model.
     pub schema: AdapterSchema,
     /// The front matter.
     pub document: serde_yaml::Value,
+    /// `SCHEMA_EXTENSION` warnings, located and sorted like errors.
+    pub warnings: Vec<Diagnostic>,
 }
 
 /// Parses and checks the front matter of `source`.
@@ -62,7 +65,14 @@ pub fn validate(source: &Source) -> Result<Valid, Vec<Diagnostic>> {
         None
     };
     match schema {
-        Some(schema) if diagnostics.is_empty() => Ok(Valid { schema, document }),
+        Some(schema) if diagnostics.is_empty() => {
+            let warnings = locate_all(source, official::extensions(&document));
+            Ok(Valid {
+                schema,
+                document,
+                warnings,
+            })
+        }
         _ => Err(locate_all(source, diagnostics)),
     }
 }

@@ -5,6 +5,9 @@
 #[path = "../strategy.rs"]
 mod strategy;
 
+#[path = "../../../generator/tests/support/official.rs"]
+mod official;
+
 use std::collections::BTreeMap;
 
 /// Schemas per run; `AQLGEN_FUZZ_MANY` raises it.
@@ -18,6 +21,7 @@ fn every_accepted_schema_generates_parsable_files() {
         .unwrap_or(COUNT);
     let mut accepted = 0;
     let mut refusals: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let validator = official::official_schema();
     for (index, text) in strategy::schemas(0x5eed, count).iter().enumerate() {
         let path = format!("fuzz-{index}.md");
         let checked = match aqlgen::check_text(&path, text) {
@@ -36,6 +40,11 @@ fn every_accepted_schema_generates_parsable_files() {
             Err(other) => panic!("{path}: {other}\n{text}"),
         };
         accepted += 1;
+        // SCHEMA_EXTENSION warnings are exactly where the official schema refuses.
+        let warned: std::collections::BTreeSet<String> =
+            checked.warnings.iter().map(|w| w.path.clone()).collect();
+        let refused = official::official_refusals(&validator, &official::front_matter(text));
+        assert_eq!(warned, refused, "{path}:\n{text}");
         for file in aqlgen::generate_crate(
             &checked,
             &aqlgen::CrateLocation::standalone("../runtime-support"),

@@ -1,0 +1,131 @@
+//! What aqlgen accepts beyond the official adapter schema (`adapter-schema.schema.json` of
+//! the specification), reported as `SCHEMA_EXTENSION` warnings: the schema stays valid for
+//! aqlgen, and its author learns what another MCP-AQL tool would refuse.
+//!
+//! The official schema is closed where aqlgen is more lenient in these places, and only
+//! these (a test holds this list against the official schema itself):
+//! * element metadata keys at the top level (`author`, `tags`, `triggers`, `created`,
+//!   `modified`), which the element-type document allows;
+//! * a `version` with build metadata or an upper-case or hyphenated pre-release;
+//! * `trust.level` spelled with the trust-levels document's names;
+//! * `enum` values that are numbers (integer and number params);
+//! * a `base_url` that is not plain ASCII.
+
+use regex::Regex;
+use serde_yaml::Value;
+
+use crate::diagnostic::{Code, Diagnostic};
+
+/// Top-level keys of the official schema.
+const OFFICIAL_KEYS: [&str; 9] = [
+    "name",
+    "type",
+    "version",
+    "description",
+    "target",
+    "operations",
+    "auth",
+    "trust",
+    "rate_limits",
+];
+
+/// The official schema's `trust.level` values.
+const OFFICIAL_TRUST: [&str; 5] = ["untrusted", "low", "medium", "high", "verified"];
+
+/// Every place `document`, a schema aqlgen accepted, steps outside the official schema.
+pub fn extensions(document: &Value) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    let Some(root) = document.as_mapping() else {
+        return out;
+    };
+    for key in root.keys().filter_map(Value::as_str) {
+        if !OFFICIAL_KEYS.contains(&key) {
+            out.push(
+                extension(key, format!("the official schema has no top-level `{key}`"))
+                    .expected(format!("only {}", OFFICIAL_KEYS.join(", ")))
+                    .suggest("move it to the Markdown body if other tools must read this file"),
+            );
+        }
+    }
+    let version = root
+        .get("version")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let official_version =
+        Regex::new(r"^\d+\.\d+\.\d+(-[a-z0-9.]+)?$").expect("a valid literal pattern");
+    if !official_version.is_match(version) {
+        out.push(
+            extension("version", "the official schema wants a plainer version")
+                .expected(
+                    "MAJOR.MINOR.PATCH with an optional lower-case pre-release, no build metadata",
+                )
+                .found(format!("{version:?}")),
+        );
+    }
+    if let Some(level) = document
+        .get("trust")
+        .and_then(|trust| trust.get("level"))
+        .and_then(Value::as_str)
+        .filter(|level| !OFFICIAL_TRUST.contains(level))
+    {
+        let official =
+            aql_model::TrustLevel::parse(level).map(aql_model::TrustLevel::official_name);
+        let mut diagnostic = extension(
+            "trust.level",
+            "the official schema spells trust levels differently",
+        )
+        .expected(format!("one of: {}", OFFICIAL_TRUST.join(", ")))
+        .found(format!("{level:?}"));
+        if let Some(official) = official {
+            diagnostic = diagnostic.suggest(format!("write `{official}`, the same level"));
+        }
+        out.push(diagnostic);
+    }
+    if let Some(url) = document
+        .get("target")
+        .and_then(|target| target.get("base_url"))
+        .and_then(Value::as_str)
+        .filter(|url| !url.is_ascii())
+    {
+        out.push(
+            extension("target.base_url", "the official schema wants an ASCII URI")
+                .expected(
+                    "a URI (RFC 3986): non-ASCII characters percent-encoded, hosts in punycode",
+                )
+                .found(format!("{url:?}")),
+        );
+    }
+    let families = document.get("operations").and_then(Value::as_mapping);
+    for (family, operations) in families.into_iter().flatten() {
+        let family = family.as_str().unwrap_or_default();
+        for (index, operation) in operations.as_sequence().into_iter().flatten().enumerate() {
+            let params = operation.get("params").and_then(Value::as_mapping);
+            for (name, param) in params.into_iter().flatten() {
+                let name = name.as_str().unwrap_or_default();
+                let values = param.get("enum").and_then(Value::as_sequence);
+                for (at, value) in values.into_iter().flatten().enumerate() {
+                    if !value.is_string() {
+                        out.push(
+                            extension(
+                                format!("operations.{family}[{index}].params.{name}.enum[{at}]"),
+                                "the official schema allows only strings in `enum`",
+                            )
+                            .expected("a string")
+                            .found(
+                                serde_yaml::to_string(value)
+                                    .unwrap_or_default()
+                                    .trim()
+                                    .to_owned(),
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+fn extension(path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
+    Diagnostic::new(Code::Extension, path, message)
+}

@@ -1,0 +1,81 @@
+//! `aqlgen check` warns (`SCHEMA_EXTENSION`) exactly where the official adapter schema of the
+//! specification, `adapter-schema.schema.json`, rejects a schema aqlgen accepts: for every
+//! valid schema in the repository, the places the official schema refuses and the places
+//! aqlgen warns about are the same set.
+
+#[path = "support/official.rs"]
+mod official;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use official::{front_matter, official_refusals, official_schema};
+
+fn schema_files() -> Vec<PathBuf> {
+    let mut files = vec![
+        PathBuf::from("../adapters/github-adapter.md"),
+        PathBuf::from("../adapters/todo-adapter.md"),
+        PathBuf::from("tests/fixtures/valid.md"),
+        PathBuf::from("tests/fixtures/extensions.md"),
+        PathBuf::from("tests/output/openapi/petstore-adapter.md"),
+    ];
+    let nasty = Path::new("tests/fixtures/nasty");
+    let mut more: Vec<PathBuf> = std::fs::read_dir(nasty)
+        .expect("the nasty fixtures")
+        .map(|entry| entry.expect("an entry").path())
+        .collect();
+    more.sort();
+    files.extend(more);
+    files
+}
+
+#[test]
+fn warnings_are_where_the_official_schema_refuses() {
+    let validator = official_schema();
+    let mut warned_somewhere = false;
+    for file in schema_files() {
+        let text = std::fs::read_to_string(&file).expect("a readable schema");
+        let checked = aqlgen::check_text(&file.to_string_lossy(), &text)
+            .unwrap_or_else(|error| panic!("{} is valid for aqlgen: {error}", file.display()));
+        let warned: BTreeSet<String> = checked
+            .warnings
+            .iter()
+            .map(|warning| warning.path.clone())
+            .collect();
+        let refused = official_refusals(&validator, &front_matter(&text));
+        assert_eq!(warned, refused, "{}", file.display());
+        warned_somewhere |= !warned.is_empty();
+    }
+    assert!(warned_somewhere, "some fixture uses an extension");
+}
+
+#[test]
+fn the_example_adapters_pass_both() {
+    let validator = official_schema();
+    for file in [
+        "../adapters/github-adapter.md",
+        "../adapters/todo-adapter.md",
+    ] {
+        let text = std::fs::read_to_string(file).expect("a readable schema");
+        let checked = aqlgen::check_text(file, &text).expect("valid for aqlgen");
+        assert!(
+            checked.warnings.is_empty(),
+            "{file}: {:?}",
+            checked.warnings
+        );
+        assert!(validator.is_valid(&front_matter(&text)), "{file}");
+    }
+}
+
+#[test]
+fn extension_warnings_read_well() {
+    let file = "tests/fixtures/extensions.md";
+    let text = std::fs::read_to_string(file).expect("a readable schema");
+    let checked = aqlgen::check_text(file, &text).expect("valid for aqlgen");
+    let rendered: String = checked
+        .warnings
+        .iter()
+        .map(|warning| warning.render(file) + "\n")
+        .collect();
+    expectorate::assert_contents("tests/output/diagnostics/extensions.txt", &rendered);
+}

@@ -188,3 +188,90 @@ fn name_and_bearer_env_choose_what_the_document_cannot() {
         .expect("a lib.rs");
     assert!(lib.contents.contains("PETS_BASE_URL"), "{}", lib.contents);
 }
+
+/// Shapes of real public descriptions that once made the import fail as a whole: each is now
+/// repaired or its operation dropped, with a warning naming the operation.
+#[test]
+fn odd_documents_still_import_into_adapters_that_pass_check() {
+    let document = serde_json::json!({
+        "openapi": "3.0.3",
+        "info": {"title": "An API whose title is far too long to be the name of an adapter crate", "version": "01.2"},
+        "servers": [{"url": "https://api.example.com/v1"}],
+        "paths": {
+            "/items/{id}": {
+                "parameters": [{"$ref": "#/paths/~1items~1%7Bid%7D/get/parameters/0"}],
+                "get": {
+                    "operationId": "getItem",
+                    "parameters": [{"name": "id", "in": "path", "required": false, "schema": {"type": "string", "default": "x"}}]
+                }
+            },
+            "/things": {"get": {"operationId": "introspect", "parameters": [
+                {"name": "sort", "in": "query", "schema": {"type": "string", "enum": ["a", "b"], "default": "c"}},
+                {"name": "huge", "in": "query", "schema": {"type": "integer", "minimum": 1e300}}
+            ]}},
+            "/search#byName": {"get": {"operationId": "searchByName"}},
+            "/#X-Amz-Target=Service.Do": {"post": {"operationId": "do"}},
+            "/report?format=csv": {"get": {"operationId": "getReport"}},
+            "/upload?mode=fast": {"post": {"operationId": "upload"}},
+            "/städte/{stadt}/{undeclared}": {"get": {"operationId": "getCity", "parameters": [
+                {"name": "stadt", "in": "path", "required": true, "schema": {"type": "string"}}
+            ]}}
+        }
+    });
+    let imported = aqlgen::import_openapi(&document, &Default::default()).expect("it imports");
+    let checked = aqlgen::check_text("odd-adapter.md", &imported.text).expect("it passes check");
+    let reasons: Vec<String> = imported
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {}", w.operation, w.reason))
+        .collect();
+    let text = reasons.join("\n");
+    for expected in [
+        "document: the title makes a name longer than 64 characters; cut to `an-api-whose-title-is-far-too-long-to-be-the-name-of-an-adapter`",
+        "document: `info.version` is not semantic; written as 1.0.0",
+        "GET /items/{id}: path param `id` is optional or defaulted in the document; made required",
+        "GET /things: param `sort`: its default dropped",
+        "GET /things: param `huge`: its bounds dropped",
+        "GET /search#byName: `#byName` dropped from the path: it is never sent",
+        "POST /#X-Amz-Target=Service.Do: the path fixes `X-Amz-Target=Service.Do` after its `#`, a value the adapter cannot send; operation dropped",
+        "POST /upload?mode=fast: the path fixes the query value `mode=fast`, which a POST cannot send beside its body; operation dropped",
+        "GET /städte/{stadt}/{undeclared}: path characters percent-encoded: `/st%C3%A4dte/{stadt}/{undeclared}`",
+        "GET /städte/{stadt}/{undeclared}: path placeholder `{undeclared}` is not declared; added as a required string",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    assert_eq!(
+        checked.name,
+        "an-api-whose-title-is-far-too-long-to-be-the-name-of-an-adapter"
+    );
+    assert!(
+        imported.text.contains("maps_to: GET /report"),
+        "{}",
+        imported.text
+    );
+    assert!(
+        imported.text.contains("- csv"),
+        "the fixed query value: {}",
+        imported.text
+    );
+    assert!(
+        imported.text.contains("name: introspect_2"),
+        "a reserved name is renamed"
+    );
+}
+
+#[test]
+fn a_document_with_nothing_expressible_is_refused_with_the_reason() {
+    let document = serde_json::json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Query protocol", "version": "1.0.0"},
+        "paths": {"/#Action=Stop": {"post": {"operationId": "stop"}}}
+    });
+    let error = aqlgen::import_openapi(&document, &Default::default()).expect_err("refused");
+    let message = error.to_string();
+    assert!(
+        message.contains("none of the document's operations can be expressed")
+            && message.contains("POST /#Action=Stop"),
+        "{message}"
+    );
+}

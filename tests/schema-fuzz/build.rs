@@ -1,6 +1,8 @@
 //! Generates the adapters this crate compiles: the hand-picked schemas under
-//! `generator/tests/fixtures/nasty/`, then a batch from the proptest strategy
-//! (`AQLGEN_FUZZ_SCHEMAS`, default 60; `AQLGEN_FUZZ_SEED` picks another batch). Every
+//! `generator/tests/fixtures/nasty/`, the schemas of the directory `AQLGEN_FUZZ_EXTRA` when it
+//! is set (e.g. adapters imported from real OpenAPI documents by `scripts/import-corpus`),
+//! then a batch from the proptest strategy (`AQLGEN_FUZZ_SCHEMAS`, default 60;
+//! `AQLGEN_FUZZ_SEED` picks another batch). Every
 //! schema `aqlgen check` accepts becomes a module of this crate, which is compiled under
 //! `#![deny(warnings)]`; a schema it refuses must be refused with diagnostics, never a panic.
 
@@ -18,6 +20,7 @@ fn main() {
     println!("cargo:rerun-if-changed=../../generator/tests/fixtures/nasty");
     println!("cargo:rerun-if-env-changed=AQLGEN_FUZZ_SCHEMAS");
     println!("cargo:rerun-if-env-changed=AQLGEN_FUZZ_SEED");
+    println!("cargo:rerun-if-env-changed=AQLGEN_FUZZ_EXTRA");
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
     let count = env_number("AQLGEN_FUZZ_SCHEMAS").map_or(DEFAULT_COUNT, |n| n as usize);
     let seed = env_number("AQLGEN_FUZZ_SEED").unwrap_or(DEFAULT_SEED);
@@ -36,6 +39,18 @@ fn main() {
         sources.push((format!("nasty/{stem}.md"), text));
     }
     let nasty_count = sources.len();
+    if let Some(extra) = std::env::var_os("AQLGEN_FUZZ_EXTRA") {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&extra)
+            .expect("AQLGEN_FUZZ_EXTRA is a directory")
+            .map(|entry| entry.expect("a directory entry").path())
+            .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("a readable schema");
+            sources.push((format!("extra/{}", file.display()), text));
+        }
+    }
     for (index, text) in strategy::schemas(seed, count).into_iter().enumerate() {
         sources.push((format!("fuzz/{seed:x}-{index}.md"), text));
     }

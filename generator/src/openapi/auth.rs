@@ -1,19 +1,30 @@
 //! `components.securitySchemes` to the adapter's `auth`.
 
 use serde_json::Value;
-use serde_yaml::{Mapping, Value as Yaml};
 
 use super::naming::snake;
+use crate::schema::{AuthConfig, AuthKind};
+
+/// An `auth` of `kind` with nothing else set.
+fn of(kind: AuthKind) -> AuthConfig {
+    AuthConfig {
+        kind,
+        token_env: None,
+        header: None,
+        prefix: None,
+        key_env: None,
+        header_name: None,
+        query_param: None,
+        username_env: None,
+        password_env: None,
+    }
+}
 
 /// The first scheme the format supports (http bearer, apiKey in header or query, http basic),
 /// in document order, with environment variable names derived from the adapter `name`;
 /// `type: none` when there is none. Skipped schemes are reported through `warn`.
-pub fn auth(document: &Value, name: &str, warn: &mut dyn FnMut(String)) -> Yaml {
+pub fn auth(document: &Value, name: &str, warn: &mut dyn FnMut(String)) -> AuthConfig {
     let prefix = snake(name).to_uppercase();
-    let mut out = Mapping::new();
-    let mut put = |key: &str, value: String| {
-        out.insert(Yaml::String(key.to_owned()), Yaml::String(value));
-    };
     let schemes = document
         .pointer("/components/securitySchemes")
         .and_then(Value::as_object);
@@ -25,48 +36,40 @@ pub fn auth(document: &Value, name: &str, warn: &mut dyn FnMut(String)) -> Yaml 
             field("scheme").to_ascii_lowercase().as_str(),
             field("in"),
         ) {
-            ("http", "bearer", _) => {
-                put("type", "bearer".to_owned());
-                put("token_env", format!("{prefix}_TOKEN"));
-            }
+            ("http", "bearer", _) => return bearer(&format!("{prefix}_TOKEN")),
             ("http", "basic", _) => {
-                put("type", "basic".to_owned());
-                put("username_env", format!("{prefix}_USERNAME"));
-                put("password_env", format!("{prefix}_PASSWORD"));
+                return AuthConfig {
+                    username_env: Some(format!("{prefix}_USERNAME")),
+                    password_env: Some(format!("{prefix}_PASSWORD")),
+                    ..of(AuthKind::Basic)
+                };
             }
             ("apiKey", _, place @ ("header" | "query")) => {
-                put("type", "api_key".to_owned());
-                put("key_env", format!("{prefix}_API_KEY"));
-                let key = if place == "header" {
-                    "header_name"
+                let key_name = Some(field("name").to_owned());
+                let (header_name, query_param) = if place == "header" {
+                    (key_name, None)
                 } else {
-                    "query_param"
+                    (None, key_name)
                 };
-                put(key, field("name").to_owned());
+                return AuthConfig {
+                    key_env: Some(format!("{prefix}_API_KEY")),
+                    header_name,
+                    query_param,
+                    ..of(AuthKind::ApiKey)
+                };
             }
-            (kind, _, _) => {
-                warn(format!(
-                    "security scheme `{name}` ({kind}) is not supported; skipped"
-                ));
-                continue;
-            }
+            (kind, _, _) => warn(format!(
+                "security scheme `{name}` ({kind}) is not supported; skipped"
+            )),
         }
-        return Yaml::Mapping(out);
     }
-    put("type", "none".to_owned());
-    Yaml::Mapping(out)
+    of(AuthKind::None)
 }
 
 /// Bearer auth with the token in `variable`.
-pub fn bearer(variable: &str) -> Yaml {
-    let mut out = Mapping::new();
-    out.insert(
-        Yaml::String("type".to_owned()),
-        Yaml::String("bearer".to_owned()),
-    );
-    out.insert(
-        Yaml::String("token_env".to_owned()),
-        Yaml::String(variable.to_owned()),
-    );
-    Yaml::Mapping(out)
+pub fn bearer(variable: &str) -> AuthConfig {
+    AuthConfig {
+        token_env: Some(variable.to_owned()),
+        ..of(AuthKind::Bearer)
+    }
 }

@@ -38,12 +38,14 @@ pub const ACTION_SEGMENTS: &[&str] = &[
     "verify",
 ];
 
-/// `create`, `read`, `update`, `delete` or `execute`; `None` for methods the format lacks.
-pub fn category(method: &str, path: &str) -> Option<&'static str> {
+use aql_model::Category;
+
+/// The category of `method` on `path`; `None` for methods the format lacks.
+pub fn category(method: &str, path: &str) -> Option<Category> {
     match method {
-        "get" => Some("read"),
-        "put" | "patch" => Some("update"),
-        "delete" => Some("delete"),
+        "get" => Some(Category::Read),
+        "put" | "patch" => Some(Category::Update),
+        "delete" => Some(Category::Delete),
         "post" => {
             let last = path
                 .rsplit('/')
@@ -51,9 +53,9 @@ pub fn category(method: &str, path: &str) -> Option<&'static str> {
                 .unwrap_or_default();
             let ends_in_placeholder = path.trim_end_matches('/').ends_with('}');
             if !ends_in_placeholder && ACTION_SEGMENTS.contains(&last) {
-                Some("execute")
+                Some(Category::Execute)
             } else {
-                Some("create")
+                Some(Category::Create)
             }
         }
         _ => None,
@@ -62,40 +64,50 @@ pub fn category(method: &str, path: &str) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
+    use aql_model::Category;
+
     use super::category;
 
     #[test]
     fn categories() {
         let table = [
-            ("get", "/repos/{owner}/{repo}", Some("read")),
-            ("post", "/repos/{owner}/{repo}/issues", Some("create")),
+            ("get", "/repos/{owner}/{repo}", Some(Category::Read)),
+            (
+                "post",
+                "/repos/{owner}/{repo}/issues",
+                Some(Category::Create),
+            ),
             (
                 "post",
                 "/repos/{o}/{r}/actions/workflows/{id}/dispatches",
-                Some("execute"),
+                Some(Category::Execute),
             ),
-            ("post", "/repos/{o}/{r}/merges", Some("execute")),
-            ("post", "/repos/{o}/{r}/pulls/{n}/merge", Some("execute")),
+            ("post", "/repos/{o}/{r}/merges", Some(Category::Execute)),
+            (
+                "post",
+                "/repos/{o}/{r}/pulls/{n}/merge",
+                Some(Category::Execute),
+            ),
             (
                 "post",
                 "/repos/{o}/{r}/actions/runs/{id}/rerun",
-                Some("execute"),
+                Some(Category::Execute),
             ),
-            ("post", "/repos/{o}/{r}/forks", Some("execute")),
+            ("post", "/repos/{o}/{r}/forks", Some(Category::Execute)),
             (
                 "post",
                 "/repos/{o}/{r}/actions/runs/{id}/cancel",
-                Some("execute"),
+                Some(Category::Execute),
             ),
             (
                 "post",
                 "/repos/{o}/{r}/actions/runs/{id}/approve",
-                Some("execute"),
+                Some(Category::Execute),
             ),
-            ("post", "/merge/{id}", Some("create")),
-            ("put", "/a/{b}", Some("update")),
-            ("patch", "/a/{b}", Some("update")),
-            ("delete", "/a/{b}", Some("delete")),
+            ("post", "/merge/{id}", Some(Category::Create)),
+            ("put", "/a/{b}", Some(Category::Update)),
+            ("patch", "/a/{b}", Some(Category::Update)),
+            ("delete", "/a/{b}", Some(Category::Delete)),
             ("head", "/a", None),
             ("options", "/a", None),
         ];

@@ -9,14 +9,20 @@ mod classify;
 mod naming;
 mod params;
 mod refs;
+mod repair;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use aql_model::{Category, DangerLevel, TrustLevel, Vocabulary};
+use indexmap::IndexMap;
 use serde_json::Value;
-use serde_yaml::{Mapping, Value as Yaml};
 
 use crate::Error;
+use crate::schema::{
+    AdapterSchema, ElementType, Operation, Operations, Param, ParamType, Protocol, Serialization,
+    Target, Transport, Trust, is_reserved_param,
+};
 use refs::resolve;
 
 /// Something of the document the adapter does not carry.
@@ -50,7 +56,6 @@ pub struct Options {
     pub bearer_env: Option<String>,
 }
 
-const CATEGORIES: [&str; 5] = ["create", "read", "update", "delete", "execute"];
 const METHODS: [&str; 8] = [
     "get", "put", "post", "delete", "patch", "head", "options", "trace",
 ];
@@ -82,7 +87,8 @@ pub fn import_file(path: &Path, options: &Options) -> Result<Imported, Error> {
 ///
 /// # Errors
 ///
-/// [`Error::Config`] when `document` is no OpenAPI 3.x document.
+/// [`Error::Config`] when `document` is no OpenAPI 3.x document, or none of its operations
+/// can be expressed.
 pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
     let version = document
         .get("openapi")
@@ -103,11 +109,11 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
     let name = options
         .name
         .clone()
-        .unwrap_or_else(|| naming::snake(title).replace('_', "-"));
+        .unwrap_or_else(|| adapter_name(title, &mut warnings));
     let adapter_version = info
         .get("version")
         .and_then(Value::as_str)
-        .filter(|version| is_semver(version))
+        .filter(|version| semver::Version::parse(version).is_ok())
         .unwrap_or_else(|| {
             warnings.push(document_warning(
                 "`info.version` is not semantic; written as 1.0.0".to_owned(),
@@ -118,6 +124,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         .pointer("/servers/0/url")
         .and_then(Value::as_str)
         .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
+        .filter(|url| !url.contains(char::is_whitespace))
         .unwrap_or_else(|| {
             warnings.push(document_warning(
                 "no absolute `servers[0].url`; base_url is http://localhost".to_owned(),
@@ -131,7 +138,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         }),
     };
 
-    let mut lists: BTreeMap<&'static str, Vec<Yaml>> = BTreeMap::new();
+    let mut operations = Operations::default();
     let mut names = naming::Names::default();
     for (path, item) in paths {
         let Ok(item) = resolve(document, item) else {
@@ -158,57 +165,105 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                 ));
                 continue;
             };
-            match operation_yaml(
+            match import_operation(
                 document, item, operation, method, path, category, &mut names, &mut warn,
             ) {
-                Ok(yaml) => lists.entry(category).or_default().push(yaml),
+                Ok(imported) => list_of(&mut operations, category).push(imported),
                 Err(reason) => warn(format!("{reason}; operation dropped")),
             }
         }
     }
 
-    let mut operations = Mapping::new();
-    let mut categories = BTreeMap::new();
-    for category in CATEGORIES {
-        if let Some(list) = lists.remove(category) {
-            categories.insert(category, list.len());
-            operations.insert(key(category), Yaml::Sequence(list));
-        }
-    }
     let description = info
         .get("description")
         .and_then(Value::as_str)
         .map(params::shorten)
         .filter(|text| !text.is_empty())
         .unwrap_or_else(|| format!("{title}, imported from its OpenAPI description."));
-    let mut front = Mapping::new();
-    front.insert(key("name"), Yaml::String(name));
-    front.insert(key("type"), key("adapter"));
-    front.insert(key("version"), Yaml::String(adapter_version.to_owned()));
-    front.insert(key("description"), Yaml::String(description));
-    let mut target = Mapping::new();
-    target.insert(key("base_url"), Yaml::String(base_url.to_owned()));
-    target.insert(key("transport"), key("http"));
-    target.insert(key("protocol"), key("rest"));
-    target.insert(key("serialization"), key("json"));
-    front.insert(key("target"), Yaml::Mapping(target));
-    front.insert(key("auth"), auth);
-    // Generated and schema-valid, never run against the API: trust-levels §2.2.2.
-    let mut trust = Mapping::new();
-    trust.insert(key("level"), key("generated"));
-    front.insert(key("trust"), Yaml::Mapping(trust));
-    front.insert(key("operations"), Yaml::Mapping(operations));
-    let yaml = serde_yaml::to_string(&Yaml::Mapping(front))
-        .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;
-    let text = format!(
-        "---\n{yaml}---\n\n{}",
-        body(title, version, &categories, &warnings)
-    );
+    let mut schema = AdapterSchema {
+        name,
+        element_type: ElementType::Adapter,
+        version: adapter_version.to_owned(),
+        description,
+        target: Target {
+            base_url: base_url.trim_end_matches('/').to_owned(),
+            transport: Transport::Http,
+            protocol: Protocol::Rest,
+            serialization: Serialization::Json,
+        },
+        auth: Some(auth),
+        // Generated and schema-valid, never run against the API: trust-levels §2.2.2.
+        trust: Some(Trust {
+            level: Some(TrustLevel::Generated),
+            verified_by: None,
+            verification_date: None,
+        }),
+        rate_limits: None,
+        operations,
+        author: None,
+        tags: None,
+        triggers: None,
+        created: None,
+        modified: None,
+    };
+    let text = repair::until_valid(&mut schema, &mut warnings, |schema, warnings| {
+        let categories = counts(&schema.operations);
+        front_matter(schema).map(|yaml| {
+            format!(
+                "---\n{yaml}---\n\n{}",
+                body(title, version, &categories, warnings)
+            )
+        })
+    })?;
     Ok(Imported {
         text,
-        categories,
+        categories: counts(&schema.operations),
         warnings,
     })
+}
+
+/// The adapter's name from the document's title: kebab-case, at most 64 characters, cut at a
+/// word boundary.
+fn adapter_name(title: &str, warnings: &mut Vec<Warning>) -> String {
+    let full = naming::snake(title).replace('_', "-");
+    if full.len() <= naming::MAX_NAME {
+        return full;
+    }
+    let mut cut = &full[..naming::MAX_NAME];
+    if let Some(boundary) = cut.rfind('-') {
+        cut = &cut[..boundary];
+    }
+    warnings.push(document_warning(format!(
+        "the title makes a name longer than {} characters; cut to `{cut}`",
+        naming::MAX_NAME
+    )));
+    cut.to_owned()
+}
+
+/// Operations per category, for the summary.
+fn counts(operations: &Operations) -> BTreeMap<&'static str, usize> {
+    operations
+        .families()
+        .into_iter()
+        .filter(|(_, list)| !list.is_empty())
+        .map(|(category, list)| (category.family(), list.len()))
+        .collect()
+}
+
+fn list_of(operations: &mut Operations, category: Category) -> &mut Vec<Operation> {
+    match category {
+        Category::Create => &mut operations.create,
+        Category::Read => &mut operations.read,
+        Category::Update => &mut operations.update,
+        Category::Delete => &mut operations.delete,
+        Category::Execute => &mut operations.execute,
+    }
+}
+
+/// The front matter of `schema` as YAML.
+fn front_matter(schema: &AdapterSchema) -> Result<String, Error> {
+    serde_yaml::to_string(schema)
+        .map_err(|error| Error::Config(format!("writing the front matter: {error}")))
 }
 
 fn document_warning(reason: String) -> Warning {
@@ -218,63 +273,111 @@ fn document_warning(reason: String) -> Warning {
     }
 }
 
-fn key(text: &str) -> Yaml {
-    Yaml::String(text.to_owned())
-}
-
-fn is_semver(text: &str) -> bool {
-    let core = text.split(['-', '+']).next().unwrap_or_default();
-    let parts: Vec<&str> = core.split('.').collect();
-    parts.len() == 3
-        && parts
-            .iter()
-            .all(|part| !part.is_empty() && part.chars().all(|c| c.is_ascii_digit()))
-}
-
 /// Renames the param `from` to `to` where it stands, so the written order stays the
 /// document's.
-fn rename_key(params: &mut Mapping, from: &str, to: &str) {
+fn rename_key(params: &mut IndexMap<String, Param>, from: &str, to: &str) {
     *params = std::mem::take(params)
         .into_iter()
-        .map(|(k, v)| {
-            if k.as_str() == Some(from) {
-                (key(to), v)
+        .map(|(key, value)| {
+            if key == from {
+                (to.to_owned(), value)
             } else {
-                (k, v)
+                (key, value)
             }
         })
         .collect();
 }
 
-/// One operation's YAML; `Err` says why the operation cannot be imported.
+/// The path as it goes on the wire, with what the document folds into it handled: a
+/// `#fragment` (AWS documents disambiguate paths with one) is never sent, so it is dropped
+/// when it only names things and refused when it fixes a value; a `?query` of fixed values
+/// becomes params that always send them (GET and DELETE only, whose params go in the query);
+/// literal characters a URL path cannot carry are percent-encoded.
+fn wire_path(
+    method: &str,
+    path: &str,
+    warn: &mut dyn FnMut(String),
+) -> Result<(String, Vec<(String, String)>), String> {
+    let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
+    if fragment.contains('=') {
+        return Err(format!(
+            "the path fixes `{fragment}` after its `#`, a value the adapter cannot send"
+        ));
+    }
+    if !fragment.is_empty() {
+        warn(format!(
+            "`#{fragment}` dropped from the path: it is never sent"
+        ));
+    }
+    let (path, query) = path.split_once('?').unwrap_or((path, ""));
+    let mut fixed = Vec::new();
+    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+        let Some((name, value)) = pair.split_once('=') else {
+            return Err(format!("the path's query holds `{pair}` without a value"));
+        };
+        if !matches!(method, "get" | "delete") {
+            return Err(format!(
+                "the path fixes the query value `{pair}`, which a {} cannot send beside its body",
+                method.to_uppercase()
+            ));
+        }
+        fixed.push((name.to_owned(), value.to_owned()));
+    }
+    let mut wire = String::with_capacity(path.len());
+    let mut in_placeholder = false;
+    for character in path.chars() {
+        let keep = in_placeholder
+            || character.is_ascii_alphanumeric()
+            || "-._~!$&'()*+,;=:@/%{}".contains(character);
+        match character {
+            '{' => in_placeholder = true,
+            '}' => in_placeholder = false,
+            _ => {}
+        }
+        if keep {
+            wire.push(character);
+        } else {
+            for byte in character.to_string().bytes() {
+                wire.push_str(&format!("%{byte:02X}"));
+            }
+        }
+    }
+    if wire != path {
+        warn(format!("path characters percent-encoded: `{wire}`"));
+    }
+    Ok((wire, fixed))
+}
+
+/// One operation; `Err` says why the operation cannot be imported.
 #[expect(
     clippy::too_many_arguments,
     reason = "one call site; the pieces are independent"
 )]
-fn operation_yaml(
+fn import_operation(
     document: &Value,
     item: &Value,
     operation: &Value,
     method: &str,
     path: &str,
-    category: &str,
+    category: Category,
     names: &mut naming::Names,
     warn: &mut dyn FnMut(String),
-) -> Result<Yaml, String> {
+) -> Result<Operation, String> {
     let raw_name = operation
         .get("operationId")
         .and_then(Value::as_str)
         .map_or_else(|| format!("{method}_{path}"), str::to_owned);
     let name = names.unique(&naming::snake(&raw_name));
-    let mut params = Mapping::new();
+    let (wire, fixed_query) = wire_path(method, path, warn)?;
+    let mut params: IndexMap<String, Param> = IndexMap::new();
     let mut origin: BTreeMap<String, &str> = BTreeMap::new();
     // Path params renamed to make way for a query or body param of the same name: the
     // other one's name goes on the wire, a path param's is only a template placeholder.
     let mut moved: Vec<(String, String)> = Vec::new();
-    let mut add = |params: &mut Mapping,
+    let mut add = |params: &mut IndexMap<String, Param>,
                    name: &str,
                    place: &'static str,
-                   yaml: Yaml,
+                   param: Param,
                    warn: &mut dyn FnMut(String)| {
         let mut fresh = format!("path_{name}");
         while origin.contains_key(&fresh) {
@@ -299,15 +402,14 @@ fn operation_yaml(
             ));
             return;
         }
-        let reserved = name == "confirmation_token" || (category == "update" && name == "input");
-        if reserved || !naming::is_param_name(name) {
+        if is_reserved_param(category, name) || !naming::is_param_name(name) {
             warn(format!(
                 "{place} param `{name}` is not a usable adapter param name; dropped"
             ));
             return;
         }
         origin.insert(name.to_owned(), place);
-        params.insert(key(name), yaml);
+        params.insert(name.to_owned(), param);
     };
 
     let declared: Vec<&Value> = item
@@ -376,16 +478,48 @@ fn operation_yaml(
             param_name,
             false,
         ) {
-            Ok(yaml) => add(&mut params, &local, place, yaml, warn),
+            Ok(mut param) if place == "path" => {
+                // Every path param fills a placeholder, so the caller must give it.
+                if param.required != Some(true) {
+                    warn(format!(
+                        "path param `{param_name}` is optional or defaulted in the document; made required"
+                    ));
+                    param.required = Some(true);
+                    param.default = None;
+                }
+                add(&mut params, &local, place, param, warn);
+            }
+            Ok(param) => add(&mut params, &local, place, param, warn),
             Err(reason) => warn(format!("{place} param `{param_name}`: {reason}; dropped")),
         }
     }
+    for (name, value) in fixed_query {
+        if params.contains_key(&name) || !naming::is_param_name(&name) {
+            return Err(format!(
+                "the path fixes the query value `{name}={value}`, which no param can carry"
+            ));
+        }
+        params.insert(
+            name,
+            Param {
+                kind: ParamType::String,
+                required: None,
+                description: Some("Fixed by the API's path; always sent.".to_owned()),
+                default: Some(Value::from(value.clone())),
+                allowed: Some(vec![Value::from(value)]),
+                minimum: None,
+                maximum: None,
+                pattern: None,
+                format: None,
+            },
+        );
+    }
     if let Some(body) = operation.get("requestBody") {
-        body_params(document, body, warn, &mut |name, yaml, warn| {
-            add(&mut params, name, "body", yaml, warn)
+        body_params(document, body, warn, &mut |name, param, warn| {
+            add(&mut params, name, "body", param, warn)
         })?;
     }
-    let mut template = path.to_owned();
+    let mut template = wire;
     for (wire, local) in renames.iter().chain(&moved) {
         template = template.replace(&format!("{{{wire}}}"), &format!("{{{local}}}"));
     }
@@ -395,19 +529,31 @@ fn operation_yaml(
         .filter_map(|rest| rest.split_once('}'))
         .map(|(name, _)| name)
     {
-        if !params.contains_key(key(placeholder)) {
-            return Err(format!(
-                "path placeholder `{{{placeholder}}}` has no usable path param"
+        if !params.contains_key(placeholder) {
+            if !naming::is_param_name(placeholder) {
+                return Err(format!(
+                    "path placeholder `{{{placeholder}}}` has no usable path param"
+                ));
+            }
+            warn(format!(
+                "path placeholder `{{{placeholder}}}` is not declared; added as a required string"
             ));
+            params.insert(
+                placeholder.to_owned(),
+                Param {
+                    kind: ParamType::String,
+                    required: Some(true),
+                    description: None,
+                    default: None,
+                    allowed: None,
+                    minimum: None,
+                    maximum: None,
+                    pattern: None,
+                    format: None,
+                },
+            );
         }
     }
-
-    let mut out = Mapping::new();
-    out.insert(key("name"), Yaml::String(name));
-    out.insert(
-        key("maps_to"),
-        Yaml::String(format!("{} {template}", method.to_uppercase())),
-    );
     let description = operation
         .get("summary")
         .or_else(|| operation.get("description"))
@@ -415,19 +561,23 @@ fn operation_yaml(
         .map(params::shorten)
         .filter(|text| !text.is_empty())
         .unwrap_or_else(|| format!("{} {path}", method.to_uppercase()));
-    out.insert(key("description"), Yaml::String(description));
-    if !params.is_empty() {
-        out.insert(key("params"), Yaml::Mapping(params));
-    }
-    if category == "delete" {
-        out.insert(key("danger_level"), key("destructive"));
-        out.insert(key("requires_confirmation"), Yaml::Bool(true));
-    }
-    Ok(Yaml::Mapping(out))
+    let deletes = category == Category::Delete;
+    Ok(Operation {
+        name,
+        maps_to: format!("{} {template}", method.to_uppercase()),
+        description: Some(description),
+        params,
+        response: None,
+        pagination: None,
+        supports_fields: None,
+        danger_level: deletes.then_some(DangerLevel::Destructive),
+        requires_confirmation: deletes.then_some(true),
+        non_idempotent: None,
+    })
 }
 
-/// Receives one param: its name, its YAML and where to report a problem.
-type AddParam<'a> = dyn FnMut(&str, Yaml, &mut dyn FnMut(String)) + 'a;
+/// Receives one param: its name, its definition and where to report a problem.
+type AddParam<'a> = dyn FnMut(&str, Param, &mut dyn FnMut(String)) + 'a;
 
 /// The top-level properties of a JSON request body, each through `add`.
 fn body_params(
@@ -520,7 +670,7 @@ fn body_params(
     for (name, property) in properties {
         let is_required = body_required && required.contains(&name.as_str());
         match params::param(document, property, is_required, None, warn, name, true) {
-            Ok(yaml) => add(name, yaml, warn),
+            Ok(param) => add(name, param, warn),
             Err(reason) => warn(format!("body param `{name}`: {reason}; dropped")),
         }
     }
@@ -538,7 +688,7 @@ fn body(
         "# {title}\n\nImported by `aqlgen import-openapi` from an OpenAPI {version} description.\n\n\
          | Category | Operations |\n|---|---|\n"
     );
-    for category in CATEGORIES {
+    for category in Category::NAMES {
         text.push_str(&format!(
             "| {category} | {} |\n",
             categories.get(category).copied().unwrap_or(0)

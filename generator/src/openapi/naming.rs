@@ -32,10 +32,22 @@ pub fn snake(raw: &str) -> String {
     }
 }
 
-/// Hands out names unique within one import, cut to [`MAX_NAME`] characters.
-#[derive(Debug, Default)]
+/// Hands out names unique within one import, cut to [`MAX_NAME`] characters; the protocol's
+/// reserved operation names count as taken.
+#[derive(Debug)]
 pub struct Names {
     taken: BTreeSet<String>,
+}
+
+impl Default for Names {
+    fn default() -> Self {
+        Self {
+            taken: crate::schema::RESERVED_OPERATIONS
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect(),
+        }
+    }
 }
 
 impl Names {
@@ -97,5 +109,6 @@ mod tests {
         let second = names.unique(&long);
         assert_eq!(second.len(), MAX_NAME);
         assert!(second.ends_with("_2"));
+        assert_eq!(names.unique("introspect"), "introspect_2", "reserved");
     }
 }

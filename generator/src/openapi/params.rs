@@ -1,9 +1,9 @@
 //! OpenAPI parameter and property schemas to adapter params.
 
 use serde_json::Value;
-use serde_yaml::{Mapping, Value as Yaml};
 
 use super::refs::resolve;
+use crate::schema::{Param, ParamType};
 
 /// Longest description kept, in characters.
 const MAX_DESCRIPTION: usize = 160;
@@ -18,7 +18,7 @@ pub fn param(
     warn: &mut dyn FnMut(String),
     name: &str,
     in_body: bool,
-) -> Result<Yaml, String> {
+) -> Result<Param, String> {
     let schema = resolve(document, schema)?;
     let kind = match kind_of(schema) {
         Some(kind) => kind,
@@ -42,66 +42,48 @@ pub fn param(
             kind
         }
     };
-    let mut out = Mapping::new();
-    let mut put = |key: &str, value: Yaml| {
-        out.insert(Yaml::String(key.to_owned()), value);
-    };
-    put("type", Yaml::String(kind.to_owned()));
+    let ty = ParamType::parse(kind).expect("kind_of and widest name param types");
     // A default makes a param optional to the caller, whatever the document says.
     let default = schema
         .get("default")
-        .filter(|default| default_fits(kind, default));
-    if required && default.is_none() {
-        put("required", Yaml::Bool(true));
-    }
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
-        let strings: Option<Vec<Yaml>> = values
-            .iter()
-            .map(|value| value.as_str().map(|text| Yaml::String(text.to_owned())))
-            .collect();
-        match strings {
-            Some(strings) if kind == "string" && !strings.is_empty() => {
-                put("enum", Yaml::Sequence(strings));
-            }
-            _ => warn(format!("param `{name}`: non-string enum dropped")),
-        }
-    }
-    if let Some(default) = default {
-        let value = serde_yaml::to_value(default).map_err(|error| error.to_string())?;
-        put("default", value);
-    } else if schema.get("default").is_some() {
+        .filter(|default| ty.admits(default))
+        .filter(|_| !matches!(ty, ParamType::Array | ParamType::Object))
+        .cloned();
+    if default.is_none() && schema.get("default").is_some() {
         warn(format!(
             "param `{name}`: `default` on an {kind} param is not accepted; dropped"
         ));
     }
-    if matches!(kind, "integer" | "number") {
-        for key in ["minimum", "maximum"] {
-            if let Some(bound) = schema.get(key).and_then(Value::as_f64) {
-                let value = if kind == "integer" && bound.fract() == 0.0 {
-                    Yaml::Number((bound as i64).into())
-                } else {
-                    Yaml::Number(bound.into())
-                };
-                put(key, value);
+    let mut allowed = None;
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let strings: Option<Vec<Value>> = values
+            .iter()
+            .map(|value| value.as_str().map(Value::from))
+            .collect();
+        match strings {
+            Some(strings) if ty == ParamType::String && !strings.is_empty() => {
+                allowed = Some(strings);
             }
+            _ => warn(format!("param `{name}`: non-string enum dropped")),
         }
     }
+    let bound = |key: &str| {
+        matches!(ty, ParamType::Integer | ParamType::Number)
+            .then(|| schema.get(key).and_then(Value::as_f64))
+            .flatten()
+    };
     let text = description.or_else(|| schema.get("description").and_then(Value::as_str));
-    if let Some(text) = text.map(shorten).filter(|text| !text.is_empty()) {
-        put("description", Yaml::String(text));
-    }
-    Ok(Yaml::Mapping(out))
-}
-
-/// Whether `default` can be written as the default of a `kind` param.
-fn default_fits(kind: &str, default: &Value) -> bool {
-    match kind {
-        "string" => default.is_string(),
-        "boolean" => default.is_boolean(),
-        "integer" => default.is_i64() || default.is_u64(),
-        "number" => default.is_number(),
-        _ => false,
-    }
+    Ok(Param {
+        kind: ty,
+        required: (required && default.is_none()).then_some(true),
+        description: text.map(shorten).filter(|text| !text.is_empty()),
+        default,
+        allowed,
+        minimum: bound("minimum"),
+        maximum: bound("maximum"),
+        pattern: None,
+        format: None,
+    })
 }
 
 /// The distinct non-null types a schema allows through a `type` list or `oneOf`/`anyOf`

@@ -254,20 +254,54 @@ pub struct RateLimits {
 #[serde(deny_unknown_fields)]
 pub struct Operations {
     /// Additive operations.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub create: Vec<Operation>,
     /// Read-only operations.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub read: Vec<Operation>,
     /// Modifying operations.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub update: Vec<Operation>,
     /// Removing operations.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub delete: Vec<Operation>,
     /// Side-effecting operations.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub execute: Vec<Operation>,
+}
+
+/// A bound written as an integer when it is one, so `minimum: 1` stays `1` and not `1.0`.
+fn whole_when_whole<S: serde::Serializer>(
+    bound: &Option<f64>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match *bound {
+        Some(value)
+            if value.fract() == 0.0
+                && (-9_007_199_254_740_992.0..=9_007_199_254_740_992.0).contains(&value) =>
+        {
+            serializer.serialize_i64(value as i64)
+        }
+        Some(value) => serializer.serialize_f64(value),
+        None => serializer.serialize_none(),
+    }
+}
+
+/// Operations the protocol defines (SPEC §8.5.4): an adapter may not define them.
+pub const RESERVED_OPERATIONS: [&str; 7] = [
+    "introspect",
+    "execute_agent",
+    "record_execution_step",
+    "complete_execution",
+    "abort_execution",
+    "confirm_operation",
+    "verify_challenge",
+];
+
+/// Whether a param of an operation of `category` may not be called `name`: the gate's
+/// `confirmation_token` anywhere, `input` on UPDATE, where it wraps the fields.
+pub fn is_reserved_param(category: Category, name: &str) -> bool {
+    name == "confirmation_token" || (category == Category::Update && name == "input")
 }
 
 impl Operations {
@@ -295,7 +329,7 @@ pub struct Operation {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Parameters in schema order.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub params: IndexMap<String, Param>,
     /// What the operation returns.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -338,10 +372,16 @@ pub struct Param {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allowed: Option<Vec<Value>>,
     /// Inclusive lower bound.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_when_whole"
+    )]
     pub minimum: Option<f64>,
     /// Inclusive upper bound.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "whole_when_whole"
+    )]
     pub maximum: Option<f64>,
     /// Regular expression a string must match.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -11,23 +11,12 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::ident;
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{
-    AdapterSchema, AuthConfig, AuthKind, Operation, Param, ParamType, Protocol, Serialization,
-    Transport,
+    AdapterSchema, AuthConfig, AuthKind, Operation, Param, ParamType, Protocol,
+    RESERVED_OPERATIONS, Serialization, Transport, is_reserved_param,
 };
 
 /// The longest adapter name: ET §2.1 allows 64 characters.
 pub const MAX_NAME: usize = 64;
-
-/// Protocol operations an adapter may not redefine.
-pub const RESERVED: [&str; 7] = [
-    "introspect",
-    "execute_agent",
-    "record_execution_step",
-    "complete_execution",
-    "abort_execution",
-    "confirm_operation",
-    "verify_challenge",
-];
 
 /// Every semantic problem in `schema`.
 pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
@@ -344,7 +333,7 @@ fn check_operation(
     out: &mut Vec<Diagnostic>,
 ) {
     check_snake_case(&format!("{path}.name"), "operation", &operation.name, out);
-    if RESERVED.contains(&operation.name.as_str()) {
+    if RESERVED_OPERATIONS.contains(&operation.name.as_str()) {
         out.push(
             Diagnostic::new(
                 Code::ReservedName,
@@ -354,7 +343,10 @@ fn check_operation(
                     operation.name
                 ),
             )
-            .expected(format!("a name other than {}", RESERVED.join(", ")))
+            .expected(format!(
+                "a name other than {}",
+                RESERVED_OPERATIONS.join(", ")
+            ))
             .found(format!("{:?}", operation.name)),
         );
     }
@@ -415,13 +407,7 @@ fn check_operation(
                 .found(format!("{name:?}")),
             );
         }
-        let clashes = match name.as_str() {
-            // The gate may ask any operation for confirmation, under the operator's policy.
-            "confirmation_token" => true,
-            "input" => category == Category::Update,
-            _ => false,
-        };
-        if clashes {
+        if is_reserved_param(category, name) {
             out.push(
                 Diagnostic::new(Code::ReservedName, param_path.clone(), format!("parameter name `{name}` is reserved by the protocol here"))
                     .expected("another name (`input` wraps UPDATE fields; `confirmation_token` carries confirmations)")

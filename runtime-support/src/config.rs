@@ -191,48 +191,169 @@ pub struct SafetyConfig {
     pub audit_log: Option<PathBuf>,
 }
 
-/// One configurable token lifetime: flag, environment variable, allowed range, what it sets.
-struct TtlFlag {
+/// One numeric setting: flag, environment variable, allowed range, unit, what it sets.
+struct NumberFlag<T> {
     flag: &'static str,
     env: &'static str,
     min: u64,
     max: u64,
+    seconds: bool,
     help: &'static str,
-    set: fn(&mut TokenConfig, Duration),
+    set: fn(&mut T, u64),
 }
 
-const TTL_FLAGS: [TtlFlag; 4] = [
-    TtlFlag {
+impl<T> NumberFlag<T> {
+    fn arg(&self) -> Arg {
+        let (min, max, seconds) = (self.min, self.max, self.seconds);
+        Arg::new(self.flag)
+            .long(self.flag)
+            .env(self.env)
+            .value_parser(move |text: &str| parse_number(text, min, max, seconds))
+            .help(self.help)
+    }
+
+    fn apply(&self, matches: &ArgMatches, target: &mut T) {
+        if let Some(value) = matches.get_one::<u64>(self.flag) {
+            (self.set)(target, *value);
+        }
+    }
+}
+
+const TTL_FLAGS: [NumberFlag<TokenConfig>; 4] = [
+    NumberFlag {
         flag: "confirmation-ttl",
         env: "MCP_AQL_CONFIRMATION_TTL",
         min: 1,
         max: 900,
         help: "Seconds a confirmation token lives, for operations below forbidden (1..=900) [default: 300]",
-        set: |c, v| c.confirmation_ttl = v,
+        seconds: true,
+        set: |c, v| c.confirmation_ttl = Duration::from_secs(v),
     },
-    TtlFlag {
+    NumberFlag {
         flag: "forbidden-confirmation-ttl",
         env: "MCP_AQL_FORBIDDEN_CONFIRMATION_TTL",
         min: 1,
         max: 300,
         help: "Seconds a confirmation token of a forbidden operation lives (1..=300) [default: 120]",
-        set: |c, v| c.forbidden_ttl = v,
+        seconds: true,
+        set: |c, v| c.forbidden_ttl = Duration::from_secs(v),
     },
-    TtlFlag {
+    NumberFlag {
         flag: "quota-continue-ttl",
         env: "MCP_AQL_QUOTA_CONTINUE_TTL",
         min: 1,
         max: 600,
         help: "Seconds a quota continuation token lives (1..=600) [default: 300]",
-        set: |c, v| c.quota_ttl = v,
+        seconds: true,
+        set: |c, v| c.quota_ttl = Duration::from_secs(v),
     },
-    TtlFlag {
+    NumberFlag {
         flag: "clock-skew-tolerance",
         env: "MCP_AQL_CLOCK_SKEW_TOLERANCE",
         min: 0,
         max: 300,
         help: "Seconds a token is still accepted past its expiry (0..=300) [default: 30]",
-        set: |c, v| c.clock_skew = v,
+        seconds: true,
+        set: |c, v| c.clock_skew = Duration::from_secs(v),
+    },
+];
+
+/// How the server's transports hold up under load (README "Reliability").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransportLimits {
+    /// Open HTTP sessions; an `initialize` beyond them is refused with 503.
+    pub max_sessions: u64,
+    /// A session that sees no request for this long is closed.
+    pub session_idle_timeout: Duration,
+    /// Open HTTP connections; one beyond them is answered 503 and closed.
+    pub max_connections: u64,
+    /// Time a client has to send a request's headers.
+    pub header_timeout: Duration,
+    /// Time a client has to send a request's body.
+    pub body_timeout: Duration,
+    /// A connection that moves no byte for this long is closed.
+    pub idle_timeout: Duration,
+    /// Longest wait for the next piece of an upstream answer.
+    pub upstream_read_timeout: Duration,
+}
+
+impl Default for TransportLimits {
+    fn default() -> Self {
+        Self {
+            max_sessions: 256,
+            session_idle_timeout: Duration::from_secs(300),
+            max_connections: 512,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(60),
+            upstream_read_timeout: Duration::from_secs(10),
+        }
+    }
+}
+
+const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 7] = [
+    NumberFlag {
+        flag: "max-sessions",
+        env: "MCP_AQL_MAX_SESSIONS",
+        min: 1,
+        max: 100_000,
+        seconds: false,
+        help: "Open HTTP sessions at most; more initialize requests get 503 (1..=100000) [default: 256]",
+        set: |t, v| t.max_sessions = v,
+    },
+    NumberFlag {
+        flag: "session-idle-timeout",
+        env: "MCP_AQL_SESSION_IDLE_TIMEOUT",
+        min: 10,
+        max: 86_400,
+        seconds: true,
+        help: "Seconds an HTTP session may sit without a request before it is closed (10..=86400) [default: 300]",
+        set: |t, v| t.session_idle_timeout = Duration::from_secs(v),
+    },
+    NumberFlag {
+        flag: "max-connections",
+        env: "MCP_AQL_MAX_CONNECTIONS",
+        min: 1,
+        max: 65_536,
+        seconds: false,
+        help: "Open HTTP connections at most; more are answered 503 and closed (1..=65536) [default: 512]",
+        set: |t, v| t.max_connections = v,
+    },
+    NumberFlag {
+        flag: "header-timeout",
+        env: "MCP_AQL_HEADER_TIMEOUT",
+        min: 1,
+        max: 300,
+        seconds: true,
+        help: "Seconds a client has to send a request's headers (1..=300) [default: 10]",
+        set: |t, v| t.header_timeout = Duration::from_secs(v),
+    },
+    NumberFlag {
+        flag: "body-timeout",
+        env: "MCP_AQL_BODY_TIMEOUT",
+        min: 1,
+        max: 600,
+        seconds: true,
+        help: "Seconds a client has to send a request's body (1..=600) [default: 30]",
+        set: |t, v| t.body_timeout = Duration::from_secs(v),
+    },
+    NumberFlag {
+        flag: "idle-timeout",
+        env: "MCP_AQL_IDLE_TIMEOUT",
+        min: 20,
+        max: 3_600,
+        seconds: true,
+        help: "Seconds an HTTP connection may move no byte before it is closed (20..=3600) [default: 60]",
+        set: |t, v| t.idle_timeout = Duration::from_secs(v),
+    },
+    NumberFlag {
+        flag: "upstream-read-timeout",
+        env: "MCP_AQL_UPSTREAM_READ_TIMEOUT",
+        min: 1,
+        max: 300,
+        seconds: true,
+        help: "Seconds to wait for the next piece of an upstream answer (1..=300) [default: 10]",
+        set: |t, v| t.upstream_read_timeout = Duration::from_secs(v),
     },
 ];
 
@@ -272,6 +393,8 @@ pub struct Config {
     pub limits: Limits,
     /// The safety gate's operator settings.
     pub safety: SafetyConfig,
+    /// Transport limits and timeouts.
+    pub transport_limits: TransportLimits,
 }
 
 impl Default for Config {
@@ -284,6 +407,7 @@ impl Default for Config {
             tool_prefix: String::new(),
             limits: Limits::default(),
             safety: SafetyConfig::default(),
+            transport_limits: TransportLimits::default(),
         }
     }
 }
@@ -394,14 +518,10 @@ impl Config {
                     .help("Append one JSON line per gate decision to this file"),
             );
         for ttl in &TTL_FLAGS {
-            let (min, max) = (ttl.min, ttl.max);
-            command = command.arg(
-                Arg::new(ttl.flag)
-                    .long(ttl.flag)
-                    .env(ttl.env)
-                    .value_parser(move |text: &str| parse_seconds(text, min, max))
-                    .help(ttl.help),
-            );
+            command = command.arg(ttl.arg());
+        }
+        for flag in &TRANSPORT_FLAGS {
+            command = command.arg(flag.arg());
         }
         command
     }
@@ -456,6 +576,13 @@ impl Config {
                 .unwrap_or_default(),
             limits,
             safety: safety(matches)?,
+            transport_limits: {
+                let mut transport = TransportLimits::default();
+                for flag in &TRANSPORT_FLAGS {
+                    flag.apply(matches, &mut transport);
+                }
+                transport
+            },
         })
     }
 }
@@ -487,9 +614,7 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
     }
     let mut tokens = TokenConfig::default();
     for ttl in &TTL_FLAGS {
-        if let Some(seconds) = matches.get_one::<u64>(ttl.flag) {
-            (ttl.set)(&mut tokens, Duration::from_secs(*seconds));
-        }
+        ttl.apply(matches, &mut tokens);
     }
     Ok(SafetyConfig {
         trust_level: matches.get_one::<TrustLevel>("trust-level").copied(),
@@ -505,13 +630,17 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
     })
 }
 
-fn parse_seconds(text: &str, min: u64, max: u64) -> Result<u64, String> {
-    let value: u64 = text
-        .parse()
-        .map_err(|_| format!("'{text}' is not a whole number of seconds"))?;
+fn parse_number(text: &str, min: u64, max: u64, seconds: bool) -> Result<u64, String> {
+    let unit = if seconds { " seconds" } else { "" };
+    let value: u64 = text.parse().map_err(|_| {
+        format!(
+            "'{text}' is not a whole number{}",
+            if seconds { " of seconds" } else { "" }
+        )
+    })?;
     if !(min..=max).contains(&value) {
         return Err(format!(
-            "{value} is outside the allowed range {min}..={max} seconds"
+            "{value} is outside the allowed range {min}..={max}{unit}"
         ));
     }
     Ok(value)

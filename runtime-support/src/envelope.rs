@@ -61,7 +61,7 @@ impl Envelope {
                 ErrorCode::ValidationInvalidValue,
                 format!(
                     "Parameter 'operation' must be a snake_case operation name (lowercase letters, digits and '_', starting with a letter), got '{}'",
-                    truncate(&operation, 80)
+                    shorten(&operation, 80)
                 ),
             )
             .with_detail("param_name", "operation")
@@ -101,10 +101,11 @@ impl Envelope {
     }
 }
 
-fn truncate(text: &str, max: usize) -> &str {
+/// `text` cut to `max` characters, marked with `…` when cut.
+pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(max) {
-        Some((end, _)) => &text[..end],
-        None => text,
+        Some((end, _)) => format!("{}…", &text[..end]).into(),
+        None => text.into(),
     }
 }
 

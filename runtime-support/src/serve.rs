@@ -13,6 +13,10 @@ use tokio_util::sync::CancellationToken;
 use crate::adapter::Adapter;
 use crate::config::{Config, Transport};
 use crate::gate::TrustSource;
+use crate::intake::FrameLimits;
+use crate::intake::http::{HttpIntake, guard};
+use crate::intake::stdio::LineTransport;
+use crate::listener::{self, Connections};
 use crate::server::{AqlServer, Shared};
 
 /// Runs a generated adapter binary: parses its command line and environment, then serves
@@ -48,7 +52,7 @@ fn init_tracing() {
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
     // A second initialisation (e.g. a test harness already set one) keeps the first.
     let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+        .with_writer(crate::redact::RedactingStderr)
         .with_ansi(false)
         .with_env_filter(filter)
         .try_init();
@@ -116,8 +120,10 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
 }
 
 async fn serve_stdio<A: Adapter>(shared: Arc<Shared<A>>) -> Result<(), String> {
+    let (input, output) = crate::stdio::streams();
+    let transport = LineTransport::new(input, output, FrameLimits::new(&shared.config().limits));
     let running = AqlServer::new(shared)
-        .serve(crate::stdio::streams())
+        .serve(transport)
         .await
         .map_err(|error| format!("MCP initialization over stdio failed: {error}"))?;
     let reason = running
@@ -130,23 +136,35 @@ async fn serve_stdio<A: Adapter>(shared: Arc<Shared<A>>) -> Result<(), String> {
 
 async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> Result<(), String> {
     let shutdown = CancellationToken::new();
-    let limits = shared.config().limits;
+    let config = shared.config();
+    let frames = FrameLimits::new(&config.limits);
+    let transport = config.transport_limits;
     let mut http_config = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown.child_token())
-        // Room for the JSON-RPC envelope around an over-limit request, so the MCP-AQL limit
-        // check answers it with VALIDATION_PAYLOAD_TOO_LARGE rather than a bare HTTP 413.
-        .with_max_request_body_bytes(limits.max_request_size.saturating_mul(2) + 64 * 1024);
+        .with_max_request_body_bytes(frames.max_bytes);
     if !address.ip().is_loopback() {
         tracing::warn!(%address, "listening beyond loopback: Host header checks are off");
         http_config = http_config.disable_allowed_hosts();
     }
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(transport.session_idle_timeout);
+    let sessions = Arc::new(sessions);
     let factory_shared = shared.clone();
     let service = StreamableHttpService::new(
         move || Ok(AqlServer::new(factory_shared.clone())),
-        Arc::new(LocalSessionManager::default()),
+        sessions.clone(),
         http_config,
     );
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let intake = Arc::new(HttpIntake {
+        limits: frames,
+        sessions,
+        max_sessions: usize::try_from(transport.max_sessions).unwrap_or(usize::MAX),
+        body_timeout: transport.body_timeout,
+        opening: tokio::sync::Mutex::new(()),
+    });
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(intake, guard));
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|error| format!("cannot listen on {address}: {error}"))?;
@@ -154,13 +172,18 @@ async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> 
         .local_addr()
         .map_err(|error| format!("cannot read the listening address: {error}"))?;
     tracing::info!(url = %format!("http://{local}/mcp"), "streamable HTTP endpoint listening");
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async move {
-            wait_for_signal().await;
-            shutdown.cancel();
-        })
-        .await
-        .map_err(|error| format!("the HTTP server failed: {error}"))
+    let connections = Connections {
+        max: usize::try_from(transport.max_connections).unwrap_or(usize::MAX),
+        header_timeout: transport.header_timeout,
+        idle_timeout: transport.idle_timeout,
+    };
+    let signal = shutdown.clone();
+    tokio::spawn(async move {
+        wait_for_signal().await;
+        signal.cancel();
+    });
+    listener::serve(listener, router, connections, shutdown).await;
+    Ok(())
 }
 
 async fn wait_for_signal() {

@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use crate::adapter::{Adapter, Category, Route, UpstreamRequest, Window};
 use crate::config::Config;
-use crate::envelope::{Envelope, check_payload};
+use crate::envelope::{Envelope, check_payload, shorten};
 use crate::error::{AqlError, ErrorCode};
 use crate::gate::audit::{Audit, Event, Record};
 use crate::gate::limits::{LimitConfig, Limited, Limiter, paused_error};
@@ -84,6 +84,7 @@ impl<A: Adapter> Shared<A> {
             A::INFO,
             UpstreamConfig {
                 max_response_bytes: config.limits.max_response_size,
+                read_timeout: config.transport_limits.upstream_read_timeout,
                 ..UpstreamConfig::default()
             },
         )?
@@ -412,7 +413,14 @@ impl<A: Adapter> AqlServer<A> {
     }
 
     fn not_found(&self, operation: &str) -> AqlError {
-        let suggestions = closest(operation, self.shared.catalog.operation_names());
+        // Suggestions cost time in the product of the lengths: only for names of sane length.
+        let suggestions = if operation.len() <= MAX_SUGGESTED_NAME {
+            closest(operation, self.shared.catalog.operation_names())
+        } else {
+            Vec::new()
+        };
+        let shown = shorten(operation, MAX_ECHOED_NAME);
+        let operation: &str = &shown;
         let mut message = format!("Unknown operation: '{operation}'.");
         if !suggestions.is_empty() {
             let quoted: Vec<String> = suggestions.iter().map(|s| format!("'{s}'")).collect();
@@ -465,6 +473,11 @@ impl<A: Adapter> AqlServer<A> {
         );
     }
 }
+
+/// Longest unknown operation name that gets suggestions.
+const MAX_SUGGESTED_NAME: usize = 128;
+/// Longest unknown operation name echoed whole in an answer.
+const MAX_ECHOED_NAME: usize = 80;
 
 enum Target {
     Introspect,

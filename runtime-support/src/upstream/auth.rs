@@ -14,12 +14,6 @@ use crate::adapter::{ApiKeyLocation, Auth};
 use crate::error::{AqlError, ErrorCode};
 
 /// What stands in for a secret in any text we pass on.
-const REDACTED: &str = "[REDACTED]";
-
-/// Secrets shorter than this are not scrubbed from text: replacing every `a` of a message
-/// because a password is `a` would destroy the message and protect nothing.
-const MIN_REDACTED_LEN: usize = 3;
-
 /// How requests authenticate, with header names already checked.
 #[derive(Debug, Clone)]
 pub(crate) enum AuthPlan {
@@ -175,24 +169,24 @@ impl AuthPlan {
 pub(crate) struct Secrets(Vec<String>);
 
 impl Secrets {
-    /// `text` with every secret (and its percent-encoded spelling) replaced by `[REDACTED]`.
+    /// `text` with every secret, in each of its [spellings](crate::redact::spellings),
+    /// replaced by `[REDACTED]`.
     pub(crate) fn redact(&self, text: &str) -> String {
-        let mut out = text.to_owned();
+        let mut spellings: Vec<String> = self
+            .0
+            .iter()
+            .flat_map(|secret| crate::redact::spellings(secret))
+            .collect();
+        // Longest first: one secret's spelling can hold another's (base64 of `user:pass`).
+        spellings.sort_by_key(|spelling| std::cmp::Reverse(spelling.len()));
+        crate::redact::scrub(text, &spellings)
+    }
+
+    /// Adds these secrets to what every log line is scrubbed of.
+    pub(crate) fn keep_out_of_logs(&self) {
         for secret in &self.0 {
-            if secret.len() < MIN_REDACTED_LEN {
-                continue;
-            }
-            out = out.replace(secret.as_str(), REDACTED);
-            // As a query string carries it: percent-encoded, and form-encoded (`+` for space).
-            let encoded = percent_encode(secret);
-            let form_encoded = encoded.replace("%20", "+");
-            for spelling in [encoded, form_encoded] {
-                if spelling != *secret {
-                    out = out.replace(spelling.as_str(), REDACTED);
-                }
-            }
+            crate::redact::register(secret);
         }
-        out
     }
 }
 
@@ -266,20 +260,6 @@ fn config_error(what: &str) -> AqlError {
         format!("Internal error: adapter configuration is invalid: {what}"),
     )
     .with_detail("reason", "AUTH_CONFIG_INVALID")
-}
-
-/// Percent-encodes everything but unreserved characters (RFC 3986 §2.3), the way a secret
-/// would look if an upstream echoed a query string back.
-fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -65,6 +65,9 @@ pub struct UpstreamConfig {
     /// Largest upstream body accepted, checked while it streams in. Default 10 MiB (the
     /// spec's response limit).
     pub max_response_bytes: usize,
+    /// Longest wait for the next piece of the answer: a body cut short on a connection the
+    /// upstream keeps open fails after this, not after `timeout`. Default 10 s.
+    pub read_timeout: Duration,
 }
 
 impl Default for UpstreamConfig {
@@ -72,6 +75,7 @@ impl Default for UpstreamConfig {
         Self {
             timeout: Duration::from_secs(30),
             max_response_bytes: 10 * 1024 * 1024,
+            read_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -137,6 +141,7 @@ impl Upstream {
         let client = Client::builder()
             .user_agent(format!("{}-adapter/{} (aqlgen)", info.name, info.version))
             .timeout(config.timeout)
+            .read_timeout(config.read_timeout.min(config.timeout))
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))
             .redirect(policy)
             .build()
@@ -197,6 +202,7 @@ impl Upstream {
             auth::Credentials::default()
         };
         let secrets = credentials.secrets;
+        secrets.keep_out_of_logs();
         let url = self.url_for(&request, credentials.query.as_ref())?;
 
         let mut builder = self

@@ -25,6 +25,15 @@ use serde_json::Value;
 use super::auth::Secrets;
 use super::untrusted::{is_html, preview, safe_line};
 use crate::error::{AqlError, ErrorCode};
+use crate::json_scan::{self, Bounds};
+
+/// What upstream JSON may be: nested at most 64 deep, so the answer wrapped around it stays
+/// well inside every parser's depth limit (serde_json's is 128); any number of values (the
+/// response size limit bounds them).
+const UPSTREAM_BOUNDS: Bounds = Bounds {
+    max_depth: 64,
+    max_values: usize::MAX,
+};
 
 /// `retry_after_seconds` when the upstream gives no hint.
 pub(crate) const DEFAULT_RETRY_AFTER_SECONDS: u64 = 60;
@@ -59,10 +68,27 @@ fn parse_success(
     if body.iter().all(u8::is_ascii_whitespace) {
         return Ok("null".to_owned());
     }
-    if let Some(text) = compact_json(body) {
-        return Ok(text);
-    }
     let status = response.status.as_u16();
+    match json_scan::check(body, UPSTREAM_BOUNDS) {
+        Ok(()) => {
+            if let Some(text) = compact_json(body) {
+                return Ok(text);
+            }
+        }
+        Err(fault) if !fault.is_syntax() => {
+            return Err(AqlError::new(
+                ErrorCode::InternalError,
+                format!(
+                    "Internal error: the upstream API answered HTTP {status} with JSON that \
+                     strict JSON parsers refuse ({}), so it is not passed on",
+                    fault.describe()
+                ),
+            )
+            .with_detail("upstream_error", "SERIALIZATION_PARSE_ERROR")
+            .with_detail("http_status", status));
+        }
+        Err(_) => {}
+    }
     let content_type = content_type(response.headers);
     let text = std::str::from_utf8(body).ok();
     let message = match (&content_type, text) {
@@ -236,15 +262,18 @@ fn rate_limit_details(mut error: AqlError, headers: &HeaderMap, now: SystemTime)
 }
 
 /// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in whole seconds from
-/// `now`, rounded up; a date in the past gives 0.
+/// `now`, rounded up; a date in the past gives 0, and no wait is longer than a day.
 pub(crate) fn retry_after_seconds(value: &str, now: SystemTime) -> Option<u64> {
     let value = value.trim();
-    if let Ok(seconds) = value.parse::<u64>() {
-        return Some(seconds);
-    }
-    let when = httpdate::parse_http_date(value).ok()?;
-    let wait = when.duration_since(now).unwrap_or(Duration::ZERO);
-    Some(wait.as_secs() + u64::from(wait.subsec_nanos() > 0))
+    let seconds = match value.parse::<u64>() {
+        Ok(seconds) => seconds,
+        Err(_) => {
+            let when = httpdate::parse_http_date(value).ok()?;
+            let wait = when.duration_since(now).unwrap_or(Duration::ZERO);
+            wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
+        }
+    };
+    Some(seconds.min(crate::gate::limits::MAX_UPSTREAM_BLOCK.as_secs()))
 }
 
 fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
@@ -261,11 +290,9 @@ fn content_type(headers: &HeaderMap) -> Option<String> {
     Some(clean)
 }
 
-/// `body` as compact JSON text when it is exactly one JSON value. The text is checked but
-/// never built into a tree: keys keep the upstream's order and a large answer costs one
-/// pass to validate and one to drop the whitespace between tokens.
+/// `body`, already checked to be one JSON value, as compact JSON text; `None` when it is
+/// not UTF-8. Keys keep the upstream's order and a large answer costs one copy.
 fn compact_json(body: &[u8]) -> Option<String> {
-    serde_json::from_slice::<serde::de::IgnoredAny>(body).ok()?;
     let mut out = Vec::with_capacity(body.len());
     let (mut in_string, mut escaped) = (false, false);
     for &byte in body {
@@ -316,6 +343,31 @@ mod tests {
             &Secrets::default(),
             UNIX_EPOCH + Duration::from_secs(1_000),
         )
+    }
+
+    #[test]
+    fn json_strict_parsers_refuse_is_not_passed_on() {
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        let fits = format!("{}{}", "[".repeat(64), "]".repeat(64));
+        assert!(answer(200, &[], fits.as_bytes()).is_ok());
+        for (body, why) in [
+            (deep.as_bytes(), "nesting deeper than 64 levels"),
+            (br#"{"n":1e400}"#.as_slice(), "64-bit float"),
+            (br#"["\ud800"]"#.as_slice(), "surrogate"),
+        ] {
+            let error = answer(200, &[], body).expect_err("refused");
+            assert_eq!(error.details["upstream_error"], "SERIALIZATION_PARSE_ERROR");
+            assert!(error.message.contains(why), "{}", error.message);
+        }
+    }
+
+    #[test]
+    fn no_wait_the_upstream_asks_for_is_longer_than_a_day() {
+        let far = "98204510718";
+        let error = answer(503, &[("retry-after", far)], b"").expect_err("503");
+        assert_eq!(error.details["retry_after_seconds"], 86_400);
+        let error = answer(429, &[("x-ratelimit-reset", far)], b"").expect_err("429");
+        assert_eq!(error.details["retry_after_seconds"], 86_400);
     }
 
     #[test]

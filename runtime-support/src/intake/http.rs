@@ -1,0 +1,164 @@
+//! The streamable HTTP transport's front: every POST body read under a byte cap and a
+//! deadline, judged, and answered here when broken; new sessions refused at the cap.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http_body_util::BodyExt;
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+
+use super::{FrameLimits, Reply, RpcCode, Verdict, judge, judge_oversize};
+use crate::json_scan::Scanner;
+
+/// Seconds a client refused for capacity is told to wait.
+pub const RETRY_AFTER_SECONDS: u64 = 5;
+
+/// What the front of the HTTP transport needs.
+pub struct HttpIntake {
+    pub limits: FrameLimits,
+    pub sessions: Arc<LocalSessionManager>,
+    pub max_sessions: usize,
+    pub body_timeout: Duration,
+    /// Held while a session opens, so the cap is not overrun by a burst of `initialize`.
+    pub opening: tokio::sync::Mutex<()>,
+}
+
+enum Received {
+    Whole(Vec<u8>),
+    Oversize(Box<Scanner>),
+}
+
+/// Axum middleware in front of rmcp's streamable HTTP service.
+pub async fn guard(
+    State(intake): State<Arc<HttpIntake>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let limits = &intake.limits;
+    let declared = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok()?.parse::<usize>().ok());
+    if declared.is_some_and(|length| length > limits.max_bytes) {
+        // Nothing read yet, so no id to answer with.
+        let verdict = judge_oversize(&Default::default(), limits, declared);
+        return respond(StatusCode::PAYLOAD_TOO_LARGE, verdict);
+    }
+    let (parts, body) = request.into_parts();
+    let body = match tokio::time::timeout(intake.body_timeout, read(body, limits)).await {
+        Ok(Ok(body)) => body,
+        Ok(Err(())) => {
+            let reply = Reply::error(
+                None,
+                RpcCode::InvalidRequest,
+                "Invalid request: the request body could not be read",
+            );
+            return respond(StatusCode::BAD_REQUEST, Verdict::Reply(reply));
+        }
+        Err(_) => {
+            let reply = Reply::error(
+                None,
+                RpcCode::InvalidRequest,
+                format!(
+                    "Request timeout: the body did not arrive within {} s",
+                    intake.body_timeout.as_secs()
+                ),
+            );
+            return respond(StatusCode::REQUEST_TIMEOUT, Verdict::Reply(reply));
+        }
+    };
+    let bytes = match body {
+        Received::Whole(bytes) => bytes,
+        Received::Oversize(scanner) => {
+            let verdict = judge_oversize(scanner.top(), limits, declared);
+            return respond(StatusCode::PAYLOAD_TOO_LARGE, verdict);
+        }
+    };
+    // The id of an `initialize`, which opens a session.
+    let opening = match judge(&bytes, limits) {
+        Verdict::Pass(message) => match *message {
+            ClientJsonRpcMessage::Request(request)
+                if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
+            {
+                serde_json::to_string(&request.id).ok()
+            }
+            _ => None,
+        },
+        verdict => return respond(StatusCode::BAD_REQUEST, verdict),
+    };
+    let request = Request::from_parts(parts, Body::from(bytes));
+    let Some(id) = opening else {
+        return next.run(request).await;
+    };
+    let _opening = intake.opening.lock().await;
+    let open = intake.sessions.sessions.read().await.len();
+    if open >= intake.max_sessions {
+        tracing::warn!(open, "refused a new session: at the session cap");
+        let reply = Reply::error(
+            Some(id),
+            RpcCode::ServerBusy,
+            format!(
+                "Server busy: {open} sessions are open, the most this server allows; retry in {RETRY_AFTER_SECONDS} s or end an idle session"
+            ),
+        );
+        let mut response = respond(StatusCode::SERVICE_UNAVAILABLE, Verdict::Reply(reply));
+        response
+            .headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+        return response;
+    }
+    next.run(request).await
+}
+
+/// Reads a body, keeping at most `limits.max_bytes`; past that, what was read is scanned for
+/// its id and reading stops.
+async fn read(mut body: Body, limits: &FrameLimits) -> Result<Received, ()> {
+    let mut kept = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| tracing::debug!(%error, "request body failed"))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        if kept.len() + data.len() > limits.max_bytes {
+            let mut scanner = Box::new(Scanner::new(limits.bounds));
+            scanner.feed(&kept);
+            scanner.feed(&data);
+            return Ok(Received::Oversize(scanner));
+        }
+        kept.extend_from_slice(&data);
+    }
+    Ok(Received::Whole(kept))
+}
+
+/// The HTTP answer for a verdict made here. A request answered by its id gets 200 with the
+/// JSON-RPC error (the client matches it like any answer); the rest get `status`.
+fn respond(status: StatusCode, verdict: Verdict) -> Response {
+    let reply = match verdict {
+        Verdict::Reply(reply) => reply,
+        Verdict::Ignore(why) => Reply::error(None, RpcCode::InvalidRequest, why),
+        Verdict::Pass(_) => Reply::error(None, RpcCode::InvalidRequest, "Invalid request"),
+    };
+    let status = match (&reply.id, reply.code()) {
+        (Some(_), Some(RpcCode::InvalidParams | RpcCode::InvalidRequest)) | (Some(_), None)
+            if status == StatusCode::BAD_REQUEST =>
+        {
+            StatusCode::OK
+        }
+        _ => status,
+    };
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        reply.to_json(),
+    )
+        .into_response()
+}

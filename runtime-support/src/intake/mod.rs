@@ -1,0 +1,470 @@
+//! Every message a client sends passes here before rmcp sees it, on both transports: the
+//! byte limit first, then a streaming check of syntax and bounds ([`crate::json_scan`]),
+//! then the shape of a JSON-RPC message. What fails is answered here, by its `id` whenever
+//! one was read; what passes is handed on.
+//!
+//! The answers follow JSON-RPC 2.0: `-32700` with `id: null` for text that is not JSON,
+//! `-32600` for a message that is not a valid request, `-32602` for a known method whose
+//! params are malformed; unknown methods reach rmcp, which answers `-32601`. A `tools/call`
+//! too large to read is answered as a tool would be, with `VALIDATION_PAYLOAD_TOO_LARGE`.
+//! Notifications get no answer.
+
+pub mod http;
+pub mod stdio;
+
+use rmcp::model::{
+    CallToolRequestMethod, CancelTaskMethod, ClientJsonRpcMessage, ClientRequest,
+    CompleteRequestMethod, ConstString, DiscoverRequestMethod, GetPromptRequestMethod,
+    GetSkillRequestMethod, GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
+    ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListSkillsRequestMethod,
+    ListToolsRequestMethod, PingRequestMethod, ReadResourceDirectoryRequestMethod,
+    ReadResourceRequestMethod, SetLevelRequestMethod, SubscribeRequestMethod,
+    SubscriptionsListenRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
+};
+
+use crate::config::Limits;
+use crate::envelope::too_large;
+use crate::json_scan::{Bounds, Fault, Kind, Scanner, Top};
+use crate::result;
+
+/// Room for the JSON-RPC envelope around the largest accepted tool arguments.
+const ENVELOPE_BYTES: usize = 64 * 1024;
+/// Values of any kind in one message: ten of the largest arrays the payload limits allow.
+const VALUES_PER_ARRAY_LIMIT: usize = 10;
+/// Nesting of one message: under serde_json's limit of 128, and far enough above the largest
+/// nesting limit (64) plus the envelope's two levels that arguments too deep reach the
+/// payload check and get its MCP-AQL error.
+const MAX_FRAME_DEPTH: usize = 100;
+
+/// Request methods of the MCP client, whose params rmcp parses into typed requests.
+const CLIENT_METHODS: [&str; 21] = [
+    InitializeResultMethod::VALUE,
+    PingRequestMethod::VALUE,
+    DiscoverRequestMethod::VALUE,
+    CompleteRequestMethod::VALUE,
+    SetLevelRequestMethod::VALUE,
+    GetPromptRequestMethod::VALUE,
+    ListPromptsRequestMethod::VALUE,
+    ListResourcesRequestMethod::VALUE,
+    ListResourceTemplatesRequestMethod::VALUE,
+    ReadResourceRequestMethod::VALUE,
+    SubscriptionsListenRequestMethod::VALUE,
+    SubscribeRequestMethod::VALUE,
+    UnsubscribeRequestMethod::VALUE,
+    CallToolRequestMethod::VALUE,
+    ListToolsRequestMethod::VALUE,
+    GetTaskMethod::VALUE,
+    UpdateTaskMethod::VALUE,
+    CancelTaskMethod::VALUE,
+    ListSkillsRequestMethod::VALUE,
+    GetSkillRequestMethod::VALUE,
+    ReadResourceDirectoryRequestMethod::VALUE,
+];
+
+/// JSON-RPC 2.0 error codes this layer answers with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RpcCode {
+    ParseError,
+    InvalidRequest,
+    InvalidParams,
+    /// Implementation-defined server error: the server is at a capacity limit.
+    ServerBusy,
+}
+
+impl RpcCode {
+    const fn number(self) -> i32 {
+        match self {
+            Self::ParseError => -32700,
+            Self::InvalidRequest => -32600,
+            Self::InvalidParams => -32602,
+            Self::ServerBusy => -32000,
+        }
+    }
+}
+
+/// How large and deep one message may be, from the payload limits.
+#[derive(Debug, Clone, Copy)]
+pub struct FrameLimits {
+    /// Bytes of one message: a stdio line, an HTTP body.
+    pub max_bytes: usize,
+    pub bounds: Bounds,
+    /// The payload limit the byte limit derives from, for the MCP-AQL error.
+    max_request_size: usize,
+}
+
+impl FrameLimits {
+    pub fn new(limits: &Limits) -> Self {
+        Self {
+            max_bytes: limits.max_request_size + ENVELOPE_BYTES,
+            bounds: Bounds {
+                max_depth: MAX_FRAME_DEPTH,
+                max_values: limits.max_array_elements * VALUES_PER_ARRAY_LIMIT,
+            },
+            max_request_size: limits.max_request_size,
+        }
+    }
+}
+
+/// What becomes of one message.
+#[derive(Debug)]
+pub enum Verdict {
+    /// A well-formed message for rmcp.
+    Pass(Box<ClientJsonRpcMessage>),
+    /// Answered here.
+    Reply(Reply),
+    /// Dropped without an answer (a malformed notification or response): why, for the log.
+    Ignore(String),
+}
+
+/// An answer made here: a JSON-RPC error, or a tool result for a `tools/call`.
+#[derive(Debug)]
+pub struct Reply {
+    /// The request's `id` as JSON text; `None` answers with `id: null`.
+    pub id: Option<String>,
+    pub body: ReplyBody,
+}
+
+#[derive(Debug)]
+pub enum ReplyBody {
+    Error { code: RpcCode, message: String },
+    Tool(Box<rmcp::model::CallToolResult>),
+}
+
+impl Reply {
+    fn error(id: Option<String>, code: RpcCode, message: impl Into<String>) -> Self {
+        Self {
+            id,
+            body: ReplyBody::Error {
+                code,
+                message: message.into(),
+            },
+        }
+    }
+
+    /// The JSON-RPC code, when the answer is an error.
+    pub fn code(&self) -> Option<RpcCode> {
+        match self.body {
+            ReplyBody::Error { code, .. } => Some(code),
+            ReplyBody::Tool(_) => None,
+        }
+    }
+
+    /// The whole JSON-RPC response as text.
+    pub fn to_json(&self) -> String {
+        let id = self.id.as_deref().unwrap_or("null");
+        let (key, value) = match &self.body {
+            ReplyBody::Error { code, message } => (
+                "error",
+                serde_json::json!({"code": code.number(), "message": message}).to_string(),
+            ),
+            ReplyBody::Tool(result) => (
+                "result",
+                serde_json::to_string(result).unwrap_or_else(|_| "{}".to_owned()),
+            ),
+        };
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"{key}":{value}}}"#)
+    }
+}
+
+/// Judges one whole message of at most [`FrameLimits::max_bytes`] bytes.
+pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
+    if std::str::from_utf8(bytes).is_err() {
+        return Verdict::Reply(Reply::error(
+            None,
+            RpcCode::ParseError,
+            "Parse error: the message is not valid UTF-8",
+        ));
+    }
+    let mut scanner = Scanner::new(limits.bounds);
+    scanner.feed(bytes);
+    if let Err(fault) = scanner.finish() {
+        return refused(&scanner, &fault);
+    }
+    let top = scanner.top();
+    if top.root != Some(Kind::Object) {
+        let why = if top.root == Some(Kind::Array) {
+            "Invalid request: batches are not supported; send one JSON-RPC message per line or request"
+        } else {
+            "Invalid request: a JSON-RPC message is an object"
+        };
+        return Verdict::Reply(Reply::error(None, RpcCode::InvalidRequest, why));
+    }
+    let id = match request_id(top) {
+        Ok(id) => id,
+        Err(reply) => return Verdict::Reply(reply),
+    };
+    let answer = |code, message: &str| match &id {
+        Some(_) => Verdict::Reply(Reply::error(id.clone(), code, message)),
+        None => Verdict::Ignore(message.to_owned()),
+    };
+    if top
+        .jsonrpc
+        .as_ref()
+        .and_then(|member| member.raw.as_deref())
+        != Some("\"2.0\"")
+    {
+        return answer(
+            RpcCode::InvalidRequest,
+            "Invalid request: 'jsonrpc' must be \"2.0\"",
+        );
+    }
+    let method = match &top.method {
+        None if top.response => None,
+        None => return answer(RpcCode::InvalidRequest, "Invalid request: no 'method'"),
+        Some(member) if member.kind != Kind::String => {
+            return answer(
+                RpcCode::InvalidRequest,
+                "Invalid request: 'method' must be a string",
+            );
+        }
+        Some(member) => member
+            .raw
+            .as_deref()
+            .and_then(|raw| serde_json::from_str::<String>(raw).ok()),
+    };
+    let known = method
+        .as_deref()
+        .and_then(|name| CLIENT_METHODS.iter().find(|known| **known == name));
+    match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
+        Ok(ClientJsonRpcMessage::Request(request))
+            if matches!(request.request, ClientRequest::CustomRequest(_))
+                && let Some(known) = known =>
+        {
+            Verdict::Reply(Reply::error(id, RpcCode::InvalidParams, params_hint(known)))
+        }
+        Ok(message) => Verdict::Pass(Box::new(message)),
+        Err(_) => match known {
+            Some(known) => answer(RpcCode::InvalidParams, &params_hint(known)),
+            None => answer(
+                RpcCode::InvalidRequest,
+                "Invalid request: not a JSON-RPC 2.0 request, notification or response",
+            ),
+        },
+    }
+}
+
+/// Judges a message that outgrew [`FrameLimits::max_bytes`] from what was read of it.
+pub fn judge_oversize(top: &Top, limits: &FrameLimits, size: Option<usize>) -> Verdict {
+    let Ok(Some(id)) = request_id(top) else {
+        return Verdict::Reply(Reply::error(
+            None,
+            RpcCode::InvalidRequest,
+            format!(
+                "Invalid request: the message is larger than {} bytes",
+                limits.max_bytes
+            ),
+        ));
+    };
+    let is_call = top.method.as_ref().and_then(|member| member.raw.as_deref())
+        == Some(&format!("\"{}\"", CallToolRequestMethod::VALUE));
+    if is_call {
+        let actual = size.unwrap_or(limits.max_bytes + 1);
+        let error = too_large(
+            "request_size",
+            limits.max_request_size,
+            actual
+                .saturating_sub(ENVELOPE_BYTES)
+                .max(limits.max_request_size + 1),
+            "bytes",
+        );
+        return Verdict::Reply(Reply {
+            id: Some(id),
+            body: ReplyBody::Tool(Box::new(result::failure_in_session(&error, None))),
+        });
+    }
+    Verdict::Reply(Reply::error(
+        Some(id),
+        RpcCode::InvalidRequest,
+        format!(
+            "Invalid request: the message is larger than {} bytes",
+            limits.max_bytes
+        ),
+    ))
+}
+
+/// The answer to a message the scanner refused.
+fn refused(scanner: &Scanner, fault: &Fault) -> Verdict {
+    if fault.is_syntax() {
+        return Verdict::Reply(Reply::error(
+            None,
+            RpcCode::ParseError,
+            format!("Parse error: {}", fault.describe()),
+        ));
+    }
+    let top = scanner.top();
+    let id = request_id(top).ok().flatten();
+    let (code, label) = if scanner.fault_in_params() {
+        (RpcCode::InvalidParams, "Invalid params")
+    } else {
+        (RpcCode::InvalidRequest, "Invalid request")
+    };
+    let message = format!("{label}: {}", fault.describe());
+    match (&id, &top.method) {
+        // Most likely a notification: no answer.
+        (None, Some(_)) => Verdict::Ignore(message),
+        _ => Verdict::Reply(Reply::error(id, code, message)),
+    }
+}
+
+/// The `id` to answer with: `Ok(None)` for a notification, an error for an `id` that
+/// cannot be echoed or is not a string or an integer.
+fn request_id(top: &Top) -> Result<Option<String>, Reply> {
+    let Some(member) = &top.id else {
+        return Ok(None);
+    };
+    let invalid = |why: &str| Reply::error(None, RpcCode::InvalidRequest, why);
+    match (member.kind, &member.raw) {
+        (Kind::String, Some(raw)) => Ok(Some(raw.clone())),
+        (Kind::Number, Some(raw)) if raw.parse::<i64>().is_ok() => Ok(Some(raw.clone())),
+        (Kind::Number, Some(raw)) => Err(Reply::error(
+            Some(raw.clone()),
+            RpcCode::InvalidRequest,
+            "Invalid request: a numeric 'id' must be an integer",
+        )),
+        (Kind::String, None) => Err(invalid(
+            "Invalid request: 'id' is longer than 254 characters",
+        )),
+        _ => Err(invalid(
+            "Invalid request: 'id' must be a string or an integer",
+        )),
+    }
+}
+
+fn params_hint(method: &str) -> String {
+    if method == CallToolRequestMethod::VALUE {
+        format!(
+            "Invalid params for '{method}': expected an object with 'name' (a string) and optionally 'arguments' (an object)"
+        )
+    } else {
+        format!("Invalid params for '{method}'")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> FrameLimits {
+        FrameLimits::new(&Limits::default())
+    }
+
+    fn reply(text: &str) -> (Option<String>, Option<RpcCode>) {
+        match judge(text.as_bytes(), &limits()) {
+            Verdict::Reply(reply) => (reply.id.clone(), reply.code()),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn well_formed_messages_pass() {
+        for text in [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#,
+            r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t","arguments":{"x":1}}}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#,
+        ] {
+            assert!(
+                matches!(judge(text.as_bytes(), &limits()), Verdict::Pass(_)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn broken_requests_are_answered_by_their_id() {
+        let id = |s: &str| Some(s.to_owned());
+        for params in [
+            "\"x\"",
+            "7",
+            "true",
+            "[1]",
+            "{}",
+            r#"{"name":3}"#,
+            r#"{"name":"t","arguments":[]}"#,
+        ] {
+            let text =
+                format!(r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{params}}}"#);
+            assert_eq!(
+                reply(&text),
+                (id("9"), Some(RpcCode::InvalidParams)),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":"q","method":"tools/call"}"#),
+            (id("\"q\""), Some(RpcCode::InvalidParams))
+        );
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":3,"method":5}"#),
+            (id("3"), Some(RpcCode::InvalidRequest))
+        );
+        assert_eq!(
+            reply(r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#),
+            (id("3"), Some(RpcCode::InvalidRequest))
+        );
+        assert_eq!(
+            reply(
+                r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"t","arguments":{"n":1e400}}}"#
+            ),
+            (id("4"), Some(RpcCode::InvalidParams))
+        );
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"\ud800"}}"#),
+            (id("5"), Some(RpcCode::InvalidParams))
+        );
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
+            (id("1.5"), Some(RpcCode::InvalidRequest))
+        );
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(reply(&deep), (id("6"), Some(RpcCode::InvalidParams)));
+    }
+
+    #[test]
+    fn text_that_is_not_json_gets_a_parse_error_without_id() {
+        for text in ["{", "nope", r#"{"id":1,"method":"ping""#, "\u{0}"] {
+            assert_eq!(reply(text), (None, Some(RpcCode::ParseError)), "{text}");
+        }
+        assert!(matches!(
+            judge(b"{\"id\":1,\xff}", &limits()),
+            Verdict::Reply(Reply { id: None, .. })
+        ));
+        assert_eq!(reply("[]"), (None, Some(RpcCode::InvalidRequest)));
+        assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#),
+            (None, Some(RpcCode::InvalidRequest))
+        );
+    }
+
+    #[test]
+    fn broken_notifications_get_no_answer() {
+        for text in [
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}"#,
+            r#"{"jsonrpc":"2.0","method":7}"#,
+            r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"n":1e400}}"#,
+        ] {
+            assert!(
+                matches!(judge(text.as_bytes(), &limits()), Verdict::Ignore(_)),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_oversize_tool_call_is_answered_as_a_tool_would() {
+        let mut scanner = Scanner::new(limits().bounds);
+        scanner.feed(br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"x":""#);
+        let Verdict::Reply(reply) = judge_oversize(scanner.top(), &limits(), Some(5_000_000))
+        else {
+            panic!("answered");
+        };
+        let json: serde_json::Value = serde_json::from_str(&reply.to_json()).unwrap();
+        assert_eq!(json["id"], 12);
+        let text = json["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("VALIDATION_PAYLOAD_TOO_LARGE"), "{text}");
+    }
+}

@@ -1,0 +1,164 @@
+//! Secrets out of text: every credential the adapter sends is scrubbed, in the spellings an
+//! echo would give it, from error text for clients and from every log line, whichever layer
+//! wrote it (rmcp logs whole messages at `debug` and `trace`).
+
+use std::io::Write;
+use std::sync::RwLock;
+
+use base64::Engine;
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+use tracing_subscriber::fmt::MakeWriter;
+
+/// What a secret is replaced by.
+pub const REDACTED: &str = "[REDACTED]";
+
+/// Secrets shorter than this are not scrubbed from text: replacing every `a` of a message
+/// because a password is `a` would destroy the message and protect nothing.
+const MIN_REDACTED_LEN: usize = 3;
+
+/// Spellings of every secret sent so far, scrubbed from log lines.
+static LOGGED: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// The ways `secret` shows up when something echoes it: as is, upper- and lower-case,
+/// percent- and form-encoded (a query string), and base64 (a header value).
+pub fn spellings(secret: &str) -> Vec<String> {
+    if secret.len() < MIN_REDACTED_LEN {
+        return Vec::new();
+    }
+    let encoded = percent_encode(secret);
+    let mut all = vec![
+        secret.to_owned(),
+        secret.to_ascii_uppercase(),
+        secret.to_ascii_lowercase(),
+        encoded.replace("%20", "+"),
+        encoded,
+        STANDARD.encode(secret),
+        STANDARD_NO_PAD.encode(secret),
+        URL_SAFE.encode(secret),
+        URL_SAFE_NO_PAD.encode(secret),
+    ];
+    // Longest first, so a spelling that contains another is replaced whole.
+    all.sort_by_key(|spelling| std::cmp::Reverse(spelling.len()));
+    all.dedup();
+    all
+}
+
+/// `text` with every one of `spellings`, taken in order (longest first), replaced by
+/// [`REDACTED`].
+pub fn scrub(text: &str, spellings: &[String]) -> String {
+    let mut out = text.to_owned();
+    for spelling in spellings {
+        if out.contains(spelling.as_str()) {
+            out = out.replace(spelling.as_str(), REDACTED);
+        }
+    }
+    out
+}
+
+/// Adds `secret` to what log lines are scrubbed of, before it is first sent.
+pub fn register(secret: &str) {
+    let fresh = spellings(secret);
+    if fresh.is_empty() {
+        return;
+    }
+    let mut logged = LOGGED
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    for spelling in fresh {
+        if !logged.contains(&spelling) {
+            logged.push(spelling);
+        }
+    }
+    logged.sort_by_key(|spelling| std::cmp::Reverse(spelling.len()));
+}
+
+/// Percent-encodes everything but unreserved characters (RFC 3986 §2.3), the way a secret
+/// would look if an upstream echoed a query string back.
+pub fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+/// A tracing writer to stderr that scrubs each event of the registered secrets.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RedactingStderr;
+
+impl<'a> MakeWriter<'a> for RedactingStderr {
+    type Writer = EventBuffer;
+
+    fn make_writer(&'a self) -> Self::Writer {
+        EventBuffer(Vec::new())
+    }
+}
+
+/// One formatted event, written out scrubbed when the formatter drops it.
+pub struct EventBuffer(Vec<u8>);
+
+impl Write for EventBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for EventBuffer {
+    fn drop(&mut self) {
+        let text = String::from_utf8_lossy(&self.0);
+        let logged = LOGGED
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let line = if logged.is_empty() {
+            text.into_owned()
+        } else {
+            scrub(&text, &logged)
+        };
+        drop(logged);
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_common_spelling_is_scrubbed() {
+        let secret = "ghp_Secret+Token/1";
+        let all = spellings(secret);
+        let text = format!(
+            "a {secret} b {} c {} d {} e {} f {}",
+            secret.to_ascii_uppercase(),
+            secret.to_ascii_lowercase(),
+            STANDARD.encode(secret),
+            URL_SAFE_NO_PAD.encode(secret),
+            percent_encode(secret),
+        );
+        let clean = scrub(&text, &all);
+        assert_eq!(clean.matches(REDACTED).count(), 6, "{clean}");
+        assert!(spellings("ab").is_empty());
+    }
+
+    #[test]
+    fn registered_secrets_leave_log_lines() {
+        register("tok_registered_1234");
+        let mut buffer = RedactingStderr.make_writer();
+        buffer.write_all(b"x").unwrap();
+        let logged = LOGGED.read().unwrap();
+        assert!(logged.contains(&"TOK_REGISTERED_1234".to_owned()));
+        assert_eq!(
+            scrub("echo tok_registered_1234!", &logged),
+            "echo [REDACTED]!"
+        );
+    }
+}

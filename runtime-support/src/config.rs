@@ -340,10 +340,10 @@ const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 7] = [
     NumberFlag {
         flag: "idle-timeout",
         env: "MCP_AQL_IDLE_TIMEOUT",
-        min: 20,
+        min: 1,
         max: 3_600,
         seconds: true,
-        help: "Seconds an HTTP connection may move no byte before it is closed (20..=3600) [default: 60]",
+        help: "Seconds an HTTP connection may move no byte before it is closed; keep it above 15, the SSE keep-alive interval (1..=3600) [default: 60]",
         set: |t, v| t.idle_timeout = Duration::from_secs(v),
     },
     NumberFlag {

@@ -177,6 +177,12 @@ async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> 
         header_timeout: transport.header_timeout,
         idle_timeout: transport.idle_timeout,
     };
+    if transport.idle_timeout < Duration::from_secs(20) {
+        tracing::warn!(
+            seconds = transport.idle_timeout.as_secs(),
+            "an idle timeout under 20 s can close event streams between their 15 s keep-alives"
+        );
+    }
     let signal = shutdown.clone();
     tokio::spawn(async move {
         wait_for_signal().await;

@@ -16,6 +16,9 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use super::{FrameLimits, Reply, RpcCode, Verdict, judge, judge_oversize};
 use crate::json_scan::Scanner;
 
+/// Most bytes of an oversize body read and dropped before the connection is closed instead.
+const MAX_DRAINED: usize = 64 * 1024 * 1024;
+
 /// Seconds a client refused for capacity is told to wait.
 pub const RETRY_AFTER_SECONDS: u64 = 5;
 
@@ -48,11 +51,6 @@ pub async fn guard(
         .headers()
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok()?.parse::<usize>().ok());
-    if declared.is_some_and(|length| length > limits.max_bytes) {
-        // Nothing read yet, so no id to answer with.
-        let verdict = judge_oversize(&Default::default(), limits, declared);
-        return respond(StatusCode::PAYLOAD_TOO_LARGE, verdict);
-    }
     let (parts, body) = request.into_parts();
     let body = match tokio::time::timeout(intake.body_timeout, read(body, limits)).await {
         Ok(Ok(body)) => body,
@@ -120,7 +118,8 @@ pub async fn guard(
 }
 
 /// Reads a body, keeping at most `limits.max_bytes`; past that, what was read is scanned for
-/// its id and reading stops.
+/// its id and reading stops. (An oversize `Content-Length` is read this far too, so that the
+/// answer can carry the id.)
 async fn read(mut body: Body, limits: &FrameLimits) -> Result<Received, ()> {
     let mut kept = Vec::new();
     while let Some(frame) = body.frame().await {
@@ -132,11 +131,22 @@ async fn read(mut body: Body, limits: &FrameLimits) -> Result<Received, ()> {
             let mut scanner = Box::new(Scanner::new(limits.bounds));
             scanner.feed(&kept);
             scanner.feed(&data);
+            drain(body, kept.len() + data.len()).await;
             return Ok(Received::Oversize(scanner));
         }
         kept.extend_from_slice(&data);
     }
     Ok(Received::Whole(kept))
+}
+
+/// Reads the rest of an oversize body without keeping it, up to [`MAX_DRAINED`] bytes, so the
+/// client, still sending, gets to read the answer.
+async fn drain(mut body: Body, mut read: usize) {
+    while read <= MAX_DRAINED
+        && let Some(Ok(frame)) = body.frame().await
+    {
+        read += frame.data_ref().map_or(0, |data| data.len());
+    }
 }
 
 /// The HTTP answer for a verdict made here. A request answered by its id gets 200 with the

@@ -15,8 +15,12 @@ use super::{FrameLimits, Verdict, judge, judge_oversize};
 use crate::json_scan::Scanner;
 
 /// rmcp's transport over a reader and a writer, with every incoming line judged first.
+///
+/// rmcp drops a pending `receive` when another event wins its select, so reading keeps its
+/// partial line in [`Lines`], never in a local, and answers are written by tasks of their
+/// own: a cancelled `receive` loses nothing and never leaves half a line on the output.
 pub struct LineTransport<R, W> {
-    reader: BufReader<R>,
+    lines: Lines<BufReader<R>>,
     writer: Arc<Mutex<W>>,
     limits: FrameLimits,
 }
@@ -30,20 +34,9 @@ enum Line {
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
     pub fn new(reader: R, writer: W, limits: FrameLimits) -> Self {
         Self {
-            reader: BufReader::with_capacity(64 * 1024, reader),
+            lines: Lines::new(BufReader::with_capacity(64 * 1024, reader)),
             writer: Arc::new(Mutex::new(writer)),
             limits,
-        }
-    }
-
-    /// The next non-empty line, or `None` at the end of input or on a read error.
-    async fn next_line(&mut self) -> Option<Line> {
-        loop {
-            let line = read_line(&mut self.reader, &self.limits).await?;
-            match &line {
-                Line::Whole(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => continue,
-                _ => return Some(line),
-            }
         }
     }
 }
@@ -59,58 +52,80 @@ async fn write_line<W: AsyncWrite + Unpin>(
     writer.flush().await
 }
 
-/// Reads up to the next `\n`, keeping at most `limits.max_bytes` bytes.
-async fn read_line<R: AsyncBufRead + Unpin>(reader: &mut R, limits: &FrameLimits) -> Option<Line> {
-    let mut kept = Vec::new();
-    let mut oversize: Option<(Box<Scanner>, usize)> = None;
-    loop {
-        let buffer = match reader.fill_buf().await {
-            Ok(buffer) => buffer,
-            Err(error) => {
-                tracing::debug!(%error, "stdin read failed");
-                return None;
-            }
-        };
-        if buffer.is_empty() {
-            // End of input: a last line without its newline still counts.
-            return match oversize {
-                Some((scanner, size)) => Some(Line::Oversize { scanner, size }),
-                None if kept.is_empty() => None,
-                None => Some(Line::Whole(kept)),
-            };
-        }
-        let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
-            Some(end) => (&buffer[..end], end + 1),
-            None => (buffer, buffer.len()),
-        };
-        let complete = done > chunk.len();
-        match &mut oversize {
-            Some((scanner, size)) => {
-                scanner.feed(chunk);
-                *size += chunk.len();
-            }
-            None if kept.len() + chunk.len() > limits.max_bytes => {
-                let mut scanner = Box::new(Scanner::new(limits.bounds));
-                scanner.feed(&kept);
-                scanner.feed(chunk);
-                oversize = Some((scanner, kept.len() + chunk.len()));
-                kept = Vec::new();
-            }
-            None => kept.extend_from_slice(chunk),
-        }
-        reader.consume(done);
-        if complete {
-            return Some(match oversize {
-                Some((scanner, size)) => Line::Oversize { scanner, size },
-                None => {
-                    if kept.last() == Some(&b'\r') {
-                        kept.pop();
-                    }
-                    Line::Whole(kept)
-                }
-            });
+/// Newline-delimited input, read so that a dropped read loses nothing.
+struct Lines<R> {
+    reader: R,
+    /// The line read so far, while it fits the limit.
+    kept: Vec<u8>,
+    /// The line once it outgrew the limit: its scan so far and its size.
+    oversize: Option<(Box<Scanner>, usize)>,
+}
+
+impl<R: AsyncBufRead + Unpin> Lines<R> {
+    fn new(reader: R) -> Self {
+        Self {
+            reader,
+            kept: Vec::new(),
+            oversize: None,
         }
     }
+
+    /// The next line that is not blank, or `None` at the end of input or on a read error.
+    /// Cancel-safe: the only await is `fill_buf`, which consumes nothing.
+    async fn next(&mut self, limits: &FrameLimits) -> Option<Line> {
+        loop {
+            let buffer = match self.reader.fill_buf().await {
+                Ok(buffer) => buffer,
+                Err(error) => {
+                    tracing::debug!(%error, "stdin read failed");
+                    return None;
+                }
+            };
+            if buffer.is_empty() {
+                // End of input: a last line without its newline still counts.
+                return self.take().filter(|line| !is_blank(line));
+            }
+            let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
+                Some(end) => (&buffer[..end], end + 1),
+                None => (buffer, buffer.len()),
+            };
+            let complete = done > chunk.len();
+            match &mut self.oversize {
+                Some((scanner, size)) => {
+                    scanner.feed(chunk);
+                    *size += chunk.len();
+                }
+                None if self.kept.len() + chunk.len() > limits.max_bytes => {
+                    let mut scanner = Box::new(Scanner::new(limits.bounds));
+                    scanner.feed(&self.kept);
+                    scanner.feed(chunk);
+                    self.oversize = Some((scanner, self.kept.len() + chunk.len()));
+                    self.kept = Vec::new();
+                }
+                None => self.kept.extend_from_slice(chunk),
+            }
+            self.reader.consume(done);
+            if complete && let Some(line) = self.take().filter(|line| !is_blank(line)) {
+                return Some(line);
+            }
+        }
+    }
+
+    /// The line read so far, leaving an empty one.
+    fn take(&mut self) -> Option<Line> {
+        if let Some((scanner, size)) = self.oversize.take() {
+            return Some(Line::Oversize { scanner, size });
+        }
+        let mut kept = std::mem::take(&mut self.kept);
+        if kept.last() == Some(&b'\r') {
+            kept.pop();
+        }
+        Some(Line::Whole(kept))
+    }
+}
+
+fn is_blank(line: &Line) -> bool {
+    matches!(line, Line::Whole(bytes) if bytes.iter().all(u8::is_ascii_whitespace))
 }
 
 impl<R, W> Transport<RoleServer> for LineTransport<R, W>
@@ -133,7 +148,7 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            let verdict = match self.next_line().await? {
+            let verdict = match self.lines.next(&self.limits).await? {
                 Line::Whole(bytes) => judge(&bytes, &self.limits),
                 Line::Oversize { scanner, size } => {
                     judge_oversize(scanner.top(), &self.limits, Some(size))
@@ -143,10 +158,13 @@ where
                 Verdict::Pass(message) => return Some(*message),
                 Verdict::Reply(reply) => {
                     tracing::debug!(code = ?reply.code(), "answered a malformed message");
+                    let writer = self.writer.clone();
                     let text = reply.to_json().into_bytes();
-                    if write_line(&self.writer, text).await.is_err() {
-                        return None;
-                    }
+                    tokio::spawn(async move {
+                        if let Err(error) = write_line(&writer, text).await {
+                            tracing::debug!(%error, "stdout write failed");
+                        }
+                    });
                 }
                 Verdict::Ignore(why) => tracing::debug!(why, "dropped a malformed notification"),
             }
@@ -164,9 +182,9 @@ mod tests {
     use crate::config::Limits;
 
     async fn lines(input: &[u8], limits: FrameLimits) -> Vec<String> {
-        let mut reader = BufReader::with_capacity(16, input);
+        let mut lines = Lines::new(BufReader::with_capacity(16, input));
         let mut out = Vec::new();
-        while let Some(line) = read_line(&mut reader, &limits).await {
+        while let Some(line) = lines.next(&limits).await {
             out.push(match line {
                 Line::Whole(bytes) => String::from_utf8(bytes).unwrap(),
                 Line::Oversize { scanner, size } => format!(
@@ -188,10 +206,24 @@ mod tests {
             lines(input.as_bytes(), limits).await,
             vec![
                 "{\"a\":1}".to_owned(),
-                String::new(),
                 format!("oversize {} id=Some(\"77\")", long.len()),
                 "last".to_owned()
             ]
         );
+    }
+
+    #[tokio::test]
+    async fn a_dropped_read_loses_nothing() {
+        let limits = FrameLimits::new(&Limits::default());
+        let (mut client, server) = tokio::io::duplex(64);
+        let mut lines = Lines::new(BufReader::new(server));
+        client.write_all(b"{\"half\":").await.unwrap();
+        let cut = tokio::time::timeout(std::time::Duration::from_millis(20), lines.next(&limits));
+        assert!(cut.await.is_err(), "no whole line yet");
+        client.write_all(b"1}\n").await.unwrap();
+        match lines.next(&limits).await {
+            Some(Line::Whole(bytes)) => assert_eq!(bytes, b"{\"half\":1}"),
+            _ => panic!("the whole line"),
+        }
     }
 }

@@ -136,6 +136,9 @@ enum Reply {
     Slow(Duration),
     /// A chunked 200 body that never ends.
     Endless,
+    /// A 200 whose body stops short of its `Content-Length`; the connection is then closed,
+    /// or held open with nothing more sent.
+    Short { hold: bool },
 }
 
 fn reply(status: u16, body: &str) -> Reply {
@@ -257,6 +260,15 @@ async fn serve_connection(mut stream: TcpStream, handler: Handler, log: Arc<Mute
                     .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}")
                     .await
                     .is_ok()
+            }
+            Reply::Short { hold } => {
+                let _ = stream
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{\"a\":")
+                    .await;
+                if hold {
+                    tokio::time::sleep(Duration::from_secs(60)).await;
+                }
+                return;
             }
             Reply::Endless => {
                 let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\
@@ -821,6 +833,38 @@ async fn timeout_is_reported_with_its_duration() {
         err.message.contains("timed out after 300ms"),
         "{}",
         err.message
+    );
+}
+
+#[tokio::test]
+async fn a_body_cut_short_fails_fast() {
+    let server = Server::start(|r| Reply::Short {
+        hold: r.target == "/held",
+    })
+    .await;
+    init_env();
+    let config = UpstreamConfig {
+        read_timeout: Duration::from_millis(300),
+        ..UpstreamConfig::default()
+    };
+    let upstream = Upstream::new(info(server.base.clone(), Auth::None), config).expect("valid");
+    // Closed early: a network error, not a wait for the 30 s timeout.
+    let err = upstream.send(get("/closed")).await.expect_err("cut short");
+    assert_client_safe(&err);
+    assert_eq!(err.details["upstream_error"], "TRANSPORT_NETWORK_ERROR");
+    // Held open with nothing more: the read timeout ends it, not the whole-request timeout.
+    let started = std::time::Instant::now();
+    let err = upstream.send(get("/held")).await.expect_err("stalled");
+    assert_client_safe(&err);
+    assert_eq!(err.details["upstream_error"], "TRANSPORT_TIMEOUT");
+    assert!(
+        err.message.contains("sent nothing for 300ms"),
+        "{}",
+        err.message
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "ended by the read timeout"
     );
 }
 

@@ -306,18 +306,23 @@ impl Upstream {
         Ok(body)
     }
 
+    fn timeout_message(&self) -> String {
+        format!(
+            "Internal error: the upstream request timed out after {}ms (or sent nothing for {}ms)",
+            self.config.timeout.as_millis(),
+            self.config
+                .read_timeout
+                .min(self.config.timeout)
+                .as_millis()
+        )
+    }
+
     /// A client-safe description of a transport failure; the redacted detail goes to the log.
     fn transport_error(&self, err: &reqwest::Error, secrets: &Secrets) -> AqlError {
         debug!(error = %secrets.redact(&error_chain(err)), "upstream transport failure");
         let env = self.info.base_url_env;
         let (kind, message) = if err.is_timeout() {
-            (
-                "TRANSPORT_TIMEOUT",
-                format!(
-                    "Internal error: the upstream request timed out after {}ms",
-                    self.config.timeout.as_millis()
-                ),
-            )
+            ("TRANSPORT_TIMEOUT", self.timeout_message())
         } else if err.is_redirect() {
             (
                 "TRANSPORT_NETWORK_ERROR",
@@ -327,13 +332,7 @@ impl Upstream {
             )
         } else {
             match classify(err) {
-                Failure::Timeout => (
-                    "TRANSPORT_TIMEOUT",
-                    format!(
-                        "Internal error: the upstream request timed out after {}ms",
-                        self.config.timeout.as_millis()
-                    ),
-                ),
+                Failure::Timeout => ("TRANSPORT_TIMEOUT", self.timeout_message()),
                 Failure::Dns => (
                     "TRANSPORT_DNS_ERROR",
                     format!(

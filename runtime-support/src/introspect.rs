@@ -356,19 +356,7 @@ impl Catalog {
         session_id: &str,
         limiter: &Limiter,
     ) -> Result<String, AqlError> {
-        let unknown: Vec<String> = params
-            .keys()
-            .filter(|key| !PARAMS.contains(&key.as_str()))
-            .cloned()
-            .collect();
-        if !unknown.is_empty() {
-            return Err(crate::params::ParamError::Unknown {
-                operation: INTROSPECT,
-                unknown,
-                valid: PARAMS,
-            }
-            .into());
-        }
+        crate::params::reject_unknown(INTROSPECT, params, PARAMS)?;
         let query = match params.get("query") {
             None => {
                 return Err(AqlError::new(

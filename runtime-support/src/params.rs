@@ -12,8 +12,10 @@ pub enum ParamError {
     Unknown {
         /// Operation name.
         operation: &'static str,
-        /// Every unknown name, in request order.
+        /// The first [`MAX_LISTED`] unknown names, in request order, each cut to 80 characters.
         unknown: Vec<String>,
+        /// How many more there are.
+        more: usize,
         /// The names the operation accepts.
         valid: &'static [&'static str],
     },
@@ -21,8 +23,10 @@ pub enum ParamError {
     UnknownField {
         /// Operation name.
         operation: &'static str,
-        /// Every unknown key.
+        /// The first [`MAX_LISTED`] unknown keys, each cut to 80 characters.
         unknown: Vec<String>,
+        /// How many more there are.
+        more: usize,
         /// The fields `input` accepts.
         valid: &'static [&'static str],
     },
@@ -74,18 +78,32 @@ fn quoted_list<S: AsRef<str>>(names: &[S]) -> String {
         .join(", ")
 }
 
+/// Most unknown names an answer lists: a request with thousands of them gets an answer of a
+/// few hundred bytes, not one larger than itself.
+pub const MAX_LISTED: usize = 10;
+
+/// `names` quoted, with "and N more" when some were left out.
+fn listed(names: &[String], more: usize) -> String {
+    let mut text = quoted_list(names);
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}
+
 impl From<ParamError> for AqlError {
     fn from(error: ParamError) -> Self {
         match error {
             ParamError::Unknown {
                 operation,
                 unknown,
+                more,
                 valid,
             } => AqlError::new(
                 ErrorCode::ValidationUnknownParam,
                 format!(
                     "Unknown parameter(s) for operation '{operation}': {}. Valid parameters: {}",
-                    quoted_list(&unknown),
+                    listed(&unknown, more),
                     if valid.is_empty() {
                         "none".to_owned()
                     } else {
@@ -99,12 +117,13 @@ impl From<ParamError> for AqlError {
             ParamError::UnknownField {
                 operation,
                 unknown,
+                more,
                 valid,
             } => AqlError::new(
                 ErrorCode::ValidationUnknownField,
                 format!(
                     "Unknown field(s) in 'input' for operation '{operation}': {}. Valid fields: {}",
-                    quoted_list(&unknown),
+                    listed(&unknown, more),
                     quoted_list(valid)
                 ),
             )
@@ -209,20 +228,21 @@ pub fn reject_unknown(
     raw: &Map<String, Value>,
     valid: &'static [&'static str],
 ) -> Result<(), ParamError> {
-    let unknown: Vec<String> = raw
-        .keys()
-        .filter(|key| !valid.contains(&key.as_str()))
-        .cloned()
+    let mut unknown = raw.keys().filter(|key| !valid.contains(&key.as_str()));
+    let listed: Vec<String> = unknown
+        .by_ref()
+        .take(MAX_LISTED)
+        .map(|key| crate::envelope::shorten(key, 80).into_owned())
         .collect();
-    if unknown.is_empty() {
-        Ok(())
-    } else {
-        Err(ParamError::Unknown {
-            operation,
-            unknown,
-            valid,
-        })
+    if listed.is_empty() {
+        return Ok(());
     }
+    Err(ParamError::Unknown {
+        operation,
+        unknown: listed,
+        more: unknown.count(),
+        valid,
+    })
 }
 
 /// Refuses every key of an UPDATE `input` not in `valid` (`VALIDATION_UNKNOWN_FIELD`).
@@ -235,10 +255,12 @@ pub fn reject_unknown_fields(
         ParamError::Unknown {
             operation,
             unknown,
+            more,
             valid,
         } => ParamError::UnknownField {
             operation,
             unknown,
+            more,
             valid,
         },
         other => other,

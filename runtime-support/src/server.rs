@@ -28,6 +28,7 @@ use crate::gate::tokens::{TokenKind, Tokens};
 use crate::gate::{
     ConfirmReason, Decision, Policy, TOKEN_PARAM, TrustSource, confirmation_context, denial_error,
 };
+use crate::intake::http::CarriedArguments;
 use crate::introspect::{Catalog, INTROSPECT};
 use crate::result;
 use crate::session::Session;
@@ -479,6 +480,16 @@ const MAX_SUGGESTED_NAME: usize = 128;
 /// Longest unknown operation name echoed whole in an answer.
 const MAX_ECHOED_NAME: usize = 80;
 
+/// Arguments the HTTP front parsed and carried past rmcp (see [`CarriedArguments`]).
+fn carried_arguments(context: &RequestContext<RoleServer>) -> Option<JsonObject> {
+    context
+        .extensions
+        .get::<axum::http::request::Parts>()?
+        .extensions
+        .get::<CarriedArguments>()?
+        .take()
+}
+
 enum Target {
     Introspect,
     Route(&'static Route),
@@ -552,7 +563,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let Some(surface) = self.shared.tools.surface(&request.name) else {
             return Err(McpError::invalid_params(
@@ -569,7 +580,8 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             tool = base_name(surface),
             "tools/call"
         );
-        Ok(self.call(surface, request.arguments).await.into())
+        let arguments = request.arguments.or_else(|| carried_arguments(&context));
+        Ok(self.call(surface, arguments).await.into())
     }
 }
 

@@ -6,7 +6,7 @@ use runtime_support::adapter::{
     Adapter, AdapterInfo, Auth, Category, DangerLevel, Introspection, Method, OperationDoc, Route,
     ToolDocs, TrustLevel, TypeDoc, UpstreamRequest,
 };
-use runtime_support::params::{ParamError, json_type, reject_unknown};
+use runtime_support::params::{ParamError, json_type, reject_unknown, reject_unknown_fields};
 use serde_json::{Map, Value};
 
 /// The fixture adapter.
@@ -130,18 +130,7 @@ fn build_update_item(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
             });
         }
     };
-    let unknown: Vec<String> = input
-        .keys()
-        .filter(|key| !UPDATE_ITEM_FIELDS.contains(&key.as_str()))
-        .cloned()
-        .collect();
-    if !unknown.is_empty() {
-        return Err(ParamError::UnknownField {
-            operation: "update_item",
-            unknown,
-            valid: UPDATE_ITEM_FIELDS,
-        });
-    }
+    reject_unknown_fields("update_item", input, UPDATE_ITEM_FIELDS)?;
     Ok(UpstreamRequest {
         method: Method::Patch,
         path: item_path(&id),

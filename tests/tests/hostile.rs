@@ -482,29 +482,30 @@ async fn http_answers_every_hostile_request_by_its_id_in_bounded_memory() {
     let keys: Vec<String> = (0..45_000)
         .map(|k| format!(r#""key_{k:07}":[{k}]"#))
         .collect();
-    let widest = call(
-        &json!("wide"),
-        &format!(
-            r#"{{"operation":"get_item","params":{{{}}}}}"#,
-            keys.join(",")
-        ),
-    );
-    let padded = format!(
-        "{widest}{}",
-        " ".repeat((1024_usize * 1024 + 60 * 1024).saturating_sub(widest.len()))
+    let arguments = format!(
+        r#"{{"operation":"get_item","params":{{{}}}}}"#,
+        keys.join(",")
     );
     let mut calls = Vec::new();
-    for _ in 0..4 {
-        let (client, url, session, body) =
-            (client.clone(), url.clone(), session.clone(), padded.clone());
+    for n in 0..4 {
+        // Ids stay unique: a second request reusing an id in flight cancels the first.
+        let widest = call(&json!(format!("wide-{n}")), &arguments);
+        let padding = (1024_usize * 1024 + 60 * 1024).saturating_sub(widest.len());
+        let body = format!("{widest}{}", " ".repeat(padding)).into_bytes();
+        let (client, url, session) = (client.clone(), url.clone(), session.clone());
         calls.push(tokio::spawn(async move {
-            post(&client, &url, &session, body.into_bytes()).await
+            post(&client, &url, &session, body).await
         }));
     }
-    for call in calls {
+    for (n, call) in calls.into_iter().enumerate() {
         let (status, answers) = call.await.expect("task");
         assert_eq!(answers.len(), 1, "HTTP {status}: {answers:?}");
-        assert_eq!(answers[0]["id"], "wide");
+        assert_eq!(answers[0]["id"], format!("wide-{n}"));
+        assert!(
+            answers[0].get("result").is_some(),
+            "reached the tool: {}",
+            answers[0]
+        );
     }
     assert_under_ceiling(pid, "http");
 }

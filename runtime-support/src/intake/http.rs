@@ -10,10 +10,12 @@ use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest};
+use rmcp::model::{
+    CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, ConstString, JsonObject,
+};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use super::{FrameLimits, Reply, RpcCode, Verdict, judge, judge_oversize};
+use super::{FrameLimits, PlainCall, Reply, RpcCode, Verdict, judge, judge_oversize};
 use crate::json_scan::Scanner;
 
 /// Most bytes of an oversize body read and dropped before the connection is closed instead.
@@ -52,7 +54,9 @@ pub async fn guard(
         .get(header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok()?.parse::<usize>().ok());
     let (parts, body) = request.into_parts();
-    let body = match tokio::time::timeout(intake.body_timeout, read(body, limits)).await {
+    let capacity = declared.unwrap_or(0).min(limits.max_bytes);
+    let read = read(body, limits, capacity);
+    let body = match tokio::time::timeout(intake.body_timeout, read).await {
         Ok(Ok(body)) => body,
         Ok(Err(())) => {
             let reply = Reply::error(
@@ -83,6 +87,11 @@ pub async fn guard(
     };
     // The id of an `initialize`, which opens a session.
     let opening = match judge(&bytes, limits) {
+        Verdict::Call(call) => {
+            drop(bytes);
+            let (parts, body) = carry(parts, call);
+            return next.run(Request::from_parts(parts, body)).await;
+        }
         Verdict::Pass(message) => match *message {
             ClientJsonRpcMessage::Request(request)
                 if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
@@ -117,11 +126,49 @@ pub async fn guard(
     next.run(request).await
 }
 
+/// The arguments of a plain `tools/call`, parsed here once and carried to the handler in
+/// the HTTP request's extensions (rmcp hands the request's parts to the handler), so that
+/// rmcp parses a body without them: its parse buffers a message through serde's untagged
+/// and flattened enums, at several times the parsed size.
+#[derive(Debug, Clone)]
+pub struct CarriedArguments(Arc<std::sync::Mutex<Option<JsonObject>>>);
+
+impl CarriedArguments {
+    /// The arguments, once.
+    pub fn take(&self) -> Option<JsonObject> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+    }
+}
+
+/// The request rmcp gets for a plain call: its arguments in the extensions, a body without.
+fn carry(
+    mut parts: axum::http::request::Parts,
+    call: PlainCall,
+) -> (axum::http::request::Parts, Body) {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": call.id,
+        "method": CallToolRequestMethod::VALUE,
+        "params": {"name": call.params.name},
+    });
+    if let Some(arguments) = call.params.arguments {
+        parts
+            .extensions
+            .insert(CarriedArguments(Arc::new(std::sync::Mutex::new(Some(
+                arguments,
+            )))));
+    }
+    (parts, Body::from(body.to_string()))
+}
+
 /// Reads a body, keeping at most `limits.max_bytes`; past that, what was read is scanned for
 /// its id and reading stops. (An oversize `Content-Length` is read this far too, so that the
 /// answer can carry the id.)
-async fn read(mut body: Body, limits: &FrameLimits) -> Result<Received, ()> {
-    let mut kept = Vec::new();
+async fn read(mut body: Body, limits: &FrameLimits, capacity: usize) -> Result<Received, ()> {
+    let mut kept = Vec::with_capacity(capacity);
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|error| tracing::debug!(%error, "request body failed"))?;
         let Ok(data) = frame.into_data() else {
@@ -155,7 +202,9 @@ fn respond(status: StatusCode, verdict: Verdict) -> Response {
     let reply = match verdict {
         Verdict::Reply(reply) => reply,
         Verdict::Ignore(why) => Reply::error(None, RpcCode::InvalidRequest, why),
-        Verdict::Pass(_) => Reply::error(None, RpcCode::InvalidRequest, "Invalid request"),
+        Verdict::Pass(_) | Verdict::Call(_) => {
+            Reply::error(None, RpcCode::InvalidRequest, "Invalid request")
+        }
     };
     let status = match (&reply.id, reply.code()) {
         (Some(_), Some(RpcCode::InvalidParams | RpcCode::InvalidRequest)) | (Some(_), None)

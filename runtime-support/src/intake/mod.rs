@@ -13,13 +13,14 @@ pub mod http;
 pub mod stdio;
 
 use rmcp::model::{
-    CallToolRequestMethod, CancelTaskMethod, ClientJsonRpcMessage, ClientRequest,
-    CompleteRequestMethod, ConstString, DiscoverRequestMethod, GetPromptRequestMethod,
-    GetSkillRequestMethod, GetTaskMethod, InitializeResultMethod, ListPromptsRequestMethod,
-    ListResourceTemplatesRequestMethod, ListResourcesRequestMethod, ListSkillsRequestMethod,
-    ListToolsRequestMethod, PingRequestMethod, ReadResourceDirectoryRequestMethod,
-    ReadResourceRequestMethod, SetLevelRequestMethod, SubscribeRequestMethod,
-    SubscriptionsListenRequestMethod, UnsubscribeRequestMethod, UpdateTaskMethod,
+    CallToolRequest, CallToolRequestMethod, CallToolRequestParams, CancelTaskMethod,
+    ClientJsonRpcMessage, ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod,
+    GetPromptRequestMethod, GetSkillRequestMethod, GetTaskMethod, InitializeResultMethod,
+    JsonObject, JsonRpcRequest, ListPromptsRequestMethod, ListResourceTemplatesRequestMethod,
+    ListResourcesRequestMethod, ListSkillsRequestMethod, ListToolsRequestMethod, PingRequestMethod,
+    ReadResourceDirectoryRequestMethod, ReadResourceRequestMethod, RequestId,
+    SetLevelRequestMethod, SubscribeRequestMethod, SubscriptionsListenRequestMethod,
+    UnsubscribeRequestMethod, UpdateTaskMethod,
 };
 
 use crate::config::Limits;
@@ -110,10 +111,48 @@ impl FrameLimits {
 pub enum Verdict {
     /// A well-formed message for rmcp.
     Pass(Box<ClientJsonRpcMessage>),
+    /// A plain `tools/call` (params exactly `name` and `arguments`), parsed straight into
+    /// its parts. rmcp's own parse of a message buffers it through serde's untagged and
+    /// flattened enums, several times its parsed size; this one does not.
+    Call(PlainCall),
     /// Answered here.
     Reply(Reply),
     /// Dropped without an answer (a malformed notification or response): why, for the log.
     Ignore(String),
+}
+
+/// A `tools/call` whose params hold nothing but `name` and `arguments`.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlainCall {
+    #[serde(rename = "jsonrpc")]
+    _jsonrpc: serde::de::IgnoredAny,
+    pub id: RequestId,
+    #[serde(rename = "method")]
+    _method: serde::de::IgnoredAny,
+    pub params: PlainParams,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlainParams {
+    pub name: String,
+    #[serde(default)]
+    pub arguments: Option<JsonObject>,
+}
+
+impl PlainCall {
+    /// The message rmcp would have parsed.
+    pub fn into_message(self) -> ClientJsonRpcMessage {
+        let mut params = CallToolRequestParams::new(self.params.name);
+        if let Some(arguments) = self.params.arguments {
+            params = params.with_arguments(arguments);
+        }
+        ClientJsonRpcMessage::Request(JsonRpcRequest::new(
+            self.id,
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+        ))
+    }
 }
 
 /// An answer made here: a JSON-RPC error, or a tool result for a `tools/call`.
@@ -225,6 +264,12 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
     let known = method
         .as_deref()
         .and_then(|name| CLIENT_METHODS.iter().find(|known| **known == name));
+    if known == Some(&CallToolRequestMethod::VALUE)
+        && id.is_some()
+        && let Ok(call) = serde_json::from_slice::<PlainCall>(bytes)
+    {
+        return Verdict::Call(call);
+    }
     match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         Ok(ClientJsonRpcMessage::Request(request))
             if matches!(request.request, ClientRequest::CustomRequest(_))
@@ -364,10 +409,27 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method"}"#,
         ] {
             assert!(
-                matches!(judge(text.as_bytes(), &limits()), Verdict::Pass(_)),
+                matches!(
+                    judge(text.as_bytes(), &limits()),
+                    Verdict::Pass(_) | Verdict::Call(_)
+                ),
                 "{text}"
             );
         }
+        let call = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t","arguments":{"x":1}}}"#;
+        let Verdict::Call(plain) = judge(call.as_bytes(), &limits()) else {
+            panic!("a plain call");
+        };
+        let rebuilt = serde_json::to_value(plain.into_message()).unwrap();
+        assert_eq!(
+            rebuilt,
+            serde_json::from_str::<serde_json::Value>(call).unwrap()
+        );
+        let with_meta = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}"#;
+        assert!(matches!(
+            judge(with_meta.as_bytes(), &limits()),
+            Verdict::Pass(_)
+        ));
     }
 
     #[test]

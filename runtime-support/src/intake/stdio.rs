@@ -156,6 +156,7 @@ where
             };
             match verdict {
                 Verdict::Pass(message) => return Some(*message),
+                Verdict::Call(call) => return Some(call.into_message()),
                 Verdict::Reply(reply) => {
                     tracing::debug!(code = ?reply.code(), "answered a malformed message");
                     let writer = self.writer.clone();

@@ -69,7 +69,7 @@ fn call(id: &Value, arguments: &str) -> String {
 
 /// One hostile message with the index `n`.
 fn hostile(rng: &mut Rng, n: usize) -> (Vec<u8>, Expect) {
-    let id = if n % 2 == 0 {
+    let id = if n.is_multiple_of(2) {
         json!(n)
     } else {
         json!(format!("s-{n}"))

@@ -155,44 +155,15 @@ pub fn search_words(operation: &Operation) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::fmt::Write as _;
-
     use super::{Listing, search_words};
     use crate::ir::{Category, Operation};
-
-    /// A schema with `read` operations named `names` and `execute` ones named `execute`.
-    fn schema(read: &[String], execute: &[String]) -> String {
-        let mut text = String::from(
-            "---\nname: big\ntype: adapter\nversion: 0.1.0\ndescription: Many operations.\n\
-             target:\n  base_url: https://big.example.com\n  transport: http\n  protocol: rest\n  \
-             serialization: json\nauth:\n  type: none\noperations:\n",
-        );
-        for (family, method, names) in [("read", "GET", read), ("execute", "POST", execute)] {
-            if names.is_empty() {
-                continue;
-            }
-            writeln!(text, "  {family}:").expect("writes to a String");
-            for name in names {
-                writeln!(
-                    text,
-                    "    - name: {name}\n      maps_to: {method} /ops/{name}\n      description: Does {name}."
-                )
-                .expect("writes to a String");
-            }
-        }
-        text.push_str("---\n");
-        text
-    }
+    use crate::render::test_schemas::{names, schema};
 
     fn operations(read: &[String], execute: &[String]) -> Vec<Operation> {
         crate::check_text("big.md", &schema(read, execute))
             .expect("the test schema is valid")
             .lowered
             .operations
-    }
-
-    fn names(prefix: &str, count: usize) -> Vec<String> {
-        (0..count).map(|i| format!("{prefix}_op{i:02}")).collect()
     }
 
     #[test]

@@ -281,13 +281,13 @@ fn template_error(error: tera::Error) -> Error {
 }
 
 #[cfg(test)]
-mod tests {
+mod test_schemas {
+    //! Schemas with many operations, for the tests of listings and tool descriptions.
+
     use std::fmt::Write as _;
 
-    use super::Renderer;
-
     /// A schema with `read` operations named `names` and `execute` ones named `execute`.
-    fn schema(read: &[String], execute: &[String]) -> String {
+    pub fn schema(read: &[String], execute: &[String]) -> String {
         let mut text = String::from(
             "---\nname: big\ntype: adapter\nversion: 0.1.0\ndescription: Many operations.\n\
              target:\n  base_url: https://big.example.com\n  transport: http\n  protocol: rest\n  \
@@ -310,9 +310,16 @@ mod tests {
         text
     }
 
-    fn names(prefix: &str, count: usize) -> Vec<String> {
+    /// `count` names `<prefix>_op00`, `<prefix>_op01`, ...
+    pub fn names(prefix: &str, count: usize) -> Vec<String> {
         (0..count).map(|i| format!("{prefix}_op{i:02}")).collect()
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Renderer;
+    use super::test_schemas::{names, schema};
 
     /// The descriptions of a large adapter, as a model reads them in `tools/list`.
     #[test]

@@ -168,7 +168,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             match import_operation(
                 document, item, operation, method, path, category, &mut names, &mut warn,
             ) {
-                Ok(imported) => list_of(&mut operations, category).push(imported),
+                Ok(imported) => operations.family_mut(category).push(imported),
                 Err(reason) => warn(format!("{reason}; operation dropped")),
             }
         }
@@ -248,16 +248,6 @@ fn counts(operations: &Operations) -> BTreeMap<&'static str, usize> {
         .filter(|(_, list)| !list.is_empty())
         .map(|(category, list)| (category.family(), list.len()))
         .collect()
-}
-
-fn list_of(operations: &mut Operations, category: Category) -> &mut Vec<Operation> {
-    match category {
-        Category::Create => &mut operations.create,
-        Category::Read => &mut operations.read,
-        Category::Update => &mut operations.update,
-        Category::Delete => &mut operations.delete,
-        Category::Execute => &mut operations.execute,
-    }
 }
 
 /// The front matter of `schema` as YAML.

@@ -10,7 +10,7 @@ use aql_model::Category;
 use super::Warning;
 use crate::Error;
 use crate::diagnostic::Diagnostic;
-use crate::schema::{AdapterSchema, Operation};
+use crate::schema::AdapterSchema;
 
 /// Rounds of check and repair before giving up; each round removes something, and real
 /// documents need two or three.
@@ -93,17 +93,6 @@ fn place(path: &str) -> Option<Place<'_>> {
     })
 }
 
-fn list_mut(schema: &mut AdapterSchema, category: Category) -> &mut Vec<Operation> {
-    let operations = &mut schema.operations;
-    match category {
-        Category::Create => &mut operations.create,
-        Category::Read => &mut operations.read,
-        Category::Update => &mut operations.update,
-        Category::Delete => &mut operations.delete,
-        Category::Execute => &mut operations.execute,
-    }
-}
-
 /// Applies one round of repairs; `false` when nothing could be repaired.
 fn repair(
     schema: &mut AdapterSchema,
@@ -116,7 +105,7 @@ fn repair(
         let Some(place) = place(&diagnostic.path) else {
             return false;
         };
-        let list = list_mut(schema, place.category);
+        let list = schema.operations.family_mut(place.category);
         let Some(operation) = list.get_mut(place.index) else {
             return false;
         };
@@ -171,7 +160,7 @@ fn repair(
     dropped.sort_by_key(|(category, index, _)| std::cmp::Reverse((*category, *index)));
     dropped.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
     for (category, index, reason) in dropped {
-        let removed = list_mut(schema, category).remove(index);
+        let removed = schema.operations.family_mut(category).remove(index);
         warnings.push(Warning {
             operation: removed.maps_to,
             reason: format!("{reason}; operation dropped"),

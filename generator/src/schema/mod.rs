@@ -315,6 +315,17 @@ impl Operations {
             (Category::Execute, &self.execute),
         ]
     }
+
+    /// The list of `category`, to change.
+    pub fn family_mut(&mut self, category: Category) -> &mut Vec<Operation> {
+        match category {
+            Category::Create => &mut self.create,
+            Category::Read => &mut self.read,
+            Category::Update => &mut self.update,
+            Category::Delete => &mut self.delete,
+            Category::Execute => &mut self.execute,
+        }
+    }
 }
 
 /// One operation.

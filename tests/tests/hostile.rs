@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use support::{command, http_server, start_upstream};
+use support::{INITIALIZE, command, http_server, post_initialize, start_upstream};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Peak resident memory the server may reach, in kB.
@@ -285,7 +285,6 @@ impl Tally {
     }
 }
 
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
 #[tokio::test]
@@ -311,7 +310,7 @@ async fn stdio_answers_every_hostile_request_by_its_id_in_bounded_memory() {
         .expect("read")
         .expect("initialize answer");
     let first: Value = serde_json::from_str(&first).expect("JSON");
-    assert_eq!(first["id"], "init");
+    assert_eq!(first["id"], 1);
     stdin
         .write_all(format!("{INITIALIZED}\n").as_bytes())
         .await
@@ -410,14 +409,7 @@ async fn post(
 }
 
 async fn open_session(client: &reqwest::Client, url: &str) -> String {
-    let response = client
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(INITIALIZE)
-        .send()
-        .await
-        .expect("initialize");
+    let response = post_initialize(client, url).await;
     assert_eq!(response.status().as_u16(), 200, "initialize");
     let session = response
         .headers()

@@ -6,7 +6,7 @@ mod support;
 
 use std::time::Duration;
 
-use support::{http_server, start_upstream};
+use support::{INITIALIZE, http_server, post_initialize, start_upstream};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -58,17 +58,9 @@ async fn trickle(stream: &mut TcpStream, bytes: &[u8]) -> bool {
     false
 }
 
-const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"slow","version":"1"}}}"#;
-
 async fn initialize(url: &str) -> u16 {
-    reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(INITIALIZE)
-        .send()
+    post_initialize(&reqwest::Client::new(), url)
         .await
-        .expect("the server answers")
         .status()
         .as_u16()
 }
@@ -148,14 +140,7 @@ async fn sessions_over_the_cap_are_refused_by_id() {
     let (_child, url) = http_server(&upstream, &["--max-sessions", "2"]).await;
     assert_eq!(initialize(&url).await, 200);
     assert_eq!(initialize(&url).await, 200);
-    let response = reqwest::Client::new()
-        .post(&url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .body(INITIALIZE)
-        .send()
-        .await
-        .expect("the server answers");
+    let response = post_initialize(&reqwest::Client::new(), &url).await;
     assert_eq!(response.status().as_u16(), 503);
     assert_eq!(
         response

@@ -243,3 +243,18 @@ pub fn object(value: Value) -> JsonObject {
         _ => JsonObject::new(),
     }
 }
+
+/// A raw JSON-RPC `initialize` (id 1), for tests that speak the wire protocol themselves.
+pub const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+
+/// Posts [`INITIALIZE`] to a streamable HTTP endpoint, as a client opening a session.
+pub async fn post_initialize(client: &reqwest::Client, url: &str) -> reqwest::Response {
+    client
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(INITIALIZE)
+        .send()
+        .await
+        .expect("the server answers")
+}

@@ -5,18 +5,12 @@
 
 mod support;
 
-use std::process::Stdio;
-use std::sync::{Arc, Mutex};
-
 use axum::http::StatusCode;
 use demo_upstream::{Fault, RecordedRequest, Running};
 use github_adapter::GithubAdapter;
-use rmcp::ServiceExt;
-use rmcp::transport::TokioChildProcess;
 use runtime_support::adapter::Adapter;
 use serde_json::{Value, json};
 use support::{Client, assert_result, call};
-use tokio::io::AsyncReadExt;
 
 const GITHUB_BIN: &str = env!("CARGO_BIN_EXE_github-adapter-server");
 const TOKEN: &str = "ghp-operations-test-token-7f3a";
@@ -296,11 +290,11 @@ fn rows() -> Vec<Row> {
     ]
 }
 
-/// The adapter binary behind rmcp's client, with its stderr collected into a buffer.
-async fn client_with_stderr(base_url: &str) -> (Client, Arc<Mutex<Vec<u8>>>) {
+/// The adapter binary behind rmcp's client, with its stderr collected.
+async fn client_with_stderr(base_url: &str) -> (Client, support::Stderr) {
     // The operator vouches for the highest trust level, so the gate stops only the operation
     // the schema itself marks `requires_confirmation` (gate_e2e covers the matrix).
-    let command = support::command_for(
+    support::stdio_client_with_stderr(
         GITHUB_BIN,
         &["--trust-level", "certified"],
         &[
@@ -308,28 +302,8 @@ async fn client_with_stderr(base_url: &str) -> (Client, Arc<Mutex<Vec<u8>>>) {
             ("GITHUB_TOKEN", TOKEN),
             ("RUST_LOG", "debug"),
         ],
-    );
-    let (transport, stderr) = TokioChildProcess::builder(command)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn the github adapter");
-    let collected = Arc::new(Mutex::new(Vec::new()));
-    if let Some(mut stderr) = stderr {
-        let sink = Arc::clone(&collected);
-        tokio::spawn(async move {
-            let mut buffer = [0_u8; 8192];
-            while let Ok(read) = stderr.read(&mut buffer).await {
-                if read == 0 {
-                    break;
-                }
-                sink.lock()
-                    .expect("stderr buffer")
-                    .extend_from_slice(&buffer[..read]);
-            }
-        });
-    }
-    let client = ().serve(transport).await.expect("MCP initialize over stdio");
-    (client, collected)
+    )
+    .await
 }
 
 /// Checks the one request the last call sent.
@@ -588,11 +562,10 @@ async fn every_operation_errors_concurrency_and_no_token_leak() {
 
     // 4. The token reached the upstream only: not the client, not the logs.
     client.cancel().await.expect("close");
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     for text in &seen.0 {
         assert!(!text.contains(TOKEN), "the client saw the token: {text}");
     }
-    let logs = String::from_utf8_lossy(&stderr.lock().expect("stderr buffer")).into_owned();
+    let logs = stderr.text().await;
     assert!(
         logs.contains("DEBUG"),
         "debug logs were captured, so the guard looked at something:\n{logs}"

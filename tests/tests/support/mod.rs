@@ -16,7 +16,7 @@ use rmcp::service::{Peer, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_fixture-adapter");
@@ -118,6 +118,11 @@ pub async fn start_upstream() -> String {
             "/items/{id}",
             get(get_item).patch(update_item).delete(delete_item),
         );
+    serve(router).await
+}
+
+/// Serves `router` on a free port of 127.0.0.1 until the test's runtime stops; its base URL.
+pub async fn serve(router: axum::Router) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind 127.0.0.1");
@@ -173,6 +178,50 @@ async fn connect(command: Command) -> Client {
     ().serve(transport)
         .await
         .expect("MCP initialize over stdio")
+}
+
+/// Everything a child process writes to stderr, collected as it comes.
+pub struct Stderr {
+    buffer: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Stderr {
+    /// All of it, once the process has closed its stderr.
+    pub async fn text(self) -> String {
+        self.reader.await.expect("stderr reader");
+        let buffer = self.buffer.lock().expect("stderr buffer");
+        String::from_utf8_lossy(&buffer).into_owned()
+    }
+}
+
+/// Any adapter binary over a real stdio pipe, behind rmcp's client, with its stderr
+/// collected.
+pub async fn stdio_client_with_stderr(
+    binary: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Client, Stderr) {
+    let (transport, stderr) = TokioChildProcess::builder(command_for(binary, args, env))
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn the adapter binary");
+    let mut stderr = stderr.expect("piped stderr");
+    let buffer = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = buffer.clone();
+    let reader = tokio::spawn(async move {
+        let mut chunk = [0_u8; 8192];
+        while let Ok(read) = stderr.read(&mut chunk).await {
+            if read == 0 {
+                break;
+            }
+            sink.lock()
+                .expect("stderr buffer")
+                .extend_from_slice(&chunk[..read]);
+        }
+    });
+    let client = ().serve(transport).await.expect("MCP initialize over stdio");
+    (client, Stderr { buffer, reader })
 }
 
 /// The binary serving streamable HTTP on a free port of 127.0.0.1, and its `/mcp` URL.

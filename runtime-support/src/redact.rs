@@ -25,7 +25,9 @@ pub fn spellings(secret: &str) -> Vec<String> {
     if secret.len() < MIN_REDACTED_LEN {
         return Vec::new();
     }
-    let encoded = percent_encode(secret);
+    // A query string carries it as a path segment would: everything but unreserved
+    // characters percent-encoded.
+    let encoded = crate::params::encode_segment(secret);
     let mut all = vec![
         secret.to_owned(),
         secret.to_ascii_uppercase(),
@@ -70,20 +72,6 @@ pub fn register(secret: &str) {
         }
     }
     logged.sort_by_key(|spelling| std::cmp::Reverse(spelling.len()));
-}
-
-/// Percent-encodes everything but unreserved characters (RFC 3986 §2.3), the way a secret
-/// would look if an upstream echoed a query string back.
-pub fn percent_encode(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            out.push(char::from(byte));
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
 }
 
 /// A tracing writer to stderr that scrubs each event of the registered secrets.
@@ -142,7 +130,7 @@ mod tests {
             secret.to_ascii_lowercase(),
             STANDARD.encode(secret),
             URL_SAFE_NO_PAD.encode(secret),
-            percent_encode(secret),
+            crate::params::encode_segment(secret),
         );
         let clean = scrub(&text, &all);
         assert_eq!(clean.matches(REDACTED).count(), 6, "{clean}");

@@ -83,7 +83,8 @@ impl<R: AsyncBufRead + Unpin> Lines<R> {
             };
             if buffer.is_empty() {
                 // End of input: a last line without its newline still counts.
-                return self.take().filter(|line| !is_blank(line));
+                let line = self.take();
+                return (!is_blank(&line)).then_some(line);
             }
             let (chunk, done) = match buffer.iter().position(|&byte| byte == b'\n') {
                 Some(end) => (&buffer[..end], end + 1),
@@ -105,22 +106,25 @@ impl<R: AsyncBufRead + Unpin> Lines<R> {
                 None => self.kept.extend_from_slice(chunk),
             }
             self.reader.consume(done);
-            if complete && let Some(line) = self.take().filter(|line| !is_blank(line)) {
-                return Some(line);
+            if complete {
+                let line = self.take();
+                if !is_blank(&line) {
+                    return Some(line);
+                }
             }
         }
     }
 
     /// The line read so far, leaving an empty one.
-    fn take(&mut self) -> Option<Line> {
+    fn take(&mut self) -> Line {
         if let Some((scanner, size)) = self.oversize.take() {
-            return Some(Line::Oversize { scanner, size });
+            return Line::Oversize { scanner, size };
         }
         let mut kept = std::mem::take(&mut self.kept);
         if kept.last() == Some(&b'\r') {
             kept.pop();
         }
-        Some(Line::Whole(kept))
+        Line::Whole(kept)
     }
 }
 

@@ -395,6 +395,8 @@ pub struct Config {
     pub safety: SafetyConfig,
     /// Transport limits and timeouts.
     pub transport_limits: TransportLimits,
+    /// Browser origins the HTTP transport accepts beyond the loopback ones.
+    pub allowed_origins: Vec<String>,
 }
 
 impl Default for Config {
@@ -408,6 +410,7 @@ impl Default for Config {
             limits: Limits::default(),
             safety: SafetyConfig::default(),
             transport_limits: TransportLimits::default(),
+            allowed_origins: Vec::new(),
         }
     }
 }
@@ -441,6 +444,18 @@ impl Config {
                     .value_parser(value_parser!(IpAddr))
                     .default_value("127.0.0.1")
                     .help("Address the HTTP transport listens on"),
+            )
+            .arg(
+                Arg::new("allowed-origin")
+                    .long("allowed-origin")
+                    .env("MCP_AQL_ALLOWED_ORIGINS")
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .value_parser(parse_origin)
+                    .help(
+                        "A browser origin the HTTP transport accepts besides loopback ones, \
+                         e.g. https://app.example.com or http://intranet:* (comma-separated, repeatable)",
+                    ),
             )
             .arg(
                 Arg::new("mode")
@@ -583,6 +598,10 @@ impl Config {
                 }
                 transport
             },
+            allowed_origins: matches
+                .get_many::<String>("allowed-origin")
+                .map(|values| values.cloned().collect())
+                .unwrap_or_default(),
         })
     }
 }
@@ -627,6 +646,36 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
             .unwrap_or_default(),
         quotas,
         audit_log: matches.get_one::<PathBuf>("audit-log").cloned(),
+    })
+}
+
+/// Checks an `--allowed-origin`: `scheme://host` with an optional `:port` or `:*`, the way a
+/// browser's `Origin` header spells it (no path, no trailing slash).
+fn parse_origin(value: &str) -> Result<String, String> {
+    let expected = "expected scheme://host, scheme://host:port or scheme://host:*";
+    let Some((scheme, authority)) = value.split_once("://") else {
+        return Err(format!("origin '{value}' has no scheme: {expected}"));
+    };
+    if !matches!(scheme, "http" | "https") {
+        return Err(format!("origin '{value}' is not http or https: {expected}"));
+    }
+    let (host, port) = match authority.rsplit_once(':') {
+        Some((host, port)) if !port.contains(']') => (host, Some(port)),
+        _ => (authority, None),
+    };
+    let host_ok = !host.is_empty()
+        && host
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.[]:".contains(&b));
+    let port_ok = port.is_none_or(|port| port == "*" || port.parse::<u16>().is_ok());
+    if !host_ok || !port_ok {
+        return Err(format!("origin '{value}' is malformed: {expected}"));
+    }
+    // Without a port rmcp matches any port; the operator who wrote none means the default one.
+    Ok(match port {
+        Some(_) => value.to_owned(),
+        None if scheme == "https" => format!("{value}:443"),
+        None => format!("{value}:80"),
     })
 }
 
@@ -730,6 +779,34 @@ mod tests {
         assert!(parse(&["--max-nesting-depth", "7"]).is_err());
         assert!(parse(&["--tool-prefix", "Bad"]).is_err());
         assert_eq!(parse(&[]).expect("defaults"), Config::default());
+    }
+
+    #[test]
+    fn allowed_origins_are_checked_and_pinned_to_a_port() {
+        let config = parse(&[
+            "--allowed-origin",
+            "https://app.example.com,http://intranet:*",
+            "--allowed-origin",
+            "http://[::1]:3000",
+        ])
+        .expect("parses");
+        assert_eq!(
+            config.allowed_origins,
+            [
+                "https://app.example.com:443",
+                "http://intranet:*",
+                "http://[::1]:3000"
+            ]
+        );
+        for bad in [
+            "app.example.com",
+            "ftp://x",
+            "https://x/path",
+            "https://x:99999",
+            "https://",
+        ] {
+            assert!(parse(&["--allowed-origin", bad]).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -26,7 +26,7 @@ pub const INTROSPECT: &str = "introspect";
 /// Parameter names `introspect` accepts.
 pub const PARAMS: &[&str] = &["query", "name", "endpoint", "search"];
 
-const INTROSPECT_DESCRIPTION: &str = "Discover what this adapter offers. With query 'operations' and no name: every operation with its category and endpoint, plus '_protocol' metadata (spec version, endpoint mode, tools, limits, session). Narrow that list with 'endpoint' (a family: create, read, update, delete, execute) and/or 'search' (words separated by spaces: an operation is kept when every word appears, case-insensitive, in its name or description). With a name: the full details of one operation or type (parameters, permissions, return type, examples), or null when no such name exists. With query 'types': the named types.";
+const INTROSPECT_DESCRIPTION: &str = "Discover the operations and types of this adapter. With query 'operations' and no name: every operation with its category and endpoint, plus '_protocol' metadata (spec version, endpoint mode, tools, limits, session). Narrow the list with 'endpoint' (a family: create, read, update, delete, execute) and/or 'search' (words separated by spaces: an operation is kept when every word appears, case-insensitive, in its name or description). With a name: the full details of one operation or type (parameters, permissions, return type, examples), or null when no such name exists. With query 'types': the named types.";
 
 struct OperationEntry {
     name: &'static str,
@@ -159,7 +159,7 @@ fn protocol_types() -> Vec<(&'static str, Value)> {
         (
             "EndpointPermissions",
             json!({"name": "EndpointPermissions", "kind": "object",
-            "description": "What an operation may do.",
+            "description": "The effects an operation may have.",
             "fields": [
                 field("readOnly", "boolean", true, "True when the operation never changes state."),
                 field("destructive", "boolean", true, "True when the operation may change or remove existing state."),
@@ -198,7 +198,7 @@ impl Catalog {
             "permissions": {"readOnly": true, "destructive": false},
             "parameters": [
                 {"name": "query", "type": "string", "required": true, "enum": ["operations", "types"],
-                 "description": "What to list or look up."},
+                 "description": "The list to return, or where to look up 'name'."},
                 {"name": "name", "type": "string", "required": false,
                  "description": "An operation or type name: returns its details, or null when unknown."},
                 {"name": "endpoint", "type": "string", "required": false,

@@ -52,7 +52,7 @@ impl Fault {
             Self::Depth(max) => format!("nesting deeper than {max} levels"),
             Self::Values(max) => format!("more than {max} JSON values"),
             Self::Number => format!(
-                "a number beyond the range of a 64-bit float or longer than {MAX_NUMBER_LEN} characters"
+                "a number outside the 64-bit floating-point range, or longer than {MAX_NUMBER_LEN} characters"
             ),
             Self::Surrogate => "a string with an unpaired UTF-16 surrogate escape".to_owned(),
         }

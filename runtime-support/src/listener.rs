@@ -59,7 +59,7 @@ pub async fn serve(
             }
         };
         let Ok(permit) = permits.clone().try_acquire_owned() else {
-            tracing::warn!(%peer, max = limits.max, "refused a connection: at the connection cap");
+            tracing::warn!(%peer, max = limits.max, "refused a connection: the connection cap is reached");
             tracker.spawn(refuse(stream));
             continue;
         };

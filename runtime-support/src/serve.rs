@@ -134,15 +134,35 @@ async fn serve_stdio<A: Adapter>(shared: Arc<Shared<A>>) -> Result<(), String> {
     Ok(())
 }
 
+/// Origins every HTTP server accepts: pages served from this machine, on any port.
+const LOOPBACK_ORIGINS: [&str; 6] = [
+    "http://localhost:*",
+    "http://127.0.0.1:*",
+    "http://[::1]:*",
+    "https://localhost:*",
+    "https://127.0.0.1:*",
+    "https://[::1]:*",
+];
+
 async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> Result<(), String> {
     let shutdown = CancellationToken::new();
     let config = shared.config();
     let frames = FrameLimits::new(&config.limits);
     let transport = config.transport_limits;
+    // A browser page may reach a local server (DNS rebinding): a request carrying an `Origin`
+    // is served only from a loopback origin or one the operator listed. Clients that send no
+    // `Origin` (every non-browser MCP client) are not affected.
+    let origins = LOOPBACK_ORIGINS
+        .iter()
+        .map(|origin| (*origin).to_owned())
+        .chain(config.allowed_origins.iter().cloned());
     let mut http_config = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown.child_token())
-        .with_max_request_body_bytes(frames.max_bytes);
+        .with_max_request_body_bytes(frames.max_bytes)
+        .with_allowed_origins(origins);
     if !address.ip().is_loopback() {
+        // The `Host` check only makes sense for a server reachable as localhost; beyond
+        // loopback the names clients use are the deployment's, so it is left to the proxy.
         tracing::warn!(%address, "listening beyond loopback: Host header checks are off");
         http_config = http_config.disable_allowed_hosts();
     }

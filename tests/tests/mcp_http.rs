@@ -91,3 +91,66 @@ async fn streamable_http_serves_sessions_and_concurrent_calls() {
     second.cancel().await.expect("close second");
     server.kill().await.expect("stop the server");
 }
+
+/// A browser page from another site cannot drive the server (DNS rebinding): requests with a
+/// foreign `Origin` get 403 unless the operator listed it; loopback pages and clients that
+/// send no `Origin` are served.
+#[tokio::test]
+async fn origins_are_checked_and_unknown_sessions_are_not_found() {
+    let upstream = start_upstream().await;
+    let (mut server, url) = http_server(
+        &upstream,
+        &["--allowed-origin", "https://console.example.com"],
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let initialize = |origin: Option<&'static str>| {
+        let mut request = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(support::INITIALIZE);
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request.send()
+    };
+    for (origin, status) in [
+        (None, 200),
+        (Some("http://localhost:5173"), 200),
+        (Some("http://127.0.0.1"), 200),
+        (Some("https://console.example.com"), 200),
+        (Some("https://evil.example.com"), 403),
+        (Some("http://console.example.com"), 403),
+        (Some("https://console.example.com:8443"), 403),
+        (Some("null"), 403),
+    ] {
+        let response = initialize(origin).await.expect("an answer");
+        assert_eq!(response.status().as_u16(), status, "Origin {origin:?}");
+    }
+
+    // DELETE ends a session once; after that, and for an id never issued, it is 404.
+    let opened = initialize(None).await.expect("an answer");
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .expect("a session id")
+        .to_str()
+        .expect("ASCII")
+        .to_owned();
+    for (id, status) in [
+        (session.as_str(), 202),
+        (session.as_str(), 404),
+        ("never-issued", 404),
+    ] {
+        let response = client
+            .delete(&url)
+            .header("mcp-session-id", id)
+            .header("mcp-protocol-version", "2025-06-18")
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(response.status().as_u16(), status, "DELETE {id}");
+    }
+    server.kill().await.expect("server stops");
+}

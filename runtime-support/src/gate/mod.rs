@@ -166,7 +166,7 @@ pub enum Denial {
 fn danger_meaning(danger: DangerLevel) -> &'static str {
     match danger {
         DangerLevel::Safe => "it only reads",
-        DangerLevel::Reversible => "it changes data in a way that can be undone",
+        DangerLevel::Reversible => "it changes data in a way which can be undone",
         DangerLevel::Destructive => "it removes or overwrites data",
         DangerLevel::Dangerous => "its effects are wide or cannot be undone",
         DangerLevel::Forbidden => "it can cause damage no one can undo",

@@ -274,7 +274,7 @@ impl Tokens {
             None => Err(AqlError::new(
                 ErrorCode::TokenInvalid,
                 format!(
-                    "Invalid confirmation token: parameter '{}' must be the string issued with the error that asked for it",
+                    "Invalid confirmation token: parameter '{}' must be the string issued with the error which asked for it",
                     kind.param()
                 ),
             )),

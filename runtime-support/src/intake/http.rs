@@ -6,13 +6,14 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::{HeaderValue, Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
 use rmcp::model::{
     CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, ConstString, JsonObject,
 };
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::{FrameLimits, PlainCall, Reply, RpcCode, Verdict, judge, judge_oversize};
@@ -45,6 +46,11 @@ pub async fn guard(
     request: Request,
     next: Next,
 ) -> Response {
+    if request.method() == Method::DELETE && !session_is_open(&intake, request.headers()).await {
+        // rmcp answers 202 whatever the id; the transport spec wants 404 for a session
+        // the server does not know (or no longer knows), so a client knows to start over.
+        return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();
+    }
     if request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -109,7 +115,7 @@ pub async fn guard(
     let _opening = intake.opening.lock().await;
     let open = intake.sessions.sessions.read().await.len();
     if open >= intake.max_sessions {
-        tracing::warn!(open, "refused a new session: at the session cap");
+        tracing::warn!(open, "refused a new session: the session cap is reached");
         let reply = Reply::error(
             Some(id),
             RpcCode::ServerBusy,
@@ -124,6 +130,18 @@ pub async fn guard(
         return response;
     }
     next.run(request).await
+}
+
+/// Whether a DELETE names an open session; one without a session id is left to rmcp, which
+/// answers it 400.
+async fn session_is_open(intake: &HttpIntake, headers: &HeaderMap) -> bool {
+    let Some(id) = headers
+        .get(HEADER_SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+    else {
+        return true;
+    };
+    intake.sessions.sessions.read().await.contains_key(id)
 }
 
 /// The arguments of a plain `tools/call`, parsed here once and carried to the handler in

@@ -7,14 +7,16 @@
 //!   Other 4xx are `VALIDATION_INVALID_TYPE`, 5xx are `INTERNAL_ERROR`. A 403 whose
 //!   `X-RateLimit-Remaining` is `0` is a rate limit (GitHub's primary limit answers that way).
 //! * **Status wins over body:** a 502 HTML page is an `INTERNAL_ERROR` about HTTP 502 whose
-//!   message quotes the page's text, not a parse error. Only a 2xx body that is not JSON is a
+//!   `details.upstream_message` quotes the page's text, not a parse error. Only a 2xx body that is not JSON is a
 //!   parse error. The seed's `SERIALIZATION_PARSE_ERROR` is not a registered code, so the
 //!   error is `INTERNAL_ERROR` with `details.upstream_error = "SERIALIZATION_PARSE_ERROR"`.
 //! * **`retry_after_seconds` is always present on 429** (spec digest §11 item 13): from
 //!   `Retry-After` (seconds or an HTTP date), else from `X-RateLimit-Reset` (epoch seconds),
 //!   else [`DEFAULT_RETRY_AFTER_SECONDS`]. Other statuses (typically 503) carry it only when
 //!   they send `Retry-After`.
-//! * **Upstream text is untrusted:** messages and previews pass through `untrusted.rs`.
+//! * **Upstream text is untrusted:** it passes through `untrusted.rs` and goes only into
+//!   `details` (`upstream_message`, `body_preview`); the `message` is ours alone, so nothing
+//!   the upstream says can read as a leak or an instruction there.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -79,7 +81,7 @@ fn parse_success(
             return Err(AqlError::new(
                 ErrorCode::InternalError,
                 format!(
-                    "Internal error: the upstream API answered HTTP {status} with JSON that \
+                    "Internal error: the upstream API answered HTTP {status} with JSON which \
                      strict JSON parsers refuse ({}), so it is not passed on",
                     fault.describe()
                 ),
@@ -102,7 +104,7 @@ fn parse_success(
              instead of JSON"
         ),
         (ct, Some(_)) => format!(
-            "Internal error: the upstream API answered HTTP {status} with a body that is not \
+            "Internal error: the upstream API answered HTTP {status} with a body which is not \
              valid JSON (content type '{}')",
             ct.as_deref().unwrap_or("none")
         ),
@@ -146,11 +148,15 @@ fn status_error(
         _ => "Request failed",
     };
     let upstream_message = upstream_message(body, response.headers, secrets);
-    let message = match (&upstream_message, status.canonical_reason()) {
-        (Some(text), _) => format!("{label} (upstream HTTP {}): {text}", status.as_u16()),
-        (None, Some(reason)) => format!("{label} (upstream HTTP {} {reason})", status.as_u16()),
-        (None, None) => format!("{label} (upstream HTTP {})", status.as_u16()),
-    };
+    // The upstream's own words are untrusted text: they go in `details`, never in `message`.
+    let reason = status
+        .canonical_reason()
+        .map(|reason| format!(" {reason}"))
+        .unwrap_or_default();
+    let mut message = format!("{label} (upstream HTTP {}{reason})", status.as_u16());
+    if upstream_message.is_some() {
+        message.push_str("; the upstream's own message is in details 'upstream_message'");
+    }
     let mut error = AqlError::new(code, message).with_detail("http_status", status.as_u16());
     if let Some(text) = upstream_message {
         error = error.with_detail("upstream_message", text);
@@ -352,7 +358,7 @@ mod tests {
         assert!(answer(200, &[], fits.as_bytes()).is_ok());
         for (body, why) in [
             (deep.as_bytes(), "nesting deeper than 64 levels"),
-            (br#"{"n":1e400}"#.as_slice(), "64-bit float"),
+            (br#"{"n":1e400}"#.as_slice(), "64-bit floating-point range"),
             (br#"["\ud800"]"#.as_slice(), "surrogate"),
         ] {
             let error = answer(200, &[], body).expect_err("refused");
@@ -421,7 +427,11 @@ mod tests {
         for (body, expected) in cases {
             let err = run(400, &[], body.as_bytes()).expect_err("400");
             assert_eq!(err.details["upstream_message"], expected, "{body}");
-            assert!(err.message.ends_with(expected), "{}", err.message);
+            assert_eq!(
+                err.message,
+                "Invalid request (upstream HTTP 400 Bad Request); the upstream's own message is \
+                 in details 'upstream_message'"
+            );
         }
         let err = run(404, &[], br#"{"id":1}"#).expect_err("404");
         assert_eq!(err.message, "Not found (upstream HTTP 404 Not Found)");
@@ -512,15 +522,16 @@ mod tests {
 
         let trace = "Error: boom\n    at Object.<anonymous> (/srv/app/index.js:10:5)";
         let err = run(500, &[], trace.as_bytes()).expect_err("500");
-        assert!(!err.message.contains("/srv"), "{}", err.message);
-        assert!(err.message.contains("withheld"), "{}", err.message);
+        let shown = err.details["upstream_message"].as_str().expect("text");
+        assert!(!shown.contains("/srv"), "{shown}");
+        assert!(shown.contains("withheld"), "{shown}");
 
         let html502 = b"<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>";
         let err = run(502, &[("content-type", "text/html")], html502).expect_err("502");
         assert_eq!(err.code, ErrorCode::InternalError);
         assert_eq!(
-            err.message,
-            "Bad gateway (upstream HTTP 502): 502 Bad Gateway 502 Bad Gateway nginx"
+            err.details["upstream_message"],
+            "502 Bad Gateway 502 Bad Gateway nginx"
         );
     }
 }

@@ -24,6 +24,8 @@ pub enum Error {
     Config(String),
     /// A template failed to render.
     Template(String),
+    /// A server under a conformance export did not start, answer or speak MCP-AQL.
+    Conformance(String),
 }
 
 impl Error {
@@ -34,6 +36,7 @@ impl Error {
             Self::Config(_) => 3,
             Self::Io { .. } => 4,
             Self::Template(_) => 5,
+            Self::Conformance(_) => 1,
         }
     }
 
@@ -44,6 +47,7 @@ impl Error {
             Self::Config(_) => "CONFIGURATION_ERROR",
             Self::Io { .. } => "IO_ERROR",
             Self::Template(_) => "TEMPLATE_ERROR",
+            Self::Conformance(_) => "CONFORMANCE_ERROR",
         }
     }
 
@@ -56,6 +60,7 @@ impl Error {
             Self::Io { action, source } => format!("{action}: {source}"),
             Self::Config(message) => message.clone(),
             Self::Template(message) => format!("template error: {message}"),
+            Self::Conformance(message) => format!("conformance export: {message}"),
         }
     }
 }

@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+pub mod conformance;
 mod diagnostic;
 mod emit;
 mod error;
@@ -30,6 +31,7 @@ mod schema;
 mod source;
 mod text;
 mod validate;
+pub mod verification;
 
 use std::path::Path;
 

@@ -69,6 +69,56 @@ enum Command {
         #[arg(long, value_name = "VAR")]
         bearer_env: Option<String>,
     },
+    /// Gather conformance evidence from a running adapter, or record the runner's verdict.
+    #[command(subcommand)]
+    Conformance(Conformance),
+}
+
+#[derive(Debug, Subcommand)]
+enum Conformance {
+    /// Drive an adapter binary over MCP (stdio) against its live upstream and write the
+    /// evidence bundle the specification's conformance runner scores.
+    ///
+    /// Example: aqlgen conformance export github-adapter.md -o evidence.json
+    ///   --value owner=octo --value repo=hello-world -- ./github-adapter --trust-level validated
+    Export {
+        /// The schema the adapter was generated from.
+        schema: PathBuf,
+        /// Where to write the bundle.
+        #[arg(short, long, value_name = "EVIDENCE_JSON")]
+        output: PathBuf,
+        /// A value for a param wherever a call needs one, as NAME=JSON (or NAME=text), e.g.
+        /// ids that exist upstream. Repeatable.
+        #[arg(long = "value", value_name = "NAME=VALUE", value_parser = parse_value)]
+        values: Vec<(String, serde_json::Value)>,
+        /// Seconds to wait for any one answer.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+        /// The adapter's command line; it must serve MCP on stdio.
+        #[arg(last = true, required = true, value_name = "SERVER")]
+        server: Vec<std::ffi::OsString>,
+    },
+    /// Write the runner's verdict into a generated crate's MCPAQL-PROVENANCE.json, bound to
+    /// the crate's code by `verification.code_hash`.
+    Record {
+        /// The schema the crate was generated from.
+        schema: PathBuf,
+        /// The generated crate.
+        #[arg(long = "crate", value_name = "DIR")]
+        crate_dir: PathBuf,
+        /// A JSON report of the runner (`--format json --output <file>`). Repeatable, one per
+        /// level run.
+        #[arg(long = "report", value_name = "REPORT_JSON", required = true)]
+        reports: Vec<PathBuf>,
+    },
+}
+
+fn parse_value(text: &str) -> Result<(String, serde_json::Value), String> {
+    let (name, value) = text
+        .split_once('=')
+        .ok_or_else(|| format!("'{text}' is not NAME=VALUE"))?;
+    let value = serde_json::from_str(value).unwrap_or_else(|_| value.into());
+    Ok((name.to_owned(), value))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -141,8 +191,119 @@ fn import_openapi(
     }))
 }
 
+fn read_json(path: &Path) -> Result<serde_json::Value, aqlgen::Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| aqlgen::Error::Io {
+        action: format!("reading {}", path.display()),
+        source,
+    })?;
+    serde_json::from_str(&text)
+        .map_err(|error| aqlgen::Error::Config(format!("{} is not JSON: {error}", path.display())))
+}
+
+fn write_text(path: &Path, text: &str) -> Result<(), aqlgen::Error> {
+    std::fs::write(path, text).map_err(|source| aqlgen::Error::Io {
+        action: format!("writing {}", path.display()),
+        source,
+    })
+}
+
+/// `aqlgen conformance export|record`.
+fn conformance(command: &Conformance) -> Result<serde_json::Value, aqlgen::Error> {
+    match command {
+        Conformance::Export {
+            schema,
+            output,
+            values,
+            timeout,
+            server,
+        } => {
+            let checked = aqlgen::check(schema)?;
+            let options = aqlgen::conformance::ExportOptions {
+                server: server.clone(),
+                values: values.iter().cloned().collect(),
+                timeout: std::time::Duration::from_secs(*timeout),
+                show_logs: false,
+            };
+            let bundle = aqlgen::conformance::export(&checked, &options)?;
+            write_text(output, &format!("{bundle:#}\n"))?;
+            let count = |key: &str| bundle.pointer(key).and_then(|v| v.as_array()).map_or(0, Vec::len);
+            let summary = format!(
+                "wrote {}: {} operations, {} missing-param and {} unknown-param probes, {} error \
+                 tests, {} round trips, {} preservation checks",
+                output.display(),
+                count("/introspection/operation_details"),
+                count("/parameter_tests/missing_required"),
+                count("/parameter_tests/unknown_parameter"),
+                count("/error_tests"),
+                count("/round_trip_tests"),
+                count("/update_preservation_tests"),
+            );
+            Ok(json!({"success": true, "files_generated": [output.display().to_string()], "summary": summary}))
+        }
+        Conformance::Record {
+            schema,
+            crate_dir,
+            reports,
+        } => {
+            let checked = aqlgen::check(schema)?;
+            let location = aqlgen::CrateLocation {
+                runtime_path: runtime_path_from(crate_dir)?,
+                workspace_lints: in_workspace_with_lints(crate_dir),
+            };
+            let files = aqlgen::generate_crate(&checked, &location)?;
+            let stale: Vec<&str> = files
+                .iter()
+                .filter(|file| file.path != aqlgen::verification::PROVENANCE)
+                .filter(|file| {
+                    std::fs::read(crate_dir.join(&file.path)).ok().as_deref()
+                        != Some(file.contents.as_bytes())
+                })
+                .map(|file| file.path.as_str())
+                .collect();
+            if !stale.is_empty() {
+                return Err(aqlgen::Error::Config(format!(
+                    "{} is not what {} generates ({}): regenerate it, rebuild and rerun the \
+                     conformance runner before recording",
+                    crate_dir.display(),
+                    schema.display(),
+                    stale.join(", ")
+                )));
+            }
+            let reports = reports
+                .iter()
+                .map(|path| read_json(path))
+                .collect::<Result<Vec<_>, _>>()?;
+            let verdict =
+                aqlgen::verification::verdict(&aqlgen::verification::hash_of(&files), &reports)?;
+            let provenance = files
+                .iter()
+                .find(|file| file.path == aqlgen::verification::PROVENANCE)
+                .map(|file| aqlgen::verification::with(&file.contents, &verdict))
+                .unwrap_or_default();
+            let path = crate_dir.join(aqlgen::verification::PROVENANCE);
+            write_text(&path, &provenance)?;
+            let summary = format!(
+                "recorded conformance {} (level {}) in {}",
+                verdict["conformance_result"].as_str().unwrap_or_default(),
+                verdict["conformance_level"],
+                path.display()
+            );
+            Ok(json!({
+                "success": true,
+                "files_generated": [path.display().to_string()],
+                "verification": verdict,
+                "summary": summary,
+            }))
+        }
+    }
+}
+
 /// A line per checked schema, or a summary of the files written (each file with `-v`).
 fn print_human(report: &serde_json::Value, verbose: bool) {
+    if let Some(summary) = report["summary"].as_str() {
+        println!("{summary}");
+        return;
+    }
     for warning in report["warnings"].as_array().into_iter().flatten() {
         eprintln!(
             "warning: {}: {}",
@@ -251,6 +412,9 @@ fn run(cli: &Cli) -> Result<Report, aqlgen::Error> {
         };
         return import_openapi(openapi, output, &options).map(Report::new);
     }
+    if let Some(Command::Conformance(command)) = &cli.command {
+        return conformance(command).map(Report::new);
+    }
     if let Some(Command::Check { schemas }) = &cli.command {
         let mut fingerprints = Vec::new();
         let mut notes = Vec::new();
@@ -305,7 +469,8 @@ fn run(cli: &Cli) -> Result<Report, aqlgen::Error> {
             runtime_path: runtime_path_from(&dir)?,
             workspace_lints: in_workspace_with_lints(&dir),
         };
-        let files = aqlgen::generate_crate(adapter, &location)?;
+        let mut files = aqlgen::generate_crate(adapter, &location)?;
+        aqlgen::verification::carry_over(&dir, &mut files);
         if !cli.dry_run {
             aqlgen::write_if_changed(&dir, &files)?;
         }

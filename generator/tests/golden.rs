@@ -1,6 +1,8 @@
 //! `generated/` is exactly what aqlgen makes of `adapters/`: regenerate in memory and compare
 //! every byte. On failure, rerun `cargo run -p aqlgen -- adapters/<name>-adapter.md -o
-//! generated/<name>` and commit the result with the generator change.
+//! generated/<name>` and commit the result with the generator change. The provenance's
+//! `verification` is the conformance verdict `scripts/conformance --record` wrote: it is
+//! compared by its `code_hash`, which must be that of the fresh generation.
 
 use std::path::Path;
 
@@ -19,9 +21,25 @@ fn checked_in_crates_match_regeneration() {
             &aqlgen::CrateLocation::workspace_member("../../runtime-support"),
         )
         .expect("generation succeeds");
+        let code_hash = aqlgen::verification::hash_of(&files);
         for file in files {
             let on_disk = root.join("generated").join(name).join(&file.path);
-            let checked_in = std::fs::read_to_string(&on_disk).unwrap_or_default();
+            let mut checked_in = std::fs::read_to_string(&on_disk).unwrap_or_default();
+            if file.path == aqlgen::verification::PROVENANCE {
+                // The conformance verdict scripts/conformance recorded: it must be about
+                // exactly this code, and a pass.
+                let (without, verification) = aqlgen::verification::split(&checked_in);
+                let verification = verification.unwrap_or_else(|| {
+                    panic!("generated/{name}: no verification; run scripts/conformance --record")
+                });
+                assert_eq!(
+                    verification["code_hash"], code_hash,
+                    "generated/{name}: the recorded verdict is about other code; run \
+                     scripts/conformance --record"
+                );
+                assert_eq!(verification["conformance_result"], "passed");
+                checked_in = without;
+            }
             assert!(
                 checked_in == file.contents,
                 "generated/{name}/{} differs from a fresh generation of {schema}",

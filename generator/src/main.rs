@@ -226,7 +226,12 @@ fn conformance(command: &Conformance) -> Result<serde_json::Value, aqlgen::Error
             };
             let bundle = aqlgen::conformance::export(&checked, &options)?;
             write_text(output, &format!("{bundle:#}\n"))?;
-            let count = |key: &str| bundle.pointer(key).and_then(|v| v.as_array()).map_or(0, Vec::len);
+            let count = |key: &str| {
+                bundle
+                    .pointer(key)
+                    .and_then(|v| v.as_array())
+                    .map_or(0, Vec::len)
+            };
             let summary = format!(
                 "wrote {}: {} operations, {} missing-param and {} unknown-param probes, {} error \
                  tests, {} round trips, {} preservation checks",
@@ -238,7 +243,9 @@ fn conformance(command: &Conformance) -> Result<serde_json::Value, aqlgen::Error
                 count("/round_trip_tests"),
                 count("/update_preservation_tests"),
             );
-            Ok(json!({"success": true, "files_generated": [output.display().to_string()], "summary": summary}))
+            Ok(
+                json!({"success": true, "files_generated": [output.display().to_string()], "summary": summary}),
+            )
         }
         Conformance::Record {
             schema,

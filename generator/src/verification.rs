@@ -169,6 +169,31 @@ mod tests {
     }
 
     #[test]
+    fn a_verdict_survives_regeneration_only_while_the_code_is_the_same() {
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let file = |path: &str, contents: &str| GeneratedFile {
+            path: path.to_owned(),
+            contents: contents.to_owned(),
+        };
+        let fresh = || vec![file("src/lib.rs", "code"), file(PROVENANCE, PROVENANCE_TEXT)];
+        let verification = json!({"code_hash": hash_of(&fresh()), "conformance_result": "passed"});
+        std::fs::write(
+            dir.path().join(PROVENANCE),
+            with(PROVENANCE_TEXT, &verification),
+        )
+        .expect("written");
+
+        let mut same = fresh();
+        carry_over(dir.path(), &mut same);
+        assert_eq!(split(&same[1].contents).1, Some(verification));
+
+        let mut changed = fresh();
+        changed[0].contents = "other code".to_owned();
+        carry_over(dir.path(), &mut changed);
+        assert_eq!(changed[1].contents, PROVENANCE_TEXT);
+    }
+
+    #[test]
     fn the_hash_leaves_the_provenance_out_and_ignores_order() {
         let one = code_hash([("b", b"2".as_slice()), ("a", b"1"), (PROVENANCE, b"x")]);
         let two = code_hash([("a", b"1".as_slice()), ("b", b"2"), (PROVENANCE, b"y")]);
@@ -178,9 +203,7 @@ mod tests {
 
     #[test]
     fn verdicts_follow_the_exit_codes() {
-        let report = |level: u64, exit: u64| {
-            json!({"requestedLevel": level, "exitCode": exit, "specVersion": "1.0.0-draft"})
-        };
+        let report = |level: u64, exit: u64| json!({"requestedLevel": level, "exitCode": exit, "specVersion": "1.0.0-draft"});
         let passed = verdict("h", &[report(1, 0), report(2, 2)]).expect("reports");
         assert_eq!(passed["conformance_result"], "passed");
         assert_eq!(passed["conformance_level"], 1);

@@ -16,6 +16,7 @@ mod intake;
 mod introspect;
 mod json_scan;
 mod listener;
+mod notify;
 pub mod params;
 mod redact;
 mod result;

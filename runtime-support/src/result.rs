@@ -1,5 +1,9 @@
 //! Answers as MCP sees them: the MCP-AQL discriminated union as JSON text content of a
-//! `CallToolResult` (seed mcp-integration §4.1), with `isError` set from the error code.
+//! `CallToolResult` (seed mcp-integration §4.1), with `isError` set from the error code, and
+//! the same object as `structuredContent` for clients that read it (MCP 2025-06-18 tools:
+//! structured content comes with its serialized JSON as text). Tools declare no
+//! `outputSchema`: the result union is the same for every tool and `introspect` describes
+//! each operation's data, so a schema would only lengthen `tools/list`.
 
 use crate::error::{AqlError, ErrorCode};
 use crate::warning::{self, Warning};
@@ -22,7 +26,7 @@ pub fn success_with_warnings(data_json: &str, warnings: &[Warning]) -> CallToolR
         text.push_str(&serde_json::Value::Array(warning::collect(warnings)).to_string());
     }
     text.push('}');
-    CallToolResult::success(vec![ContentBlock::text(text)])
+    structured(CallToolResult::success, text)
 }
 
 /// `{"success":false,"error":{code,message,details?}}`, whose `details` also name the
@@ -70,12 +74,19 @@ pub fn introspection_failure(error: &AqlError) -> CallToolResult {
 }
 
 fn wrap_failure(error: &AqlError, text: String) -> CallToolResult {
-    let content = vec![ContentBlock::text(text)];
     if error.code.is_recoverable() {
-        CallToolResult::success(content)
+        structured(CallToolResult::success, text)
     } else {
-        CallToolResult::error(content)
+        structured(CallToolResult::error, text)
     }
+}
+
+/// The answer `text` as text content and as `structuredContent`.
+fn structured(make: fn(Vec<ContentBlock>) -> CallToolResult, text: String) -> CallToolResult {
+    let value = serde_json::from_str(&text).ok();
+    let mut result = make(vec![ContentBlock::text(text)]);
+    result.structured_content = value;
+    result
 }
 
 #[cfg(test)]
@@ -84,9 +95,12 @@ mod tests {
 
     use super::*;
 
+    /// The answer, which the text content and `structuredContent` both hold.
     fn text(result: &CallToolResult) -> Value {
         let raw = result.content[0].as_text().expect("text content");
-        serde_json::from_str(&raw.text).expect("JSON text")
+        let value: Value = serde_json::from_str(&raw.text).expect("JSON text");
+        assert_eq!(result.structured_content.as_ref(), Some(&value));
+        value
     }
 
     #[test]

@@ -5,20 +5,23 @@
 //! parse the params with the generated parser, pass the safety gate (trust and danger level,
 //! rate limits and quotas, confirmation), call the upstream.
 
+use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
+#[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`
+use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
     InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ServerCapabilities, ServerConfig,
+    ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::adapter::{Adapter, Category, Route, UpstreamRequest, Window};
+use crate::adapter::{Adapter, Category, DangerLevel, Route, UpstreamRequest, Window};
 use crate::config::Config;
 use crate::envelope::{Envelope, check_payload, shorten};
 use crate::error::{AqlError, ErrorCode};
@@ -30,6 +33,7 @@ use crate::gate::{
 };
 use crate::intake::http::CarriedArguments;
 use crate::introspect::{Catalog, INTROSPECT};
+use crate::notify::{Progress, SessionLog};
 use crate::result;
 use crate::session::Session;
 use crate::tools::{Surface, ToolSet, base_name};
@@ -136,6 +140,7 @@ pub struct AqlServer<A: Adapter> {
     session: Session,
     tokens: Tokens,
     continued: Mutex<Vec<(Window, u64)>>,
+    log: SessionLog,
 }
 
 impl<A: Adapter> AqlServer<A> {
@@ -147,11 +152,18 @@ impl<A: Adapter> AqlServer<A> {
             session: Session::default(),
             tokens,
             continued: Mutex::new(Vec::new()),
+            log: SessionLog::default(),
         }
     }
 
-    /// Runs one `tools/call` against `surface` and returns the MCP-AQL answer.
-    pub async fn call(&self, surface: Surface, arguments: Option<JsonObject>) -> CallToolResult {
+    /// Runs one `tools/call` against `surface` and returns the MCP-AQL answer; `progress`
+    /// hears of the upstream call when the client asked for progress.
+    pub async fn call(
+        &self,
+        surface: Surface,
+        arguments: Option<JsonObject>,
+        progress: Option<&Progress>,
+    ) -> CallToolResult {
         let shared = &*self.shared;
         let arguments = arguments.unwrap_or_default();
         // One walk over the raw arguments; its verdict is reported in flow order below.
@@ -194,7 +206,7 @@ impl<A: Adapter> AqlServer<A> {
             }
             Target::Route(route) => {
                 match self
-                    .run_route(route, envelope.params, envelope.quota_continue)
+                    .run_route(route, envelope.params, envelope.quota_continue, progress)
                     .await
                 {
                     Ok((data, warnings)) => result::success_with_warnings(&data, &warnings),
@@ -211,6 +223,7 @@ impl<A: Adapter> AqlServer<A> {
         route: &'static Route,
         mut params: Map<String, Value>,
         quota_token: Option<Value>,
+        progress: Option<&Progress>,
     ) -> Result<(String, Vec<Warning>), AqlError> {
         let shared = &*self.shared;
         let decision = shared
@@ -257,8 +270,17 @@ impl<A: Adapter> AqlServer<A> {
             .limiter
             .commit(SystemTime::now(), &self.continued())
             .map_err(|limited| self.limited(route, &params, limited))?;
-        let data = shared.upstream.send(request).await?;
-        Ok((data, warnings))
+        self.log.debug(
+            json!({"event": "upstream_call", "operation": route.operation, "method": request.method.as_str()}),
+        );
+        if let Some(progress) = progress {
+            progress.report(0.0, 1.0, "calling the upstream API").await;
+        }
+        let sent = shared.upstream.send(request).await;
+        if let Some(progress) = progress {
+            progress.report(1.0, 1.0, "the upstream API answered").await;
+        }
+        Ok((sent?, warnings))
     }
 
     /// Rate limits and quotas before anything is confirmed or sent: a quota at its pause
@@ -402,6 +424,17 @@ impl<A: Adapter> AqlServer<A> {
         token_id: Option<&str>,
         code: Option<ErrorCode>,
     ) {
+        // The level the audit log's own line takes: routine reads are debug.
+        let routine = event == Event::Allowed && route.danger_level < DangerLevel::Destructive;
+        self.log.event(
+            routine,
+            json!({
+                "event": event.as_str(),
+                "operation": route.operation,
+                "danger_level": route.danger_level.as_str(),
+                "code": code.map(ErrorCode::as_str),
+            }),
+        );
         self.shared.audit.record(Record {
             event,
             operation: route.operation,
@@ -472,8 +505,17 @@ impl<A: Adapter> AqlServer<A> {
             message = %error.message,
             "operation failed"
         );
+        self.log
+            .debug(json!({"event": "failed", "operation": operation, "code": error.code.as_str()}));
     }
 }
+
+/// See [`AqlServer::supported_protocol_versions`].
+const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
+    ProtocolVersion::V_2025_06_18,
+    ProtocolVersion::V_2025_11_25,
+    ProtocolVersion::V_2026_07_28,
+];
 
 /// Longest unknown operation name that gets suggestions.
 const MAX_SUGGESTED_NAME: usize = 128;
@@ -528,8 +570,13 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 impl<A: Adapter> ServerHandler for AqlServer<A> {
+    #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_logging()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(A::INFO.name, A::INFO.version))
             .with_instructions(self.shared.instructions.clone())
     }
@@ -569,7 +616,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             return Err(McpError::invalid_params(
                 format!(
                     "Unknown tool '{}'. Registered tools: {}",
-                    request.name,
+                    shorten(&request.name, MAX_ECHOED_NAME),
                     self.shared.tools.names().join(", ")
                 ),
                 None,
@@ -581,7 +628,30 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             "tools/call"
         );
         let arguments = request.arguments.or_else(|| carried_arguments(&context));
-        Ok(self.call(surface, arguments).await.into())
+        let progress = context.meta.get_progress_token().map(|token| Progress {
+            peer: context.peer.clone(),
+            token,
+        });
+        let result = self.call(surface, arguments, progress.as_ref()).await;
+        self.log.flush(&context.peer).await;
+        Ok(result.into())
+    }
+
+    /// The revisions served: 2025-06-18 and 2025-11-25 sessions, 2026-07-28 stateless
+    /// requests. Not 2024-11-05 or 2025-03-26, whose clients may send JSON-RPC batches, which
+    /// the intake refuses: a client asking for them is offered 2025-11-25 instead.
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Cow::Borrowed(SUPPORTED_VERSIONS)
+    }
+
+    #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.log.set_level(&request);
+        Ok(())
     }
 }
 

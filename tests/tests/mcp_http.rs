@@ -154,3 +154,47 @@ async fn origins_are_checked_and_unknown_sessions_are_not_found() {
     }
     server.kill().await.expect("server stops");
 }
+
+/// 2025-03-26 let clients send JSON-RPC batches, which the server refuses: a client asking for
+/// it is offered 2025-11-25, and requests without an `MCP-Protocol-Version` header still work.
+#[tokio::test]
+async fn revisions_with_batches_are_not_offered() {
+    let upstream = start_upstream().await;
+    let (mut server, url) = http_server(&upstream, &[]).await;
+    let client = reqwest::Client::new();
+    let post = |body: String, session: Option<String>| {
+        let mut request = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(body);
+        if let Some(session) = session {
+            request = request.header("mcp-session-id", session);
+        }
+        request.send()
+    };
+    let old = support::INITIALIZE.replace("2025-06-18", "2025-03-26");
+    let opened = post(old, None).await.expect("an answer");
+    assert_eq!(opened.status().as_u16(), 200);
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    let text = opened.text().await.expect("a body");
+    assert!(text.contains(r#""protocolVersion":"2025-11-25""#), "{text}");
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    post(initialized.to_owned(), session.clone())
+        .await
+        .expect("an answer");
+    let listed = post(
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#.to_owned(),
+        session,
+    )
+    .await
+    .expect("an answer");
+    assert_eq!(listed.status().as_u16(), 200);
+    let text = listed.text().await.expect("a body");
+    assert!(text.contains("mcp_aql_read"), "{text}");
+    server.kill().await.expect("server stops");
+}

@@ -45,7 +45,11 @@ impl Client {
             })?;
         let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
             (Some(stdin), Some(stdout)) => (stdin, stdout),
-            _ => return Err(Error::Conformance("the server's stdio is unavailable".into())),
+            _ => {
+                return Err(Error::Conformance(
+                    "the server's stdio is unavailable".into(),
+                ));
+            }
         };
         let (sender, lines) = channel();
         std::thread::spawn(move || {
@@ -94,12 +98,11 @@ impl Client {
     /// Calls `tool` with `arguments` and returns the MCP-AQL answer: the JSON of the result's
     /// text content, verbatim.
     pub fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, Error> {
-        let result = self.request(
-            "tools/call",
-            json!({"name": tool, "arguments": arguments}),
-        )?;
+        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}))?;
         let text = result["content"][0]["text"].as_str().ok_or_else(|| {
-            Error::Conformance(format!("tool '{tool}' answered without text content: {result}"))
+            Error::Conformance(format!(
+                "tool '{tool}' answered without text content: {result}"
+            ))
         })?;
         serde_json::from_str(text).map_err(|error| {
             Error::Conformance(format!(

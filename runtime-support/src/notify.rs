@@ -1,0 +1,134 @@
+//! What a session hears besides its answers:
+//!
+//! * `notifications/message`: the server's own log events about the session's calls (gate
+//!   decisions, failures, upstream calls), at or above the level the client chose with
+//!   `logging/setLevel`; nothing before it chose one. Events carry operation names, codes and
+//!   danger levels, never params, credentials or upstream text.
+//! * `notifications/progress`: for a call whose `_meta` carries a `progressToken`
+//!   (mcp-integration §5), one before the upstream call and one after it.
+//!
+//! rmcp marks MCP logging deprecated (SEP-2577); the 2025-06-18 and 2025-11-25 revisions the
+//! server speaks still define it, so it is served.
+#![allow(deprecated)]
+
+use std::sync::Mutex;
+
+use rmcp::RoleServer;
+use rmcp::model::{
+    LoggingLevel, LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    SetLevelRequestParams,
+};
+use rmcp::service::Peer;
+use serde_json::Value;
+
+/// The logger name events are sent under.
+const LOGGER: &str = "mcp-aql";
+
+/// A session's chosen log level and the events waiting to be sent to it.
+#[derive(Debug, Default)]
+pub struct SessionLog {
+    level: Mutex<Option<LoggingLevel>>,
+    pending: Mutex<Vec<LoggingMessageNotificationParam>>,
+}
+
+impl SessionLog {
+    /// `logging/setLevel`: events at its level and above are sent from now on.
+    pub fn set_level(&self, request: &SetLevelRequestParams) {
+        *lock(&self.level) = Some(request.level);
+    }
+
+    /// A debug event, or an info one when it is not `routine`.
+    pub fn event(&self, routine: bool, data: Value) {
+        let level = if routine {
+            LoggingLevel::Debug
+        } else {
+            LoggingLevel::Info
+        };
+        self.keep(level, data);
+    }
+
+    /// A debug event.
+    pub fn debug(&self, data: Value) {
+        self.keep(LoggingLevel::Debug, data);
+    }
+
+    /// Keeps `data` for the session when `level` is one it asked for.
+    fn keep(&self, level: LoggingLevel, data: Value) {
+        let wanted = lock(&self.level).is_some_and(|chosen| rank(level) >= rank(chosen));
+        if wanted {
+            lock(&self.pending)
+                .push(LoggingMessageNotificationParam::new(level, data).with_logger(LOGGER));
+        }
+    }
+
+    /// Sends the kept events, in order, before the answer they belong to.
+    pub async fn flush(&self, peer: &Peer<RoleServer>) {
+        let pending = std::mem::take(&mut *lock(&self.pending));
+        for message in pending {
+            if let Err(error) = peer.notify_logging_message(message).await {
+                tracing::debug!(%error, "a log notification could not be sent");
+                return;
+            }
+        }
+    }
+}
+
+/// Where a call's progress goes: the client's token and its session.
+pub struct Progress {
+    /// The session.
+    pub peer: Peer<RoleServer>,
+    /// The call's `progressToken`.
+    pub token: ProgressToken,
+}
+
+impl Progress {
+    /// Reports `done` of `total` steps.
+    pub async fn report(&self, done: f64, total: f64, message: &str) {
+        let param = ProgressNotificationParam::new(self.token.clone(), done)
+            .with_total(total)
+            .with_message(message);
+        if let Err(error) = self.peer.notify_progress(param).await {
+            tracing::debug!(%error, "a progress notification could not be sent");
+        }
+    }
+}
+
+/// Syslog severity order, lowest first (RFC 5424 as MCP uses it).
+const fn rank(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn events_wait_for_a_level_and_respect_it() {
+        let log = SessionLog::default();
+        log.keep(LoggingLevel::Error, json!("before setLevel"));
+        assert!(lock(&log.pending).is_empty());
+        log.set_level(&SetLevelRequestParams::new(LoggingLevel::Info));
+        log.debug(json!("too low"));
+        log.event(true, json!("routine, so debug: too low"));
+        log.event(false, json!("kept"));
+        log.keep(LoggingLevel::Warning, json!("kept too"));
+        let kept: Vec<Value> = lock(&log.pending).iter().map(|m| m.data.clone()).collect();
+        assert_eq!(kept, [json!("kept"), json!("kept too")]);
+    }
+}

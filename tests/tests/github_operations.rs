@@ -479,8 +479,13 @@ async fn every_operation_errors_concurrency_and_no_token_leak() {
         );
         assert_eq!(answer["success"], false, "{status}: {answer}");
         assert_eq!(answer["error"]["code"], code, "{status}: {answer}");
+        // The upstream's words travel in details only; the message is the adapter's.
+        assert_eq!(
+            answer["error"]["details"]["upstream_message"], message,
+            "{status}: {answer}"
+        );
         let text = answer["error"]["message"].as_str().expect("message");
-        assert!(text.contains(message), "{status}: {answer}");
+        assert!(!text.contains(message), "{status}: {answer}");
         api.clear_faults();
     }
     api.add_fault(

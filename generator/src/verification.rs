@@ -175,7 +175,12 @@ mod tests {
             path: path.to_owned(),
             contents: contents.to_owned(),
         };
-        let fresh = || vec![file("src/lib.rs", "code"), file(PROVENANCE, PROVENANCE_TEXT)];
+        let fresh = || {
+            vec![
+                file("src/lib.rs", "code"),
+                file(PROVENANCE, PROVENANCE_TEXT),
+            ]
+        };
         let verification = json!({"code_hash": hash_of(&fresh()), "conformance_result": "passed"});
         std::fs::write(
             dir.path().join(PROVENANCE),

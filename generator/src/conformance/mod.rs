@@ -391,6 +391,12 @@ fn free_text(param: &crate::ir::Param) -> bool {
         && param.maximum.is_none()
 }
 
+/// An item a CREATE made: the body fields sent and the item's id.
+struct Created {
+    sent: Map<String, Value>,
+    id: Value,
+}
+
 struct RoundTrip<'a> {
     pair: &'a Pair<'a>,
     create_tool: String,
@@ -408,7 +414,7 @@ impl RoundTrip<'_> {
 
     /// Creates an item with every required param and every echoed body param; returns the
     /// body fields sent and the id of the new item.
-    fn create(&self, client: &mut Client) -> Result<Option<(Map<String, Value>, Value)>, Error> {
+    fn create(&self, client: &mut Client) -> Result<Option<Created>, Error> {
         let create = self.pair.create;
         let mut params = Map::new();
         let mut sent = Map::new();
@@ -451,7 +457,7 @@ impl RoundTrip<'_> {
             );
             return Ok(None);
         };
-        Ok(Some((sent, id)))
+        Ok(Some(Created { sent, id }))
     }
 
     /// The READ's params for the item `id`.
@@ -477,7 +483,7 @@ impl RoundTrip<'_> {
     }
 
     fn create_then_read(&self, client: &mut Client) -> Result<Option<Value>, Error> {
-        let Some((sent, id)) = self.create(client)? else {
+        let Some(Created { sent, id }) = self.create(client)? else {
             return Ok(None);
         };
         let read_response = self.read(client, &id)?;
@@ -500,7 +506,7 @@ impl RoundTrip<'_> {
         let Some(input) = &update.input else {
             return Ok(None);
         };
-        let Some((sent, id)) = self.create(client)? else {
+        let Some(Created { sent, id }) = self.create(client)? else {
             return Ok(None);
         };
         // Change one field the create sent; every other one must survive.

@@ -26,7 +26,9 @@ pub fn success_with_warnings(data_json: &str, warnings: &[Warning]) -> CallToolR
         text.push_str(&serde_json::Value::Array(warning::collect(warnings)).to_string());
     }
     text.push('}');
-    structured(CallToolResult::success, text)
+    // The data arrives as text (pre-serialized, or the upstream's): parsed once, here.
+    let value = serde_json::from_str(&text).ok();
+    structured(CallToolResult::success, text, value)
 }
 
 /// `{"success":false,"error":{code,message,details?}}`, whose `details` also name the
@@ -60,7 +62,7 @@ pub fn failure_in_session(error: &AqlError, session: Option<&str>) -> CallToolRe
         }
         body["confirmation"] = confirmation;
     }
-    wrap_failure(error, body.to_string())
+    wrap_failure(error, body)
 }
 
 /// A failure of `introspect`: the introspection response schema allows only `code` and
@@ -70,20 +72,24 @@ pub fn introspection_failure(error: &AqlError) -> CallToolResult {
         "success": false,
         "error": {"code": error.code.as_str(), "message": error.message},
     });
-    wrap_failure(error, body.to_string())
+    wrap_failure(error, body)
 }
 
-fn wrap_failure(error: &AqlError, text: String) -> CallToolResult {
-    if error.code.is_recoverable() {
-        structured(CallToolResult::success, text)
+fn wrap_failure(error: &AqlError, body: serde_json::Value) -> CallToolResult {
+    let make = if error.code.is_recoverable() {
+        CallToolResult::success
     } else {
-        structured(CallToolResult::error, text)
-    }
+        CallToolResult::error
+    };
+    structured(make, body.to_string(), Some(body))
 }
 
-/// The answer `text` as text content and as `structuredContent`.
-fn structured(make: fn(Vec<ContentBlock>) -> CallToolResult, text: String) -> CallToolResult {
-    let value = serde_json::from_str(&text).ok();
+/// The answer `text` as text content and `value`, the same answer, as `structuredContent`.
+fn structured(
+    make: fn(Vec<ContentBlock>) -> CallToolResult,
+    text: String,
+    value: Option<serde_json::Value>,
+) -> CallToolResult {
     let mut result = make(vec![ContentBlock::text(text)]);
     result.structured_content = value;
     result

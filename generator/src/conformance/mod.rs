@@ -460,11 +460,10 @@ impl RoundTrip<'_> {
         Ok(Some(Created { sent, id }))
     }
 
-    /// The READ's params for the item `id`.
-    fn read_params(&self, id: &Value) -> Map<String, Value> {
-        let read = self.pair.read;
+    /// The required params of `operation` (the READ or the UPDATE) for the item `id`.
+    fn item_params(&self, operation: &Operation, id: &Value) -> Map<String, Value> {
         let mut params = Map::new();
-        for param in read.params.iter().filter(|param| param.required) {
+        for param in operation.params.iter().filter(|param| param.required) {
             let value = if param.name == self.pair.id_param {
                 id.clone()
             } else {
@@ -478,7 +477,7 @@ impl RoundTrip<'_> {
     fn read(&self, client: &mut Client, id: &Value) -> Result<Value, Error> {
         client.call(
             &self.read_tool,
-            json!({"operation": self.pair.read.name, "params": self.read_params(id)}),
+            json!({"operation": self.pair.read.name, "params": self.item_params(self.pair.read, id)}),
         )
     }
 
@@ -506,26 +505,24 @@ impl RoundTrip<'_> {
         let Some(input) = &update.input else {
             return Ok(None);
         };
-        let Some(Created { sent, id }) = self.create(client)? else {
-            return Ok(None);
+        // Change one field the create sends; every other one must survive. Found before
+        // anything is created, so no item is made for a check that cannot run.
+        let sends = |name: &str| {
+            self.pair.create.params.iter().any(|param| {
+                param.name == name && param.placement == Placement::Body && echoed(param.ty)
+            })
         };
-        // Change one field the create sent; every other one must survive.
         let Some(changed) = input
             .fields
             .iter()
-            .find(|field| sent.contains_key(&field.name) && free_text(field))
+            .find(|field| sends(&field.name) && free_text(field))
         else {
             return Ok(None);
         };
-        let mut params = Map::new();
-        for param in update.params.iter().filter(|param| param.required) {
-            let value = if param.name == self.pair.id_param {
-                id.clone()
-            } else {
-                self.value(param)
-            };
-            params.insert(param.name.clone(), value);
-        }
+        let Some(Created { sent, id }) = self.create(client)? else {
+            return Ok(None);
+        };
+        let mut params = self.item_params(update, &id);
         params.insert(
             "input".to_owned(),
             json!({ changed.name.clone(): format!("conformance {} {}", update.name, changed.name) }),

@@ -50,7 +50,7 @@ impl Api {
                     StatusCode::UNAUTHORIZED,
                     json!({ "error": "missing or invalid API key" }),
                 ),
-                _ => self.todos.answer(&call, &segments[1..]),
+                _ => self.todos.answer(&call, &segments),
             }
         } else {
             let sent = parts
@@ -73,8 +73,13 @@ impl Api {
 }
 
 /// Whether `path` (as sent, still percent-encoded) belongs to the todo API rather than the
-/// GitHub-like one: its first segment decodes to `todos`.
+/// GitHub-like one: its first segment decodes to `todos` or `activity`.
 pub(crate) fn is_todo_path(path: &str) -> bool {
     let first = path.split('/').find(|segment| !segment.is_empty());
-    first.is_some_and(|segment| percent_decode_str(segment).decode_utf8_lossy() == "todos")
+    first.is_some_and(|segment| {
+        matches!(
+            &*percent_decode_str(segment).decode_utf8_lossy(),
+            "todos" | "activity"
+        )
+    })
 }

@@ -1,7 +1,9 @@
 //! What both fake APIs work with: the parsed call, the reply, and small shared helpers.
 
+use std::hash::{DefaultHasher, Hash, Hasher};
+
 use axum::http::request::Parts;
-use axum::http::{Method, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value, json};
@@ -12,6 +14,12 @@ pub(crate) struct Call {
     /// Path segments, percent-decoded, without empty ones.
     pub(crate) segments: Vec<String>,
     query: Vec<(String, String)>,
+    /// The query string as sent, without `?`.
+    raw_query: String,
+    /// `http://{Host}{path}`, the path as sent; `None` without a readable `Host` header.
+    url: Option<String>,
+    /// The `If-Match` header; an unreadable one is empty, so it matches nothing.
+    if_match: Option<String>,
     /// The JSON body; an empty object when the request had no body.
     pub(crate) body: Map<String, Value>,
 }
@@ -25,9 +33,19 @@ impl Call {
             .filter(|segment| !segment.is_empty())
             .map(|segment| percent_decode_str(segment).decode_utf8_lossy().into_owned())
             .collect();
-        let query = form_urlencoded::parse(parts.uri.query().unwrap_or_default().as_bytes())
+        let raw_query = parts.uri.query().unwrap_or_default().to_owned();
+        let query = form_urlencoded::parse(raw_query.as_bytes())
             .into_owned()
             .collect();
+        let url = parts
+            .headers
+            .get(header::HOST)
+            .and_then(|host| host.to_str().ok())
+            .map(|host| format!("http://{host}{}", parts.uri.path()));
+        let if_match = parts
+            .headers
+            .get(header::IF_MATCH)
+            .map(|value| value.to_str().unwrap_or_default().to_owned());
         let body = if body.is_empty() {
             Map::new()
         } else {
@@ -45,6 +63,9 @@ impl Call {
             method: parts.method.clone(),
             segments,
             query,
+            raw_query,
+            url,
+            if_match,
             body,
         })
     }
@@ -68,12 +89,48 @@ impl Call {
     pub(crate) fn body_str(&self, name: &str) -> Option<&str> {
         self.body.get(name).and_then(Value::as_str)
     }
+
+    /// This request's absolute URL with the query param `name` set to `value`, in its place or
+    /// appended; the other params keep their order and encoding. `None` without a `Host`.
+    pub(crate) fn url_with(&self, name: &str, value: &str) -> Option<String> {
+        let url = self.url.as_deref()?;
+        let pair = form_urlencoded::Serializer::new(String::new())
+            .append_pair(name, value)
+            .finish();
+        let mut pairs = Vec::new();
+        let mut placed = false;
+        for raw in self.raw_query.split('&').filter(|raw| !raw.is_empty()) {
+            let key = form_urlencoded::parse(raw.as_bytes()).next();
+            if key.is_none_or(|(key, _)| key != name) {
+                pairs.push(raw);
+            } else if !placed {
+                pairs.push(&pair);
+                placed = true;
+            }
+        }
+        if !placed {
+            pairs.push(&pair);
+        }
+        Some(format!("{url}?{}", pairs.join("&")))
+    }
+
+    /// Whether the request may change a resource whose ETag is `etag`: it sent no `If-Match`,
+    /// or one that is `*` or lists `etag`.
+    pub(crate) fn if_match(&self, etag: &str) -> bool {
+        self.if_match.as_deref().is_none_or(|wanted| {
+            wanted
+                .split(',')
+                .map(str::trim)
+                .any(|tag| tag == "*" || tag == etag)
+        })
+    }
 }
 
 /// An answer before it becomes an HTTP response.
 pub(crate) struct Reply {
     status: StatusCode,
     body: Option<Value>,
+    headers: Vec<(HeaderName, String)>,
 }
 
 impl Reply {
@@ -81,6 +138,7 @@ impl Reply {
         Self {
             status,
             body: Some(body),
+            headers: Vec::new(),
         }
     }
 
@@ -92,22 +150,53 @@ impl Reply {
         Self::json(StatusCode::CREATED, body)
     }
 
+    /// 200 with one resource and its [`etag`].
+    pub(crate) fn tagged(body: Value) -> Self {
+        let etag = etag(&body);
+        Self::ok(body).header(header::ETAG, etag)
+    }
+
     /// A status with an empty body, like 204 No Content.
     pub(crate) fn empty(status: StatusCode) -> Self {
-        Self { status, body: None }
+        Self {
+            status,
+            body: None,
+            headers: Vec::new(),
+        }
+    }
+
+    /// Adds a response header.
+    pub(crate) fn header(mut self, name: HeaderName, value: String) -> Self {
+        self.headers.push((name, value));
+        self
     }
 }
 
 impl IntoResponse for Reply {
     fn into_response(self) -> Response {
-        match self.body {
+        let mut response = match self.body {
             Some(body) => {
                 let headers = [(header::CONTENT_TYPE, "application/json; charset=utf-8")];
                 (self.status, headers, body.to_string()).into_response()
             }
             None => self.status.into_response(),
+        };
+        for (name, value) in self.headers {
+            // Values are hex digits or URLs made of the request's own Host, path and query, so
+            // they are valid; one that is not would leave its header out, not the answer.
+            if let Ok(value) = HeaderValue::try_from(value) {
+                response.headers_mut().append(name, value);
+            }
         }
+        response
     }
+}
+
+/// A weak ETag for one resource: `W/"` and 16 hex digits of a hash of its JSON text, `"`.
+pub(crate) fn etag(resource: &Value) -> String {
+    let mut hasher = DefaultHasher::new();
+    resource.to_string().hash(&mut hasher);
+    format!("W/\"{:016x}\"", hasher.finish())
 }
 
 /// Every answer carries a creation time; a logical clock keeps them distinct, ordered and the
@@ -135,7 +224,8 @@ pub(crate) fn page_of(items: Vec<Value>, page: u64, per_page: u64) -> Vec<Value>
 }
 
 /// Copies the fields of `changes` named in `allowed` onto `target`; others are ignored, as
-/// GitHub ignores them.
+/// GitHub ignores them. A field sent as `null` is stored as `null`: cleared, as in JSON merge
+/// patch (RFC 7396), not left as it was.
 pub(crate) fn apply(target: &mut Value, changes: &Map<String, Value>, allowed: &[&str]) {
     if let Some(target) = target.as_object_mut() {
         for name in allowed {

@@ -1,12 +1,13 @@
 //! The GitHub-like API of `adapters/github-adapter.md`: every route it maps to, answering with
-//! the fields GitHub's own JSON has (a useful subset of them) and GitHub's error shapes.
+//! the fields GitHub's own JSON has (a useful subset of them), GitHub's error shapes, its
+//! `Link` header on lists, and `ETag`s that `If-Match` checks on a `PATCH`.
 
 use std::collections::BTreeMap;
 
-use axum::http::{Method, StatusCode};
+use axum::http::{Method, StatusCode, header};
 use serde_json::{Map, Value, json};
 
-use crate::call::{Call, Reply, apply, page_of, timestamp};
+use crate::call::{Call, Reply, apply, etag, page_of, timestamp};
 
 /// The user the bearer token belongs to: `POST /user/repos` creates repositories for them.
 const AUTHENTICATED_USER: &str = "octo";
@@ -128,7 +129,7 @@ impl Github {
     fn answer_repo(&mut self, call: &Call, key: (String, String), rest: &[&str]) -> Reply {
         let method = &call.method;
         match rest {
-            [] if method == Method::GET => Reply::ok(self.repo_mut(&key).data.clone()),
+            [] if method == Method::GET => Reply::tagged(self.repo_mut(&key).data.clone()),
             [] if method == Method::PATCH => self.update_repo(call, key),
             [] if method == Method::DELETE => {
                 self.repos.remove(&key);
@@ -144,7 +145,7 @@ impl Github {
             }
             ["issues"] if method == Method::GET => {
                 let items = filter_issues(&self.repo_mut(&key).issues, call);
-                Reply::ok(json!(paginate(items, call)))
+                paginate(items, call, Value::Array)
             }
             ["issues"] if method == Method::POST => {
                 if call.body_str("title").is_none() {
@@ -179,7 +180,7 @@ impl Github {
                     .filter(|pull| base.is_none_or(|base| pull["base"]["ref"] == base))
                     .cloned()
                     .collect();
-                Reply::ok(json!(paginate(items, call)))
+                paginate(items, call, Value::Array)
             }
             ["pulls"] if method == Method::POST => {
                 let missing = ["title", "head", "base"]
@@ -200,14 +201,8 @@ impl Github {
                     return not_found();
                 };
                 match rest {
-                    [] if method == Method::GET => Reply::ok(pull.clone()),
-                    [] if method == Method::PATCH => {
-                        apply(pull, &call.body, &["title", "body", "state"]);
-                        if let Some(base) = call.body_str("base") {
-                            pull["base"]["ref"] = json!(base);
-                        }
-                        Reply::ok(pull.clone())
-                    }
+                    [] if method == Method::GET => Reply::tagged(pull.clone()),
+                    [] if method == Method::PATCH => update_pull(pull, call),
                     ["merge"] if method == Method::PUT => merge(pull, call),
                     _ => not_found(),
                 }
@@ -260,7 +255,11 @@ impl Github {
                     .collect();
                 runs.reverse();
                 let total = runs.len();
-                Reply::ok(json!({ "total_count": total, "workflow_runs": paginate(runs, call) }))
+                paginate(
+                    runs,
+                    call,
+                    |runs| json!({ "total_count": total, "workflow_runs": runs }),
+                )
             }
             ["actions", "runs", id, "rerun"] if method == Method::POST => {
                 let repo = self.repo_mut(&key);
@@ -313,17 +312,8 @@ impl Github {
             return not_found();
         }
         match rest {
-            [] if method == Method::GET => Reply::ok(self.issue_mut(&key, number).clone()),
-            [] if method == Method::PATCH => {
-                let tick = self.next_id();
-                let issue = self.issue_mut(&key, number);
-                apply(issue, &call.body, &["title", "body", "state", "assignees"]);
-                if let Some(labels) = call.body.get("labels") {
-                    issue["labels"] = label_objects(labels);
-                }
-                issue["updated_at"] = json!(timestamp(tick));
-                Reply::ok(issue.clone())
-            }
+            [] if method == Method::GET => Reply::tagged(self.issue_mut(&key, number).clone()),
+            [] if method == Method::PATCH => self.update_issue(call, &key, number),
             ["comments"] if method == Method::GET => {
                 let items = self
                     .repo_mut(&key)
@@ -332,7 +322,7 @@ impl Github {
                     .filter(|(on, _)| *on == number)
                     .map(|(_, comment)| comment.clone())
                     .collect();
-                Reply::ok(json!(paginate(items, call)))
+                paginate(items, call, Value::Array)
             }
             ["comments"] if method == Method::POST => {
                 if call.body_str("body").is_none() {
@@ -357,7 +347,30 @@ impl Github {
         Reply::created(self.insert_repo(AUTHENTICATED_USER, &call.body))
     }
 
+    /// `PATCH .../issues/{number}` of an issue that exists, if `If-Match` allows.
+    fn update_issue(&mut self, call: &Call, key: &(String, String), number: u64) -> Reply {
+        if !call.if_match(&etag(self.issue_mut(key, number))) {
+            return precondition_failed();
+        }
+        let tick = self.next_id();
+        let issue = self.issue_mut(key, number);
+        apply(
+            issue,
+            &call.body,
+            &["title", "body", "state", "assignees", "milestone"],
+        );
+        if let Some(labels) = call.body.get("labels") {
+            issue["labels"] = label_objects(labels);
+        }
+        issue["updated_at"] = json!(timestamp(tick));
+        Reply::tagged(issue.clone())
+    }
+
+    /// `PATCH /repos/{owner}/{repo}` of a repository that exists, if `If-Match` allows.
     fn update_repo(&mut self, call: &Call, key: (String, String)) -> Reply {
+        if !call.if_match(&etag(&self.repo_mut(&key).data)) {
+            return precondition_failed();
+        }
         let new_name = call.body_str("name").unwrap_or(&key.1).to_owned();
         let new_key = (key.0.clone(), new_name.clone());
         if new_key != key && self.repos.contains_key(&new_key) {
@@ -369,13 +382,19 @@ impl Github {
         apply(
             &mut repo.data,
             &call.body,
-            &["description", "private", "has_issues", "default_branch"],
+            &[
+                "description",
+                "homepage",
+                "private",
+                "has_issues",
+                "default_branch",
+            ],
         );
         repo.data["name"] = json!(new_name);
         repo.data["full_name"] = json!(format!("{}/{new_name}", key.0));
         let data = repo.data.clone();
         self.repos.insert(new_key, repo);
-        Reply::ok(data)
+        Reply::tagged(data)
     }
 
     fn list_repos(&self, call: &Call, login: &str) -> Reply {
@@ -399,7 +418,7 @@ impl Github {
         if call.query("direction").unwrap_or(default_direction) == "desc" {
             items.reverse();
         }
-        Reply::ok(json!(paginate(items, call)))
+        paginate(items, call, Value::Array)
     }
 
     /// Matches the free words of `q` against titles and bodies; understands the qualifiers
@@ -441,11 +460,11 @@ impl Github {
             }
         }
         let total = items.len();
-        Reply::ok(json!({
-            "total_count": total,
-            "incomplete_results": false,
-            "items": paginate(items, call),
-        }))
+        paginate(
+            items,
+            call,
+            |items| json!({ "total_count": total, "incomplete_results": false, "items": items }),
+        )
     }
 
     fn next_id(&mut self) -> u64 {
@@ -478,6 +497,7 @@ impl Github {
             "owner": { "login": owner },
             "private": body.get("private").cloned().unwrap_or(json!(false)),
             "description": body.get("description").cloned().unwrap_or(Value::Null),
+            "homepage": body.get("homepage").cloned().unwrap_or(Value::Null),
             "topics": body.get("topics").cloned().unwrap_or_else(|| json!([])),
             "has_issues": true,
             "default_branch": "main",
@@ -572,6 +592,18 @@ impl Github {
     }
 }
 
+/// `PATCH .../pulls/{n}`, if `If-Match` allows.
+fn update_pull(pull: &mut Value, call: &Call) -> Reply {
+    if !call.if_match(&etag(pull)) {
+        return precondition_failed();
+    }
+    apply(pull, &call.body, &["title", "body", "state"]);
+    if let Some(base) = call.body_str("base") {
+        pull["base"]["ref"] = json!(base);
+    }
+    Reply::tagged(pull.clone())
+}
+
 /// `PUT .../pulls/{n}/merge`: 405 when it is not open, 409 when `sha` is not the head.
 fn merge(pull: &mut Value, call: &Call) -> Reply {
     if pull["state"] != "open" {
@@ -633,10 +665,46 @@ fn filter_issues(issues: &[Value], call: &Call) -> Vec<Value> {
     items
 }
 
-/// One page of `items` by the `page` and `per_page` query params (defaults 1 and 30, at most 100).
-fn paginate(items: Vec<Value>, call: &Call) -> Vec<Value> {
+/// One page of `items` by the `page` and `per_page` query params (defaults 1 and 30, at most
+/// 100), made into the body by `shape`, with the `Link` header that leads to the other pages.
+fn paginate(items: Vec<Value>, call: &Call, shape: impl FnOnce(Vec<Value>) -> Value) -> Reply {
     let per_page = call.query_number("per_page", 30).clamp(1, 100);
-    page_of(items, call.query_number("page", 1), per_page)
+    let page = call.query_number("page", 1).max(1);
+    let count = u64::try_from(items.len()).unwrap_or(u64::MAX);
+    let last = count.div_ceil(per_page).max(1);
+    let reply = Reply::ok(shape(page_of(items, page, per_page)));
+    match link(call, page, last) {
+        Some(link) => reply.header(header::LINK, link),
+        None => reply,
+    }
+}
+
+/// GitHub's `Link` header for page `page` of `last`, in its order: `prev` (at most `last`),
+/// `next`, `last`, `first`; `None` when everything fits on one page.
+fn link(call: &Call, page: u64, last: u64) -> Option<String> {
+    if last == 1 {
+        return None;
+    }
+    let mut rels = Vec::new();
+    if page > 1 {
+        rels.push(("prev", (page - 1).min(last)));
+    }
+    if page < last {
+        rels.extend([("next", page + 1), ("last", last)]);
+    }
+    if page > 1 {
+        rels.push(("first", 1));
+    }
+    let links = rels
+        .into_iter()
+        .map(|(rel, to)| {
+            Some(format!(
+                "<{}>; rel=\"{rel}\"",
+                call.url_with("page", &to.to_string())?
+            ))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(links.join(", "))
 }
 
 /// Whether the JSON number `id` is the one the path segment spells.
@@ -683,6 +751,14 @@ fn not_found() -> Reply {
     Reply::json(
         StatusCode::NOT_FOUND,
         json!({ "message": "Not Found", "documentation_url": "https://docs.github.com/rest" }),
+    )
+}
+
+/// GitHub's answer when `If-Match` names another version than the current one.
+fn precondition_failed() -> Reply {
+    Reply::json(
+        StatusCode::PRECONDITION_FAILED,
+        json!({ "message": "Precondition Failed", "documentation_url": "https://docs.github.com/rest" }),
     )
 }
 

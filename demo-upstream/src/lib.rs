@@ -31,7 +31,15 @@
 //!   comment id 5), closed issue #2, open pull request #3, label `bug`, workflow runs 9 and 10.
 //!   Errors look like GitHub's: `{"message": ...}`, 422 with `errors[]`.
 //! - Todo: items 1 "Buy milk", 2 "Write the report" (open) and 3 "Call the plumber"
-//!   (completed). Errors look like `{"error": ...}`.
+//!   (completed), and `GET /activity?limit=&cursor=`, a cursor-paginated log of what happened
+//!   to them (`{"entries": [...], "next_cursor": ...}`; four seeded entries). Errors look like
+//!   `{"error": ...}`.
+//!
+//! Like GitHub, the GitHub-like list routes send a `Link` header (`rel="next"`, `"last"`,
+//! `"prev"`, `"first"`, absolute URLs from the request's `Host`) when there is more than one
+//! page. One repository, issue, pull request or todo comes with an `ETag: W/"..."`; a `PATCH`
+//! of one, or a `DELETE` of a todo, whose `If-Match` names another version answers 412 and
+//! changes nothing. A `PATCH` field sent as `null` clears it.
 //!
 //! With [`Options::bearer_token`] or [`Options::api_key`] unset, any credential is accepted.
 
@@ -73,8 +81,8 @@ pub struct Options {
     /// When set, every GitHub-like route wants `Authorization: Bearer <token>` and answers 401
     /// `{"message": "Bad credentials"}` otherwise. When unset, any or no credential passes.
     pub bearer_token: Option<String>,
-    /// When set, every `/todos` route wants `X-Api-Key: <key>` and answers 401
-    /// `{"error": "..."}` otherwise. When unset, any or no key passes.
+    /// When set, every todo route (`/todos...`, `/activity`) wants `X-Api-Key: <key>` and
+    /// answers 401 `{"error": "..."}` otherwise. When unset, any or no key passes.
     pub api_key: Option<String>,
     /// Canned answers that replace the normal one, checked before auth and routing.
     pub faults: Vec<Fault>,

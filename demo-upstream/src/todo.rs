@@ -1,33 +1,41 @@
-//! The todo API of `adapters/todo-adapter.md`. Its errors are `{"error": "..."}`, a different
-//! shape from GitHub's `{"message": "..."}`, so both ways of carrying a message get exercised.
+//! The todo API of `adapters/todo-adapter.md`, plus `GET /activity`, a cursor-paginated log of
+//! what happened to the items. Its errors are `{"error": "..."}`, a different shape from
+//! GitHub's `{"message": "..."}`, so both ways of carrying a message get exercised.
 
 use std::collections::BTreeMap;
 
 use axum::http::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::call::{Call, Reply, apply, timestamp};
+use crate::call::{Call, Reply, apply, etag, timestamp};
 
 /// Fields a client may set on a todo.
 const EDITABLE: &[&str] = &["title", "notes", "due", "priority", "tags"];
+
+/// Mixed into activity cursors, so they read as opaque strings rather than positions.
+const CURSOR_KEY: u64 = 0x5eed_ac71_7e10_900d;
 
 /// To-do items by id.
 #[derive(Debug)]
 pub(crate) struct Todos {
     items: BTreeMap<u64, Value>,
     next_id: u64,
-    /// The logical clock behind `created_at`, `updated_at` and `completed_at`.
+    /// The logical clock behind `created_at`, `updated_at`, `completed_at` and activity `at`.
     clock: u64,
+    /// One entry per event, oldest first; entry `n` (1-based) has id `n`.
+    activity: Vec<Value>,
 }
 
 impl Todos {
     /// Three items: "Buy milk" (open, tag `shopping`), "Write the report" (open, high priority,
-    /// due 2026-02-01) and "Call the plumber" (completed).
+    /// due 2026-02-01) and "Call the plumber" (completed); so four activity entries, three
+    /// `created` and one `completed`.
     pub(crate) fn seeded() -> Self {
         let mut todos = Self {
             items: BTreeMap::new(),
             next_id: 1,
             clock: 0,
+            activity: Vec::new(),
         };
         todos.insert(&json!({ "title": "Buy milk", "tags": ["shopping"] }));
         todos.insert(
@@ -40,8 +48,17 @@ impl Todos {
         todos
     }
 
-    /// Routes one call; `segments` is the decoded path after `/todos`.
+    /// Routes one call; `segments` is the decoded path.
     pub(crate) fn answer(&mut self, call: &Call, segments: &[&str]) -> Reply {
+        match segments {
+            ["activity"] if call.method == Method::GET => self.activity(call),
+            ["todos", rest @ ..] => self.answer_todos(call, rest),
+            _ => error(StatusCode::NOT_FOUND, "no such route"),
+        }
+    }
+
+    /// Routes below `/todos`; `segments` is the decoded path after it.
+    fn answer_todos(&mut self, call: &Call, segments: &[&str]) -> Reply {
         let method = &call.method;
         match segments {
             [] if method == Method::GET => self.list(call),
@@ -51,25 +68,15 @@ impl Todos {
                 }
                 _ => error(StatusCode::BAD_REQUEST, "title is required"),
             },
-            [] if method == Method::DELETE => {
-                let deleted = self.items.len();
-                self.items.clear();
-                Reply::ok(json!({ "deleted": deleted }))
-            }
+            [] if method == Method::DELETE => self.remove_where(|_| true),
             ["completed"] if method == Method::DELETE => {
-                let before = self.items.len();
-                self.items.retain(|_, todo| todo["completed"] != true);
-                Reply::ok(json!({ "deleted": before - self.items.len() }))
+                self.remove_where(|todo| todo["completed"] == true)
             }
-            ["tagged", tag] if method == Method::DELETE => {
-                let before = self.items.len();
-                self.items.retain(|_, todo| {
-                    !todo["tags"]
-                        .as_array()
-                        .is_some_and(|tags| tags.contains(&json!(tag)))
-                });
-                Reply::ok(json!({ "deleted": before - self.items.len() }))
-            }
+            ["tagged", tag] if method == Method::DELETE => self.remove_where(|todo| {
+                todo["tags"]
+                    .as_array()
+                    .is_some_and(|tags| tags.contains(&json!(tag)))
+            }),
             [id, rest @ ..] => {
                 let Some(id) = id
                     .parse::<u64>()
@@ -79,16 +86,18 @@ impl Todos {
                     return error(StatusCode::NOT_FOUND, &format!("todo {id} not found"));
                 };
                 match rest {
-                    [] if method == Method::GET => Reply::ok(self.items[&id].clone()),
-                    [] if method == Method::PATCH => {
-                        let tick = self.tick();
-                        let todo = self.item_mut(id);
-                        apply(todo, &call.body, EDITABLE);
-                        todo["updated_at"] = json!(timestamp(tick));
-                        Reply::ok(todo.clone())
+                    [] if method == Method::GET => Reply::tagged(self.items[&id].clone()),
+                    [] if (method == Method::PATCH || method == Method::DELETE)
+                        && !call.if_match(&etag(&self.items[&id])) =>
+                    {
+                        error(
+                            StatusCode::PRECONDITION_FAILED,
+                            &format!("todo {id} has changed: If-Match is not its ETag"),
+                        )
                     }
+                    [] if method == Method::PATCH => self.update(id, call),
                     [] if method == Method::DELETE => {
-                        self.items.remove(&id);
+                        self.remove(&[id]);
                         Reply::empty(StatusCode::NO_CONTENT)
                     }
                     ["complete"] if method == Method::POST => {
@@ -105,6 +114,35 @@ impl Todos {
             }
             _ => error(StatusCode::NOT_FOUND, "no such route"),
         }
+    }
+
+    /// `GET /activity`: `limit` entries (default 2, at most 50) from `cursor` on, and the
+    /// cursor of the next page, `null` on the last.
+    fn activity(&self, call: &Call) -> Reply {
+        let start = match call.query("cursor").map(|cursor| self.entry_at(cursor)) {
+            None => 0,
+            Some(Some(start)) => start,
+            Some(None) => return error(StatusCode::BAD_REQUEST, "invalid cursor"),
+        };
+        let limit = call.query_number("limit", 2).clamp(1, 50);
+        let end = self
+            .activity
+            .len()
+            .min(start.saturating_add(usize::try_from(limit).unwrap_or(usize::MAX)));
+        let next = (end < self.activity.len()).then(|| cursor(end));
+        Reply::ok(json!({ "entries": &self.activity[start..end], "next_cursor": next }))
+    }
+
+    /// The index of the entry `cursor` points at; `None` when it is not the [`cursor`] of an
+    /// entry the log holds.
+    fn entry_at(&self, cursor: &str) -> Option<usize> {
+        if cursor.len() != 16 || !cursor.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+            return None;
+        }
+        let index = u64::from_str_radix(cursor, 16).ok()? ^ CURSOR_KEY;
+        usize::try_from(index)
+            .ok()
+            .filter(|index| *index < self.activity.len())
     }
 
     fn list(&self, call: &Call) -> Reply {
@@ -156,7 +194,40 @@ impl Todos {
             apply(&mut todo, fields, EDITABLE);
         }
         self.items.insert(id, todo.clone());
+        self.record("created", id, tick);
         todo
+    }
+
+    /// `PATCH /todos/{id}` of an item that exists.
+    fn update(&mut self, id: u64, call: &Call) -> Reply {
+        let tick = self.tick();
+        let todo = self.item_mut(id);
+        apply(todo, &call.body, EDITABLE);
+        todo["updated_at"] = json!(timestamp(tick));
+        let todo = todo.clone();
+        self.record("updated", id, tick);
+        Reply::tagged(todo)
+    }
+
+    /// Deletes every item `doomed` picks and answers how many went.
+    fn remove_where(&mut self, doomed: impl Fn(&Value) -> bool) -> Reply {
+        let ids: Vec<u64> = self
+            .items
+            .iter()
+            .filter(|(_, todo)| doomed(todo))
+            .map(|(id, _)| *id)
+            .collect();
+        self.remove(&ids);
+        Reply::ok(json!({ "deleted": ids.len() }))
+    }
+
+    /// Deletes the items `ids` at one tick, with a `deleted` entry each.
+    fn remove(&mut self, ids: &[u64]) {
+        let tick = self.tick();
+        for id in ids {
+            self.items.remove(id);
+            self.record("deleted", *id, tick);
+        }
     }
 
     fn complete(&mut self, id: u64, note: Option<&str>) -> Value {
@@ -172,7 +243,20 @@ impl Todos {
             };
             todo["notes"] = json!(notes);
         }
-        todo.clone()
+        let todo = todo.clone();
+        self.record("completed", id, tick);
+        todo
+    }
+
+    /// Appends an entry to the activity log.
+    fn record(&mut self, kind: &str, todo_id: u64, tick: u64) {
+        let id = self.activity.len() + 1;
+        self.activity.push(json!({
+            "id": id,
+            "kind": kind,
+            "todo_id": todo_id,
+            "at": timestamp(tick),
+        }));
     }
 
     fn tick(&mut self) -> u64 {
@@ -185,6 +269,14 @@ impl Todos {
             .get_mut(&id)
             .expect("checked: callers look the id up before changing the item")
     }
+}
+
+/// The opaque cursor of the activity entry at `index`.
+fn cursor(index: usize) -> String {
+    format!(
+        "{:016x}",
+        u64::try_from(index).unwrap_or(u64::MAX) ^ CURSOR_KEY
+    )
 }
 
 fn error(status: StatusCode, message: &str) -> Reply {

@@ -16,9 +16,11 @@
 //! ```
 #![deny(missing_docs)]
 
+mod features;
 mod gate;
 mod vocabulary;
 
+pub use features::{FeatureParam, IDENTIFYING_FIELDS, Preset};
 pub use gate::{Outcome, minimum_trust, outcome};
 pub use vocabulary::Vocabulary;
 

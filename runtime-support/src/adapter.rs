@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-pub use aql_model::{Category, DangerLevel, Method, TrustLevel, Window};
+pub use aql_model::{Category, DangerLevel, FeatureParam, Method, Preset, TrustLevel, Window};
 
 pub use crate::gate::limits::RateLimit;
 
@@ -105,6 +105,77 @@ pub struct Route {
     /// Parses and checks the resolved params (unknown -> missing -> types -> constraints ->
     /// defaults), then builds the upstream request.
     pub build: fn(&Map<String, Value>) -> Result<UpstreamRequest, ParamError>,
+    /// Field selection, when the operation takes `fields`.
+    pub fields: Option<&'static FieldSelection>,
+    /// How `first` and `after` map onto the upstream's paging, when the operation takes them.
+    pub paging: Option<&'static Paging>,
+}
+
+impl Route {
+    /// The protocol's params this operation takes besides its own (operations §4.4.1).
+    pub fn feature_params(&self) -> Vec<FeatureParam> {
+        FeatureParam::for_operation(self.category, self.fields.is_some(), self.paging.is_some())
+    }
+}
+
+/// The field-selection presets of one operation (field-selection §3).
+#[derive(Debug)]
+pub struct FieldSelection {
+    /// Presets the schema declares, by name, each a list of dot paths. An undeclared
+    /// `standard` is every field; an undeclared `minimal` is the identifying fields an item has.
+    pub presets: &'static [(&'static str, &'static [&'static str])],
+    /// The preset applied when a request names none: `standard` for a collection, `full`
+    /// for a single item (field-selection §3.2).
+    pub default: Preset,
+}
+
+/// Cursor pagination of one operation over its upstream's own paging (pagination §2-§4).
+#[derive(Debug)]
+pub struct Paging {
+    /// The upstream params a page is addressed with.
+    pub style: PageStyle,
+    /// Page size when `first` is not given.
+    pub default_limit: u64,
+    /// Largest page size; a larger `first` is clamped to it with a warning.
+    pub max_limit: u64,
+}
+
+/// How the upstream addresses a page: the names of its params.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageStyle {
+    /// Page numbers from 1 and a page size (`page`, `per_page`).
+    Page {
+        /// The page-number param.
+        page: &'static str,
+        /// The page-size param.
+        size: &'static str,
+    },
+    /// A count of items to skip and a page size (`offset`, `limit`).
+    Offset {
+        /// The offset param.
+        offset: &'static str,
+        /// The page-size param.
+        size: &'static str,
+    },
+    /// The upstream's own cursor, found in its answer or its `Link` header.
+    Cursor {
+        /// The param the upstream's cursor goes back in.
+        cursor: &'static str,
+        /// The page-size param.
+        size: &'static str,
+    },
+}
+
+impl PageStyle {
+    /// The upstream params that address a page; a request giving them with `first` or
+    /// `after` mixes two styles.
+    pub const fn upstream_params(self) -> [&'static str; 2] {
+        match self {
+            Self::Page { page, size } => [page, size],
+            Self::Offset { offset, size } => [offset, size],
+            Self::Cursor { cursor, size } => [cursor, size],
+        }
+    }
 }
 
 /// The HTTP request an operation sends, before base URL and auth are applied.

@@ -104,6 +104,8 @@ pub struct Limits {
     pub max_array_elements: usize,
     /// Nesting depth; the arguments object is level 1.
     pub max_nesting_depth: usize,
+    /// Operations in one batch (operations §7).
+    pub max_batch_size: usize,
 }
 
 impl Default for Limits {
@@ -114,6 +116,7 @@ impl Default for Limits {
             max_string_length: 1024 * 1024,
             max_array_elements: 10_000,
             max_nesting_depth: 32,
+            max_batch_size: 25,
         }
     }
 }
@@ -128,7 +131,7 @@ struct LimitFlag {
     get: fn(&Limits) -> usize,
 }
 
-const LIMIT_FLAGS: [LimitFlag; 5] = [
+const LIMIT_FLAGS: [LimitFlag; 6] = [
     LimitFlag {
         flag: "max-request-size",
         min: 64 * 1024,
@@ -168,6 +171,14 @@ const LIMIT_FLAGS: [LimitFlag; 5] = [
         help: "Deepest accepted nesting; the arguments object is level 1 (8..=64)",
         set: |l, v| l.max_nesting_depth = v,
         get: |l| l.max_nesting_depth,
+    },
+    LimitFlag {
+        flag: "max-batch-size",
+        min: 1,
+        max: 100,
+        help: "Most operations in one batch request (1..=100)",
+        set: |l, v| l.max_batch_size = v,
+        get: |l| l.max_batch_size,
     },
 ];
 

@@ -324,6 +324,7 @@ mod tests {
             max_string_length: 10,
             max_array_elements: 3,
             max_nesting_depth: 3,
+            max_batch_size: 2,
         };
         let table = [
             (json!({"s": "x".repeat(11)}), "string_length"),

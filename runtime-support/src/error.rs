@@ -47,6 +47,9 @@ pub enum ErrorCode {
     TokenScopeMismatch,
     /// The upstream answered 409.
     ConflictAlreadyExists,
+    /// A conditional change's `if_match` no longer matches: the upstream answered 412
+    /// (SPEC §9.3.2).
+    ConflictVersionMismatch,
     /// The upstream answered 429, or a rate limit stopped the call before it was sent.
     RateLimitExceeded,
     /// A quota reached its pause threshold: continue with the token issued.
@@ -80,6 +83,7 @@ impl ErrorCode {
             Self::TokenAlreadyUsed => "TOKEN_ALREADY_USED",
             Self::TokenScopeMismatch => "TOKEN_SCOPE_MISMATCH",
             Self::ConflictAlreadyExists => "CONFLICT_ALREADY_EXISTS",
+            Self::ConflictVersionMismatch => "CONFLICT_VERSION_MISMATCH",
             Self::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
             Self::RateLimitQuotaPause => "RATE_LIMIT_QUOTA_PAUSE",
             Self::RateLimitQuotaExhausted => "RATE_LIMIT_QUOTA_EXHAUSTED",
@@ -108,6 +112,7 @@ impl ErrorCode {
                 | Self::RateLimitQuotaPause
                 | Self::ConfirmationRequired
                 | Self::ConflictAlreadyExists
+                | Self::ConflictVersionMismatch
         )
     }
 }

@@ -293,11 +293,11 @@ impl Catalog {
             "conformance": "level-1",
             "mode": config.mode.protocol_name(),
             "capabilities": {
-                "batch": false,
-                "field_selection": false,
+                "batch": true,
+                "field_selection": A::ROUTES.iter().any(|route| route.fields.is_some()),
                 "aggregations": false,
                 "computed_fields": false,
-                "pagination": false,
+                "pagination": A::ROUTES.iter().any(|route| route.paging.is_some()),
                 "relationship_queries": false,
                 "warnings": true,
                 "confirmation": true,
@@ -321,10 +321,11 @@ impl Catalog {
                 "max_response_size": limits.max_response_size,
                 "max_string_length": limits.max_string_length,
                 "max_array_elements": limits.max_array_elements,
-                "max_nesting_depth": limits.max_nesting_depth
+                "max_nesting_depth": limits.max_nesting_depth,
+                "max_batch_size": limits.max_batch_size
             },
             "concurrency": "fully-concurrent",
-            "supports_etag": false
+            "supports_etag": true
         })
         .to_string();
         let protocol_open = protocol

@@ -7,6 +7,7 @@
 //! client) lives here, private to the crate.
 
 pub mod adapter;
+mod batch;
 mod clock;
 pub mod config;
 mod envelope;
@@ -23,6 +24,7 @@ mod result;
 mod serve;
 mod server;
 mod session;
+mod shape;
 mod stdio;
 mod tools;
 mod upstream;

@@ -299,6 +299,52 @@ pub fn optional<T: ParamValue>(
         })
 }
 
+/// An optional field of UPDATE `input` (SPEC §4.5.2): left out, which keeps the upstream's
+/// value; `null`, which clears it; or a new value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Patch<T> {
+    /// Not in `input`: not sent.
+    Keep,
+    /// `null` in `input`: sent as `null`.
+    Clear,
+    /// A value: sent.
+    Set(T),
+}
+
+impl<T> Patch<T> {
+    /// The new value, when there is one (what constraints are checked against).
+    pub fn value(&self) -> Option<&T> {
+        match self {
+            Self::Set(value) => Some(value),
+            Self::Keep | Self::Clear => None,
+        }
+    }
+
+    /// The body member to send: none to keep, `null` to clear, else the value.
+    pub fn into_body(self) -> Option<Value>
+    where
+        T: Into<Value>,
+    {
+        match self {
+            Self::Keep => None,
+            Self::Clear => Some(Value::Null),
+            Self::Set(value) => Some(value.into()),
+        }
+    }
+}
+
+/// The `input` field under `label` as a [`Patch`] of `T` (`VALIDATION_INVALID_TYPE`).
+pub fn patch<T: ParamValue>(
+    input: &Map<String, Value>,
+    label: &'static str,
+) -> Result<Patch<T>, ParamError> {
+    match input.get(key_of(label)) {
+        None => Ok(Patch::Keep),
+        Some(Value::Null) => Ok(Patch::Clear),
+        Some(_) => Ok(optional(input, label)?.map_or(Patch::Keep, Patch::Set)),
+    }
+}
+
 /// The param under `label` as `T`; call [`require`] first so a missing param is reported
 /// before any type error.
 pub fn required<T: ParamValue>(
@@ -464,6 +510,20 @@ mod helper_tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn patches_keep_clear_or_set() {
+        let input = map(json!({"a": null, "b": "x", "c": 1}));
+        assert_eq!(patch::<String>(&input, "input.a"), Ok(Patch::Clear));
+        assert_eq!(
+            patch::<String>(&input, "input.b"),
+            Ok(Patch::Set("x".to_owned()))
+        );
+        assert_eq!(patch::<String>(&input, "input.z"), Ok(Patch::Keep));
+        assert!(patch::<String>(&input, "input.c").is_err());
+        assert_eq!(Patch::<String>::Clear.into_body(), Some(Value::Null));
+        assert_eq!(Patch::<String>::Keep.into_body(), None);
     }
 
     #[test]

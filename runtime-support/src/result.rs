@@ -9,14 +9,9 @@ use crate::error::{AqlError, ErrorCode};
 use crate::warning::{self, Warning};
 use rmcp::model::{CallToolResult, ContentBlock};
 
-/// `{"success":true,"data":<data>}`, where `data_json` is already JSON text (pre-serialized
-/// introspection answers, the upstream's answer).
-pub fn success_raw(data_json: &str) -> CallToolResult {
-    success_with_warnings(data_json, &[])
-}
-
-/// `{"success":true,"data":<data>,"warnings":[...]}`; no `warnings` member when there are
-/// none (warnings §2.1).
+/// `{"success":true,"data":<data>,"warnings":[...]}`, where `data_json` is already JSON text
+/// (pre-serialized introspection answers, the upstream's answer); no `warnings` member when
+/// there are none (warnings §2.1).
 pub fn success_with_warnings(data_json: &str, warnings: &[Warning]) -> CallToolResult {
     let mut text = String::with_capacity(data_json.len() + 26);
     text.push_str("{\"success\":true,\"data\":");
@@ -36,16 +31,7 @@ pub fn success_with_warnings(data_json: &str, warnings: &[Warning]) -> CallToolR
 /// `isError` is false for codes an agent recovers from by changing its request, true for the
 /// others.
 pub fn failure_in_session(error: &AqlError, session: Option<&str>) -> CallToolResult {
-    let mut error_json = error.to_json();
-    if let (Some(session), Some(object)) = (session, error_json.as_object_mut()) {
-        let details = object
-            .entry("details")
-            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
-        if let Some(details) = details.as_object_mut() {
-            details.insert("session_id".into(), session.into());
-        }
-    }
-    let mut body = serde_json::json!({"success": false, "error": error_json});
+    let mut body = failure_value(error, session, false);
     if error.code == ErrorCode::ConfirmationRequired
         && let (Some(token), Some(expires_at)) = (
             error.details.get("confirmation_token"),
@@ -68,11 +54,39 @@ pub fn failure_in_session(error: &AqlError, session: Option<&str>) -> CallToolRe
 /// A failure of `introspect`: the introspection response schema allows only `code` and
 /// `message` in its error object, so `details` are left out.
 pub fn introspection_failure(error: &AqlError) -> CallToolResult {
-    let body = serde_json::json!({
-        "success": false,
-        "error": {"code": error.code.as_str(), "message": error.message},
-    });
-    wrap_failure(error, body)
+    wrap_failure(error, failure_value(error, None, true))
+}
+
+/// The failure object `{"success":false,"error":{...}}`: without `details` when `bare`,
+/// else with them, naming `session` when there is one.
+pub fn failure_value(error: &AqlError, session: Option<&str>, bare: bool) -> serde_json::Value {
+    if bare {
+        return serde_json::json!({
+            "success": false,
+            "error": {"code": error.code.as_str(), "message": error.message},
+        });
+    }
+    let mut error_json = error.to_json();
+    if let (Some(session), Some(object)) = (session, error_json.as_object_mut()) {
+        let details = object
+            .entry("details")
+            .or_insert_with(|| serde_json::Value::Object(serde_json::Map::new()));
+        if let Some(details) = details.as_object_mut() {
+            details.insert("session_id".into(), session.into());
+        }
+    }
+    serde_json::json!({"success": false, "error": error_json})
+}
+
+/// A batch's answer, `{"success":true,"data":null,"results":[...],"summary":{...}}`
+/// (operations §7.2), built by the batch.
+pub fn batch_success(body: serde_json::Value) -> CallToolResult {
+    structured(CallToolResult::success, body.to_string(), Some(body))
+}
+
+/// A batch refused as a whole: the batch schema's error object has only `code` and `message`.
+pub fn batch_failure(error: &AqlError) -> CallToolResult {
+    wrap_failure(error, failure_value(error, None, true))
 }
 
 fn wrap_failure(error: &AqlError, body: serde_json::Value) -> CallToolResult {
@@ -135,7 +149,7 @@ mod tests {
     #[test]
     fn success_wraps_data() {
         assert_eq!(
-            text(&success_raw("null")),
+            text(&success_with_warnings("null", &[])),
             serde_json::json!({"success": true, "data": null})
         );
         let warned = success_with_warnings("1", &[Warning::new("W", "careful")]);

@@ -22,6 +22,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
 use crate::adapter::{Adapter, Category, DangerLevel, Route, UpstreamRequest, Window};
+use crate::batch;
 use crate::config::Config;
 use crate::envelope::{Envelope, check_payload, shorten};
 use crate::error::{AqlError, ErrorCode};
@@ -36,6 +37,9 @@ use crate::introspect::{Catalog, INTROSPECT};
 use crate::notify::{Progress, SessionLog};
 use crate::result;
 use crate::session::Session;
+use crate::shape::Plan;
+use crate::shape::cursor::Cursors;
+use crate::shape::pages::PageRequest;
 use crate::tools::{Surface, ToolSet, base_name};
 use crate::upstream::{Upstream, UpstreamConfig};
 use crate::warning::Warning;
@@ -49,6 +53,7 @@ pub struct Shared<A: Adapter> {
     tools: ToolSet,
     catalog: Catalog,
     upstream: Upstream,
+    cursors: Cursors,
     instructions: String,
     adapter: PhantomData<fn() -> A>,
 }
@@ -107,6 +112,7 @@ impl<A: Adapter> Shared<A> {
             tools,
             catalog,
             upstream,
+            cursors: Cursors::new(),
             instructions,
             adapter: PhantomData,
         })
@@ -156,64 +162,114 @@ impl<A: Adapter> AqlServer<A> {
         }
     }
 
-    /// Runs one `tools/call` against `surface` and returns the MCP-AQL answer; `progress`
-    /// hears of the upstream call when the client asked for progress.
+    /// Runs one `tools/call` against `surface` and returns the MCP-AQL answer: one
+    /// operation, or a batch when the arguments hold `operations`. `progress` hears of each
+    /// upstream call when the client asked for progress.
     pub async fn call(
         &self,
         surface: Surface,
         arguments: Option<JsonObject>,
         progress: Option<&Progress>,
     ) -> CallToolResult {
-        let shared = &*self.shared;
         let arguments = arguments.unwrap_or_default();
         // One walk over the raw arguments; its verdict is reported in flow order below.
-        let payload = check_payload(&arguments, &shared.config.limits);
+        let payload = check_payload(&arguments, &self.shared.config.limits);
+        if batch::is_batch(&arguments) {
+            return self.call_batch(surface, arguments, payload, progress).await;
+        }
+        match self.call_one(surface, arguments, payload, progress).await {
+            Outcome::Success { data, warnings } => result::success_with_warnings(&data, &warnings),
+            Outcome::Failure {
+                error,
+                introspect: true,
+            } => result::introspection_failure(&error),
+            Outcome::Failure { error, .. } => {
+                result::failure_in_session(&error, Some(self.session.id()))
+            }
+        }
+    }
+
+    /// One operation, from its arguments to its outcome (SPEC §3.2): envelope, routing,
+    /// endpoint check, payload limits, then `introspect` or the operation itself.
+    async fn call_one(
+        &self,
+        surface: Surface,
+        arguments: JsonObject,
+        payload: Result<(), AqlError>,
+        progress: Option<&Progress>,
+    ) -> Outcome {
+        let shared = &*self.shared;
         let envelope = match Envelope::parse(Some(arguments)) {
             Ok(envelope) => envelope,
-            Err(error) => return self.fail(None, &error),
+            Err(error) => return self.failed(None, false, error),
         };
         let operation = envelope.operation.as_str();
-        let target = if operation == INTROSPECT {
-            Target::Introspect
+        let route = if operation == INTROSPECT {
+            None
         } else {
             match A::route(operation) {
-                Some(route) => Target::Route(route),
-                None => return self.fail(Some(operation), &self.not_found(operation)),
+                Some(route) => Some(route),
+                None => return self.failed(Some(operation), false, self.not_found(operation)),
             }
         };
-        let category = match target {
-            Target::Introspect => Category::Read,
-            Target::Route(route) => route.category,
-        };
+        let introspect = route.is_none();
+        let category = route.map_or(Category::Read, |route| route.category);
         if let Surface::Family(family) = surface
             && family != category
         {
             let error = self.mismatch(operation, category, surface);
-            return self.fail_for(&target, operation, &error);
+            return self.failed(Some(operation), introspect, error);
         }
         if let Err(error) = payload {
-            return self.fail_for(&target, operation, &error);
+            return self.failed(Some(operation), introspect, error);
         }
-        match target {
-            Target::Introspect => {
-                match shared
-                    .catalog
-                    .answer(&envelope.params, self.session.id(), &shared.limiter)
-                {
-                    Ok(data) => result::success_raw(&data),
-                    Err(error) => self.fail_for(&target, operation, &error),
-                }
-            }
-            Target::Route(route) => {
-                match self
-                    .run_route(route, envelope.params, envelope.quota_continue, progress)
+        let answer = match route {
+            None => shared
+                .catalog
+                .answer(&envelope.params, self.session.id(), &shared.limiter)
+                .map(|data| (data, Vec::new())),
+            Some(route) => {
+                self.run_route(route, envelope.params, envelope.quota_continue, progress)
                     .await
-                {
-                    Ok((data, warnings)) => result::success_with_warnings(&data, &warnings),
-                    Err(error) => self.fail(Some(operation), &error),
-                }
+            }
+        };
+        match answer {
+            Ok((data, warnings)) => Outcome::Success { data, warnings },
+            Err(error) => self.failed(Some(operation), introspect, error),
+        }
+    }
+
+    /// A batch (operations §7): each item runs as [`Self::call_one`] would run it alone, in
+    /// order, until one needs confirmation; the items after it are handed back unrun.
+    async fn call_batch(
+        &self,
+        surface: Surface,
+        arguments: JsonObject,
+        payload: Result<(), AqlError>,
+        progress: Option<&Progress>,
+    ) -> CallToolResult {
+        let limits = &self.shared.config.limits;
+        let items = match payload.and_then(|()| batch::items(arguments, limits.max_batch_size)) {
+            Ok(items) => items,
+            Err(error) => {
+                self.log_failure(None, &error);
+                return result::batch_failure(&error);
+            }
+        };
+        let mut report = batch::Report::new(items.len());
+        let mut items = items.into_iter().enumerate();
+        while let Some((index, item)) = items.next() {
+            let operation = batch::operation_name(&item);
+            let outcome = match item {
+                Ok(item) => self.call_one(surface, item, Ok(()), progress).await,
+                Err(error) => self.failed(None, false, error),
+            };
+            if report.record(index, operation, outcome, Some(self.session.id())) {
+                report.halt(items.by_ref());
+                break;
             }
         }
+        result::batch_success(report.finish())
     }
 
     /// Validates the params, passes the gate and sends the request: the upstream's answer
@@ -233,6 +289,7 @@ impl<A: Adapter> AqlServer<A> {
             Decision::Confirm(_) => params.remove(TOKEN_PARAM).filter(|token| !token.is_null()),
             Decision::Allow | Decision::Deny(_) => None,
         };
+        let mut plan = Plan::take(route, &mut params, &shared.cursors)?;
         // Parse first: nothing is issued, refused or counted for an invalid request.
         let request = (route.build)(&params)?;
         let why = match decision {
@@ -244,6 +301,10 @@ impl<A: Adapter> AqlServer<A> {
             Decision::Confirm(why) => Some(why),
             Decision::Allow => None,
         };
+        if plan.dry_run {
+            let preview = dry_run(route, &request, plan.if_match.as_deref(), why.is_some());
+            return Ok((preview.to_string(), plan.warnings));
+        }
         self.check_limits(route, &params, quota_token)?;
         match (why, confirmation) {
             (None, _) => self.audit(route, Event::Allowed, None, None),
@@ -266,21 +327,30 @@ impl<A: Adapter> AqlServer<A> {
                 }
             }
         }
-        let warnings = shared
+        let mut warnings = shared
             .limiter
             .commit(SystemTime::now(), &self.continued())
             .map_err(|limited| self.limited(route, &params, limited))?;
+        if plan.page.as_ref().is_some_and(PageRequest::is_past_end) {
+            warnings.append(&mut plan.warnings);
+            return Ok((PageRequest::past_end().to_string(), warnings));
+        }
         self.log.debug(
             json!({"event": "upstream_call", "operation": route.operation, "method": request.method.as_str()}),
         );
         if let Some(progress) = progress {
             progress.report(0.0, 1.0, "calling the upstream API").await;
         }
-        let sent = shared.upstream.send(request).await;
+        let sent = shared
+            .upstream
+            .send(request, plan.if_match.as_deref())
+            .await;
         if let Some(progress) = progress {
             progress.report(1.0, 1.0, "the upstream API answered").await;
         }
-        Ok((sent?, warnings))
+        let (data, mut shaped) = plan.shape(sent?, route.operation, &shared.cursors);
+        shaped.append(&mut warnings);
+        Ok((data, shaped))
     }
 
     /// Rate limits and quotas before anything is confirmed or sent: a quota at its pause
@@ -482,19 +552,10 @@ impl<A: Adapter> AqlServer<A> {
         .with_detail("received_tool", received)
     }
 
-    fn fail_for(&self, target: &Target, operation: &str, error: &AqlError) -> CallToolResult {
-        match target {
-            Target::Introspect => {
-                self.log_failure(Some(operation), error);
-                result::introspection_failure(error)
-            }
-            Target::Route(_) => self.fail(Some(operation), error),
-        }
-    }
-
-    fn fail(&self, operation: Option<&str>, error: &AqlError) -> CallToolResult {
-        self.log_failure(operation, error);
-        result::failure_in_session(error, Some(self.session.id()))
+    /// Logs a failure and returns it as an outcome.
+    fn failed(&self, operation: Option<&str>, introspect: bool, error: AqlError) -> Outcome {
+        self.log_failure(operation, &error);
+        Outcome::Failure { error, introspect }
     }
 
     fn log_failure(&self, operation: Option<&str>, error: &AqlError) {
@@ -532,9 +593,57 @@ fn carried_arguments(context: &RequestContext<RoleServer>) -> Option<JsonObject>
         .take()
 }
 
-enum Target {
-    Introspect,
-    Route(&'static Route),
+/// How one operation ended.
+pub(crate) enum Outcome {
+    /// `data` as JSON text, and the warnings raised on the way.
+    Success {
+        /// The answer's `data`.
+        data: String,
+        /// Warnings for the answer.
+        warnings: Vec<Warning>,
+    },
+    /// The error; a failure of `introspect` is answered without `details`.
+    Failure {
+        /// What went wrong.
+        error: AqlError,
+        /// Whether the operation was `introspect`.
+        introspect: bool,
+    },
+}
+
+/// What a dry run answers: the request that would be sent and whether the gate would ask
+/// for confirmation first. Nothing is sent, counted or issued.
+fn dry_run(
+    route: &Route,
+    request: &UpstreamRequest,
+    if_match: Option<&str>,
+    confirm: bool,
+) -> Value {
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(
+            request
+                .query
+                .iter()
+                .map(|(name, value)| (*name, value.as_str())),
+        )
+        .finish();
+    let mut would_send = json!({"method": request.method.as_str(), "path": request.path});
+    if !query.is_empty() {
+        would_send["query"] = query.into();
+    }
+    if let Some(etag) = if_match {
+        would_send["headers"] = json!({"If-Match": etag});
+    }
+    if let Some(body) = &request.body {
+        would_send["body"] = body.clone();
+    }
+    json!({
+        "dry_run": true,
+        "operation": route.operation,
+        "danger_level": route.danger_level.as_str(),
+        "confirmation_required": confirm,
+        "would_send": would_send,
+    })
 }
 
 /// Up to three known names closest to `name`: by edit distance, or containing it.

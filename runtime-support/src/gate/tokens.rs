@@ -387,7 +387,8 @@ pub fn token_id(token: &str) -> String {
     id
 }
 
-fn feed_object(hasher: &mut Sha256, object: &Map<String, Value>) {
+/// Feeds `object` to `hasher` in one canonical form: keys sorted, scalars as compact JSON.
+pub(crate) fn feed_object(hasher: &mut Sha256, object: &Map<String, Value>) {
     let mut keys: Vec<&String> = object.keys().collect();
     keys.sort();
     hasher.update(b"{");

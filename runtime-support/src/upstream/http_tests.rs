@@ -22,12 +22,19 @@ const API_KEY: &str = "key-SECRET-b81e4d";
 const USER: &str = "alice";
 const PASSWORD: &str = "pw-SECRET-55d1";
 
-/// Sets every variable the tests read, once, before any test reads the environment.
+impl Upstream {
+    /// `send` with no precondition, for the answer's body.
+    async fn send_plain(&self, request: UpstreamRequest) -> Result<String, AqlError> {
+        self.send(request, None).await.map(|answer| answer.body)
+    }
+}
+
 /// Parses an answer's `data` text.
 fn json(text: String) -> Value {
     serde_json::from_str(&text).expect("data is JSON text")
 }
 
+/// Sets every variable the tests read, once, before any test reads the environment.
 fn init_env() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
@@ -300,7 +307,7 @@ async fn get_sends_path_query_and_bearer_token_to_the_base_url() {
     let server = Server::start(|_| reply(200, r#"{"id":1,"name":"r"}"#)).await;
     let upstream = client(format!("{}/api/v3/", server.base), bearer());
     let data = upstream
-        .send(UpstreamRequest {
+        .send_plain(UpstreamRequest {
             method: Method::Get,
             path: "/repos/octo%20cat/hello".to_owned(),
             query: vec![
@@ -336,7 +343,7 @@ async fn every_method_sends_its_body_as_json() {
     for method in [Method::Post, Method::Put, Method::Patch, Method::Delete] {
         let with_body = !matches!(method, Method::Delete);
         upstream
-            .send(UpstreamRequest {
+            .send_plain(UpstreamRequest {
                 method,
                 path: "/items/7".to_owned(),
                 query: Vec::new(),
@@ -385,7 +392,7 @@ async fn api_key_header_api_key_query_and_basic_auth() {
             ..get("/me")
         };
         client(server.base.clone(), auth)
-            .send(request)
+            .send_plain(request)
             .await
             .expect("ok");
     }
@@ -409,7 +416,7 @@ async fn connections_are_reused() {
     let server = Server::start(|_| reply(200, "{}")).await;
     let upstream = client(server.base.clone(), Auth::None);
     for _ in 0..5 {
-        upstream.send(get("/ping")).await.expect("ok");
+        upstream.send_plain(get("/ping")).await.expect("ok");
     }
     assert_eq!(server.requests().len(), 5);
     assert_eq!(server.connections.load(Ordering::SeqCst), 1);
@@ -425,7 +432,7 @@ async fn concurrent_calls_each_get_their_own_answer() {
     let upstream = Arc::new(client(server.base.clone(), Auth::None));
     let calls = (0..200).map(|i| {
         let upstream = upstream.clone();
-        tokio::spawn(async move { (i, upstream.send(get(&format!("/echo/{i}"))).await) })
+        tokio::spawn(async move { (i, upstream.send_plain(get(&format!("/echo/{i}"))).await) })
     });
     for call in calls {
         let (i, result) = call.await.expect("task");
@@ -442,7 +449,7 @@ async fn encoded_traversal_stays_encoded_and_dot_segments_are_refused() {
     let server = Server::start(|_| reply(200, "{}")).await;
     let upstream = client(format!("{}/api", server.base), Auth::None);
     upstream
-        .send(get("/files/..%2F..%2Fetc%2Fpasswd"))
+        .send_plain(get("/files/..%2F..%2Fetc%2Fpasswd"))
         .await
         .expect("ok");
     assert_eq!(
@@ -451,12 +458,12 @@ async fn encoded_traversal_stays_encoded_and_dot_segments_are_refused() {
     );
 
     for path in ["/files/..", "/files/%2e%2E", "/files/./x", "/a/../../b"] {
-        let err = upstream.send(get(path)).await.expect_err(path);
+        let err = upstream.send_plain(get(path)).await.expect_err(path);
         assert_client_safe(&err);
         assert_eq!(err.code, ErrorCode::ValidationInvalidValue, "{path}");
     }
     for path in ["files", "/a?b=c", "/a#frag", "/a\\..\\b", "/a b"] {
-        let err = upstream.send(get(path)).await.expect_err(path);
+        let err = upstream.send_plain(get(path)).await.expect_err(path);
         assert_client_safe(&err);
         assert_eq!(err.code, ErrorCode::InternalError, "{path}");
     }
@@ -468,7 +475,9 @@ async fn encoded_traversal_stays_encoded_and_dot_segments_are_refused() {
 
     // A path that looks like a network-path reference is still only a path on our host.
     let root = client(server.base.clone(), Auth::None);
-    root.send(get("//evil.example/x")).await.expect("same host");
+    root.send_plain(get("//evil.example/x"))
+        .await
+        .expect("same host");
     assert_eq!(server.requests()[1].target, "//evil.example/x");
 }
 
@@ -516,7 +525,7 @@ async fn base_url_comes_from_the_environment_when_set() {
 #[tokio::test]
 async fn credentials_never_go_over_plain_http_to_a_remote_host() {
     let upstream = client("http://api.example.invalid".to_owned(), bearer());
-    let err = upstream.send(get("/x")).await.expect_err("refused");
+    let err = upstream.send_plain(get("/x")).await.expect_err("refused");
     assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::PermissionDenied);
     assert_eq!(err.details["reason"], "INSECURE_TRANSPORT");
@@ -540,10 +549,13 @@ async fn redirects_are_followed_only_within_the_origin() {
     .await;
     let upstream = client(server.base.clone(), Auth::None);
     assert_eq!(
-        json(upstream.send(get("/old")).await.expect("ok"))["moved"],
+        json(upstream.send_plain(get("/old")).await.expect("ok"))["moved"],
         true
     );
-    let err = upstream.send(get("/away")).await.expect_err("not followed");
+    let err = upstream
+        .send_plain(get("/away"))
+        .await
+        .expect_err("not followed");
     assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["http_status"], 302);
@@ -561,7 +573,7 @@ async fn missing_credential_is_permission_denied_naming_the_variable() {
         prefix: "Bearer ",
     };
     let upstream = client(server.base.clone(), auth);
-    let err = upstream.send(get("/x")).await.expect_err("missing");
+    let err = upstream.send_plain(get("/x")).await.expect_err("missing");
     assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::PermissionDenied);
     assert!(
@@ -581,7 +593,7 @@ async fn credential_with_cr_or_lf_is_refused() {
         location: ApiKeyLocation::Header("X-Api-Key"),
     };
     let err = client(server.base.clone(), auth)
-        .send(get("/x"))
+        .send_plain(get("/x"))
         .await
         .expect_err("refused");
     assert_client_safe(&err);
@@ -626,7 +638,7 @@ async fn status_codes_map_to_the_spec_codes_with_the_upstream_message() {
     ];
     for (status, code) in cases {
         let err = upstream
-            .send(get(&format!("/status/{status}")))
+            .send_plain(get(&format!("/status/{status}")))
             .await
             .expect_err("error status");
         assert_client_safe(&err);
@@ -660,7 +672,7 @@ async fn upstream_message_shapes_are_extracted() {
         ("/other", None),
     ];
     for (path, expected) in cases {
-        let err = upstream.send(get(path)).await.expect_err("422");
+        let err = upstream.send_plain(get(path)).await.expect_err("422");
         assert_eq!(err.code, ErrorCode::ValidationInvalidType);
         assert_eq!(
             err.details.get("upstream_message").and_then(Value::as_str),
@@ -688,13 +700,13 @@ async fn rate_limit_carries_retry_after_seconds_from_seconds_or_date() {
     })
     .await;
     let upstream = client(server.base.clone(), Auth::None);
-    let err = upstream.send(get("/seconds")).await.expect_err("429");
+    let err = upstream.send_plain(get("/seconds")).await.expect_err("429");
     assert_eq!(err.code, ErrorCode::RateLimitExceeded);
     assert_eq!(err.details["retry_after_seconds"], 7);
-    let err = upstream.send(get("/date")).await.expect_err("429");
+    let err = upstream.send_plain(get("/date")).await.expect_err("429");
     let seconds = err.details["retry_after_seconds"].as_u64().expect("number");
     assert!((110..=121).contains(&seconds), "{seconds}");
-    let err = upstream.send(get("/none")).await.expect_err("429");
+    let err = upstream.send_plain(get("/none")).await.expect_err("429");
     assert_eq!(err.details["retry_after_seconds"], 60);
 }
 
@@ -733,19 +745,19 @@ async fn empty_bom_html_and_binary_bodies() {
     .await;
     let upstream = client(server.base.clone(), Auth::None);
     assert_eq!(
-        json(upstream.send(get("/no-content")).await.expect("ok")),
+        json(upstream.send_plain(get("/no-content")).await.expect("ok")),
         Value::Null
     );
     assert_eq!(
-        json(upstream.send(get("/empty")).await.expect("ok")),
+        json(upstream.send_plain(get("/empty")).await.expect("ok")),
         Value::Null
     );
     assert_eq!(
-        json(upstream.send(get("/bom")).await.expect("ok")),
+        json(upstream.send_plain(get("/bom")).await.expect("ok")),
         json!({"bom": true})
     );
 
-    let err = upstream.send(get("/html")).await.expect_err("html");
+    let err = upstream.send_plain(get("/html")).await.expect_err("html");
     assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["upstream_error"], "SERIALIZATION_PARSE_ERROR");
@@ -753,7 +765,10 @@ async fn empty_bom_html_and_binary_bodies() {
     assert_eq!(err.details["body_preview"], "Maintenance Back soon");
     assert!(err.message.contains("HTML"), "{}", err.message);
 
-    let err = upstream.send(get("/binary")).await.expect_err("binary");
+    let err = upstream
+        .send_plain(get("/binary"))
+        .await
+        .expect_err("binary");
     assert_client_safe(&err);
     assert!(
         err.message.contains("application/octet-stream"),
@@ -762,7 +777,7 @@ async fn empty_bom_html_and_binary_bodies() {
     );
     assert!(!err.details.contains_key("body_preview"));
 
-    let err = upstream.send(get("/gateway")).await.expect_err("502");
+    let err = upstream.send_plain(get("/gateway")).await.expect_err("502");
     assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["http_status"], 502);
@@ -789,14 +804,17 @@ async fn response_size_cap_is_enforced_while_streaming() {
     let upstream =
         Upstream::new(info(server.base.clone(), Auth::None), config).expect("valid config");
     // An endless body can only end in this error if the cap is checked as bytes arrive.
-    let err = upstream.send(get("/endless")).await.expect_err("too large");
+    let err = upstream
+        .send_plain(get("/endless"))
+        .await
+        .expect_err("too large");
     assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::ValidationPayloadTooLarge);
     assert_eq!(err.details["limit_type"], "response_size");
     assert_eq!(err.details["limit_value"], 1024 * 1024);
 
     let err = upstream
-        .send(get("/declared"))
+        .send_plain(get("/declared"))
         .await
         .expect_err("too large");
     assert_eq!(err.code, ErrorCode::ValidationPayloadTooLarge);
@@ -808,7 +826,10 @@ async fn response_size_cap_is_enforced_while_streaming() {
     };
     let upstream =
         Upstream::new(info(server.base.clone(), Auth::None), small).expect("valid config");
-    let err = upstream.send(get("/small")).await.expect_err("2002 > 100");
+    let err = upstream
+        .send_plain(get("/small"))
+        .await
+        .expect_err("2002 > 100");
     assert_eq!(err.code, ErrorCode::ValidationPayloadTooLarge);
 }
 
@@ -824,7 +845,10 @@ async fn timeout_is_reported_with_its_duration() {
         ..UpstreamConfig::default()
     };
     let upstream = Upstream::new(info(server.base.clone(), Auth::None), config).expect("valid");
-    let err = upstream.send(get("/slow")).await.expect_err("timeout");
+    let err = upstream
+        .send_plain(get("/slow"))
+        .await
+        .expect_err("timeout");
     assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(err.details["upstream_error"], "TRANSPORT_TIMEOUT");
@@ -849,12 +873,18 @@ async fn a_body_cut_short_fails_fast() {
     };
     let upstream = Upstream::new(info(server.base.clone(), Auth::None), config).expect("valid");
     // Closed early: a network error, not a wait for the 30 s timeout.
-    let err = upstream.send(get("/closed")).await.expect_err("cut short");
+    let err = upstream
+        .send_plain(get("/closed"))
+        .await
+        .expect_err("cut short");
     assert_client_safe(&err);
     assert_eq!(err.details["upstream_error"], "TRANSPORT_NETWORK_ERROR");
     // Held open with nothing more: the read timeout ends it, not the whole-request timeout.
     let started = std::time::Instant::now();
-    let err = upstream.send(get("/held")).await.expect_err("stalled");
+    let err = upstream
+        .send_plain(get("/held"))
+        .await
+        .expect_err("stalled");
     assert_client_safe(&err);
     assert_eq!(err.details["upstream_error"], "TRANSPORT_TIMEOUT");
     assert!(
@@ -874,7 +904,7 @@ async fn connection_refused_names_no_host() {
     let addr = listener.local_addr().expect("addr");
     drop(listener);
     let upstream = client(format!("http://{addr}"), Auth::None);
-    let err = upstream.send(get("/x")).await.expect_err("refused");
+    let err = upstream.send_plain(get("/x")).await.expect_err("refused");
     assert_client_safe(&err);
     assert_eq!(err.code, ErrorCode::InternalError);
     assert_eq!(
@@ -894,7 +924,7 @@ async fn tls_failure_is_reported_as_tls() {
     let server = Server::start(|_| reply(200, "{}")).await;
     let https = server.base.replace("http://", "https://");
     let err = client(https, bearer())
-        .send(get("/x"))
+        .send_plain(get("/x"))
         .await
         .expect_err("not TLS");
     assert_client_safe(&err);
@@ -979,7 +1009,7 @@ async fn secrets_never_appear_in_errors_or_logs_even_when_the_upstream_echoes_th
     for auth in auths {
         let upstream = client(server.base.clone(), auth);
         for path in ["/200/x", "/401/x", "/403/x", "/422/x", "/429/x", "/500/x"] {
-            errors.push(upstream.send(get(path)).await.expect_err(path));
+            errors.push(upstream.send_plain(get(path)).await.expect_err(path));
         }
         // Transport failures too.
         let refused = {
@@ -990,7 +1020,7 @@ async fn secrets_never_appear_in_errors_or_logs_even_when_the_upstream_echoes_th
         };
         errors.push(
             client(refused, auth)
-                .send(get("/x"))
+                .send_plain(get("/x"))
                 .await
                 .expect_err("refused"),
         );

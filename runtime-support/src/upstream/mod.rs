@@ -44,13 +44,14 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use reqwest::header::{ACCEPT, HeaderValue};
+use reqwest::header::{ACCEPT, HeaderValue, IF_MATCH, LINK};
 use reqwest::{Client, Url, redirect};
 use tracing::debug;
 
 use crate::adapter::{AdapterInfo, Method, UpstreamRequest};
 use crate::error::{AqlError, ErrorCode};
 use crate::gate::limits::Limiter;
+use crate::shape::Answer;
 use auth::{AuthPlan, Secrets};
 use response::UpstreamResponse;
 
@@ -170,8 +171,9 @@ impl Upstream {
         self.base.as_str()
     }
 
-    /// Sends `request` and returns the upstream's JSON as compact text (`null` for an empty
-    /// 2xx body).
+    /// Sends `request`, conditional on `if_match` when given (`If-Match`), and returns the
+    /// upstream's JSON as compact text (`null` for an empty 2xx body) with the `ETag` and
+    /// `Link` headers shaping needs.
     ///
     /// # Errors
     ///
@@ -180,10 +182,15 @@ impl Upstream {
     ///   401/403.
     /// * `VALIDATION_INVALID_VALUE`: a path value is `.` or `..`.
     /// * `VALIDATION_PAYLOAD_TOO_LARGE`: the body exceeds `max_response_bytes`.
+    /// * `CONFLICT_VERSION_MISMATCH`: the upstream answered 412 to a conditional request.
     /// * The status table of `response.rs` for non-2xx answers; `INTERNAL_ERROR` for a 2xx
     ///   body that is not JSON and for transport failures (refused, DNS, timeout, TLS,
     ///   network), with `details.upstream_error` naming the kind.
-    pub async fn send(&self, request: UpstreamRequest) -> Result<String, AqlError> {
+    pub async fn send(
+        &self,
+        request: UpstreamRequest,
+        if_match: Option<&str>,
+    ) -> Result<Answer, AqlError> {
         let credentials = if self.auth.sends_credentials() {
             if !self.credentials_allowed {
                 return Err(AqlError::new(
@@ -215,6 +222,9 @@ impl Upstream {
         if let Some(body) = &request.body {
             builder = builder.json(body);
         }
+        if let Some(etag) = if_match.and_then(|etag| HeaderValue::from_str(etag).ok()) {
+            builder = builder.header(IF_MATCH, etag);
+        }
 
         debug!(
             method = request.method.as_str(),
@@ -239,7 +249,7 @@ impl Upstream {
             elapsed_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
             "upstream response"
         );
-        response::interpret(
+        let body = response::interpret(
             &UpstreamResponse {
                 status,
                 headers: &headers,
@@ -247,7 +257,12 @@ impl Upstream {
             },
             &secrets,
             SystemTime::now(),
-        )
+        )?;
+        Ok(Answer {
+            body,
+            etag: response::etag(&headers),
+            link: response::header_str(&headers, LINK.as_str()).map(str::to_owned),
+        })
     }
 
     /// The full URL of `request`: the base URL, the path appended, then the query pairs.

@@ -21,7 +21,7 @@
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use reqwest::StatusCode;
-use reqwest::header::{CONTENT_TYPE, HeaderMap, RETRY_AFTER};
+use reqwest::header::{CONTENT_TYPE, ETAG, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
 use super::auth::Secrets;
@@ -139,6 +139,9 @@ fn status_error(
         (_, 403) => "Permission denied",
         (_, 404) => "Not found",
         (_, 409) => "Conflict",
+        (_, 412) => {
+            "Version conflict: the resource changed since the ETag given in 'if_match' was read; read it again and retry"
+        }
         (_, 422) => "Validation failed",
         (_, 502) => "Bad gateway",
         (_, 503) => "Service unavailable",
@@ -172,6 +175,15 @@ fn status_error(
     error
 }
 
+/// The `ETag` of an answer, when it is printable ASCII of sane length: it goes to the client
+/// as `_etag` and comes back as `if_match`.
+pub(crate) fn etag(headers: &HeaderMap) -> Option<String> {
+    header_str(headers, ETAG.as_str())
+        .filter(|etag| !etag.is_empty() && etag.len() <= 512)
+        .filter(|etag| etag.bytes().all(|b| (0x20..0x7f).contains(&b)))
+        .map(str::to_owned)
+}
+
 /// The MCP-integration status table (spec digest §3D).
 fn status_code(status: StatusCode, headers: &HeaderMap) -> ErrorCode {
     match status.as_u16() {
@@ -182,6 +194,7 @@ fn status_code(status: StatusCode, headers: &HeaderMap) -> ErrorCode {
         403 => ErrorCode::PermissionDenied,
         404 => ErrorCode::NotFoundResource,
         409 => ErrorCode::ConflictAlreadyExists,
+        412 => ErrorCode::ConflictVersionMismatch,
         429 => ErrorCode::RateLimitExceeded,
         400..=499 => ErrorCode::ValidationInvalidType,
         // 5xx, and the 1xx/3xx that should never reach here (redirects to other origins are
@@ -282,7 +295,7 @@ pub(crate) fn retry_after_seconds(value: &str, now: SystemTime) -> Option<u64> {
     Some(seconds.min(crate::gate::limits::MAX_UPSTREAM_BLOCK.as_secs()))
 }
 
-fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+pub(crate) fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers.get(name)?.to_str().ok()
 }
 
@@ -397,6 +410,7 @@ mod tests {
             (404, ErrorCode::NotFoundResource),
             (405, ErrorCode::ValidationInvalidType),
             (409, ErrorCode::ConflictAlreadyExists),
+            (412, ErrorCode::ConflictVersionMismatch),
             (410, ErrorCode::ValidationInvalidType),
             (422, ErrorCode::ValidationInvalidType),
             (429, ErrorCode::RateLimitExceeded),

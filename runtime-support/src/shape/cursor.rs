@@ -1,0 +1,254 @@
+//! Cursors: opaque, URL-safe and tamper-proof (pagination §6.4). A cursor is the base64url
+//! text of a small JSON position followed by an HMAC-SHA256 tag under a key the server draws
+//! at start, so the server needs no state to resume from one and a client cannot forge or
+//! alter one. It is bound to its operation and to the request's params other than paging.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::{Hmac, Mac};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+use crate::error::{AqlError, ErrorCode};
+use crate::gate::tokens::feed_object;
+
+/// Bytes of the tag kept: 128 bits.
+const TAG_BYTES: usize = 16;
+/// Longest cursor read; a real one is well under 200 bytes.
+const MAX_CURSOR_BYTES: usize = 2048;
+
+/// Where the next page starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Position {
+    /// A page number, from 1.
+    Page(u64),
+    /// Items to skip.
+    Offset(u64),
+    /// The upstream's first page, addressed by no cursor.
+    Start,
+    /// The upstream's own cursor.
+    Upstream(String),
+    /// Past the last item: the page after it is empty.
+    End,
+}
+
+/// What a cursor says: where to resume and with which page size.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resume {
+    /// Where the page starts.
+    pub position: Position,
+    /// The page size the cursor was made with.
+    pub size: u64,
+}
+
+/// Makes and reads the cursors of one server.
+pub struct Cursors {
+    key: [u8; 32],
+}
+
+impl std::fmt::Debug for Cursors {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Cursors")
+    }
+}
+
+impl Cursors {
+    /// Cursors signed with a key from the operating system's random source.
+    pub fn new() -> Self {
+        let mut key = [0u8; 32];
+        if getrandom::fill(&mut key).is_err() {
+            // No random source: a key from the clock and the process still differs per run.
+            let seed = format!("{:?}{}", std::time::SystemTime::now(), std::process::id());
+            key = Sha256::digest(seed.as_bytes()).into();
+        }
+        Self { key }
+    }
+
+    /// The cursor resuming `operation` with `params` at `resume`.
+    pub fn make(&self, operation: &str, params: &Map<String, Value>, resume: &Resume) -> String {
+        let position = match &resume.position {
+            Position::Page(page) => json!({"p": page}),
+            Position::Offset(offset) => json!({"o": offset}),
+            Position::Start => json!({"b": 1}),
+            Position::Upstream(token) => json!({"u": token}),
+            Position::End => json!({"e": 1}),
+        };
+        let mut body = json!({"n": resume.size, "s": scope(operation, params)});
+        if let (Some(body), Value::Object(position)) = (body.as_object_mut(), position) {
+            body.extend(position);
+        }
+        let payload = body.to_string();
+        let mut text = URL_SAFE_NO_PAD.encode(payload.as_bytes());
+        text.push('.');
+        text.push_str(&URL_SAFE_NO_PAD.encode(self.tag(payload.as_bytes())));
+        text
+    }
+
+    /// Reads `cursor`, which must have been made by this server for `operation` and the same
+    /// `params`.
+    ///
+    /// # Errors
+    ///
+    /// `VALIDATION_INVALID_VALUE` for a cursor that is not one of ours or was altered
+    /// (`details.reason` `invalid_cursor`), and for one made for another operation or other
+    /// params (`cursor_mismatch`).
+    pub fn read(
+        &self,
+        cursor: &str,
+        operation: &str,
+        params: &Map<String, Value>,
+    ) -> Result<Resume, AqlError> {
+        let payload = self.verified(cursor).ok_or_else(invalid)?;
+        let body: Map<String, Value> = serde_json::from_slice(&payload).map_err(|_| invalid())?;
+        if body.get("s").and_then(Value::as_str) != Some(&scope(operation, params)) {
+            return Err(AqlError::new(
+                ErrorCode::ValidationInvalidValue,
+                format!(
+                    "Parameter 'after' holds a cursor of another request: a cursor resumes only the operation '{operation}' with the same params it came from (paging params aside). Repeat the first request without 'after' to start again"
+                ),
+            )
+            .with_detail("param_name", "after")
+            .with_detail("reason", "cursor_mismatch"));
+        }
+        let size = body.get("n").and_then(Value::as_u64).ok_or_else(invalid)?;
+        let position = if let Some(page) = body.get("p").and_then(Value::as_u64) {
+            Position::Page(page)
+        } else if let Some(offset) = body.get("o").and_then(Value::as_u64) {
+            Position::Offset(offset)
+        } else if let Some(token) = body.get("u").and_then(Value::as_str) {
+            Position::Upstream(token.to_owned())
+        } else if body.contains_key("b") {
+            Position::Start
+        } else if body.contains_key("e") {
+            Position::End
+        } else {
+            return Err(invalid());
+        };
+        Ok(Resume { position, size })
+    }
+
+    fn verified(&self, cursor: &str) -> Option<Vec<u8>> {
+        if cursor.len() > MAX_CURSOR_BYTES {
+            return None;
+        }
+        let (payload, tag) = cursor.split_once('.')?;
+        let payload = URL_SAFE_NO_PAD.decode(payload).ok()?;
+        let tag = URL_SAFE_NO_PAD.decode(tag).ok()?;
+        let mut mac = self.mac();
+        mac.update(&payload);
+        mac.verify_truncated_left(&tag).ok()?;
+        (tag.len() == TAG_BYTES).then_some(payload)
+    }
+
+    fn tag(&self, payload: &[u8]) -> Vec<u8> {
+        let mut mac = self.mac();
+        mac.update(payload);
+        mac.finalize().into_bytes()[..TAG_BYTES].to_vec()
+    }
+
+    fn mac(&self) -> Hmac<Sha256> {
+        Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes a key of any length")
+    }
+}
+
+impl Default for Cursors {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// 64 bits of the hash of the operation and its params: what a cursor is bound to.
+fn scope(operation: &str, params: &Map<String, Value>) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(operation.as_bytes());
+    hasher.update([0]);
+    feed_object(&mut hasher, params);
+    let digest = hasher.finalize();
+    digest[..8]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
+}
+
+fn invalid() -> AqlError {
+    AqlError::new(
+        ErrorCode::ValidationInvalidValue,
+        "Parameter 'after' is not a cursor this server made: pass 'pageInfo.endCursor' of the previous page unchanged",
+    )
+    .with_detail("param_name", "after")
+    .with_detail("reason", "invalid_cursor")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(value: Value) -> Map<String, Value> {
+        value.as_object().cloned().expect("an object")
+    }
+
+    #[test]
+    fn cursors_round_trip_and_are_url_safe() {
+        let cursors = Cursors::new();
+        let p = params(json!({"owner": "o", "repo": "r"}));
+        for position in [
+            Position::Page(3),
+            Position::Offset(40),
+            Position::Start,
+            Position::Upstream("abc/+=".into()),
+            Position::End,
+        ] {
+            let resume = Resume { position, size: 10 };
+            let cursor = cursors.make("list_issues", &p, &resume);
+            assert!(
+                cursor
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
+            );
+            assert_eq!(cursors.read(&cursor, "list_issues", &p), Ok(resume));
+        }
+    }
+
+    #[test]
+    fn altered_foreign_and_misbound_cursors_are_refused() {
+        let cursors = Cursors::new();
+        let p = params(json!({"owner": "o"}));
+        let resume = Resume {
+            position: Position::Page(2),
+            size: 5,
+        };
+        let cursor = cursors.make("list_issues", &p, &resume);
+        let reason = |result: Result<Resume, AqlError>| {
+            result.expect_err("refused").details["reason"].clone()
+        };
+        assert_eq!(
+            reason(cursors.read(&cursor, "list_repos", &p)),
+            "cursor_mismatch"
+        );
+        let other = params(json!({"owner": "x"}));
+        assert_eq!(
+            reason(cursors.read(&cursor, "list_issues", &other)),
+            "cursor_mismatch"
+        );
+        assert_eq!(
+            reason(Cursors::new().read(&cursor, "list_issues", &p)),
+            "invalid_cursor"
+        );
+        let (payload, tag) = cursor.split_once('.').expect("two parts");
+        let forged = URL_SAFE_NO_PAD.encode(
+            String::from_utf8(URL_SAFE_NO_PAD.decode(payload).expect("base64"))
+                .expect("utf-8")
+                .replace("\"p\":2", "\"p\":9"),
+        );
+        assert_eq!(
+            reason(cursors.read(&format!("{forged}.{tag}"), "list_issues", &p)),
+            "invalid_cursor"
+        );
+        for junk in ["", ".", "x.y", "%%%", &"a".repeat(5000)] {
+            assert_eq!(
+                reason(cursors.read(junk, "list_issues", &p)),
+                "invalid_cursor"
+            );
+        }
+    }
+}

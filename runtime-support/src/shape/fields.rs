@@ -1,0 +1,364 @@
+//! Field selection (field-selection §2-§4): `fields` as a preset name or a list of dot paths,
+//! applied to an object, to each element of an array, and through arrays on the way down.
+
+use serde_json::{Map, Value};
+
+use aql_model::IDENTIFYING_FIELDS;
+
+use crate::adapter::{FieldSelection, Preset};
+use crate::envelope::shorten;
+use crate::error::{AqlError, ErrorCode};
+use crate::params::json_type;
+use crate::warning::Warning;
+
+/// Most paths one request selects.
+pub const MAX_PATHS: usize = 100;
+/// Longest path accepted.
+const MAX_PATH_BYTES: usize = 256;
+/// The member an ETag travels in (SPEC §9.3.2); selection always keeps it.
+pub const ETAG_MEMBER: &str = "_etag";
+
+/// What a request asked to keep.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Selection {
+    /// Every field.
+    Full,
+    /// These paths; `explicit` paths that match nothing are warned about, preset paths are not.
+    Paths {
+        /// Dot paths, each split into its members.
+        paths: Vec<Vec<String>>,
+        /// Whether the caller listed them (not a preset).
+        explicit: bool,
+    },
+}
+
+impl Selection {
+    /// The selection `fields` asks for on an operation with `presets`; no `fields` is the
+    /// operation's default preset.
+    ///
+    /// # Errors
+    ///
+    /// `VALIDATION_INVALID_TYPE` when `fields` is neither a string nor a list of strings,
+    /// `VALIDATION_INVALID_VALUE` for an unknown preset or a malformed or too long list.
+    pub fn parse(fields: Option<Value>, presets: &FieldSelection) -> Result<Self, AqlError> {
+        match fields {
+            None | Some(Value::Null) => Ok(preset(presets, presets.default.as_str())
+                .unwrap_or(Self::Full)),
+            Some(Value::String(name)) => preset(presets, &name).ok_or_else(|| {
+                AqlError::new(
+                    ErrorCode::ValidationInvalidValue,
+                    format!(
+                        "Parameter 'fields' names no preset: '{}'. Presets: {}; or pass a list of dot paths such as [\"id\", \"owner.login\"]",
+                        shorten(&name, 80),
+                        preset_names(presets).join(", ")
+                    ),
+                )
+                .with_detail("param_name", "fields")
+                .with_detail("presets", preset_names(presets))
+            }),
+            Some(Value::Array(items)) => {
+                if items.len() > MAX_PATHS {
+                    return Err(bad_list(format!(
+                        "at most {MAX_PATHS} paths, found {}",
+                        items.len()
+                    )));
+                }
+                let mut paths = Vec::with_capacity(items.len());
+                for (index, item) in items.iter().enumerate() {
+                    let Value::String(path) = item else {
+                        return Err(AqlError::new(
+                            ErrorCode::ValidationInvalidType,
+                            format!(
+                                "Parameter 'fields[{index}]' expected 'string', got '{}'",
+                                json_type(item)
+                            ),
+                        )
+                        .with_detail("param_name", format!("fields[{index}]"))
+                        .with_detail("expected_type", "string")
+                        .with_detail("actual_type", json_type(item)));
+                    };
+                    paths.push(split(path).ok_or_else(|| {
+                        bad_list(format!(
+                            "'{}' is not a dot path (members separated by '.', none empty, at most {MAX_PATH_BYTES} bytes)",
+                            shorten(path, 80)
+                        ))
+                    })?);
+                }
+                Ok(Self::Paths {
+                    paths,
+                    explicit: true,
+                })
+            }
+            Some(other) => Err(AqlError::new(
+                ErrorCode::ValidationInvalidType,
+                format!(
+                    "Parameter 'fields' expected 'string | string[]' (a preset name or a list of dot paths), got '{}'",
+                    json_type(&other)
+                ),
+            )
+            .with_detail("param_name", "fields")
+            .with_detail("expected_type", "string | string[]")
+            .with_detail("actual_type", json_type(&other))),
+        }
+    }
+
+    /// Keeps the selected fields of `data` (each element, when it is an array); a warning
+    /// names the explicit paths that matched nothing in a non-empty answer.
+    pub fn apply(&self, data: &mut Value, warnings: &mut Vec<Warning>) {
+        let Self::Paths { paths, explicit } = self else {
+            return;
+        };
+        let mut matched = vec![false; paths.len()];
+        let mut seen_item = false;
+        select_items(data, paths, &mut matched, &mut seen_item);
+        if *explicit && seen_item {
+            let unmatched: Vec<String> = paths
+                .iter()
+                .zip(&matched)
+                .filter(|(_, matched)| !**matched)
+                .map(|(path, _)| path.join("."))
+                .collect();
+            if !unmatched.is_empty() {
+                warnings.push(
+                    Warning::new(
+                        "FIELD_SELECTION_UNMATCHED",
+                        format!(
+                            "No item has the field(s) {}; they are left out. Call 'introspect' on the operation for its presets",
+                            unmatched
+                                .iter()
+                                .map(|path| format!("'{}'", shorten(path, 80)))
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                    .with_detail("fields", unmatched),
+                );
+            }
+        }
+    }
+}
+
+/// The preset called `name`: declared, else built in.
+fn preset(presets: &FieldSelection, name: &str) -> Option<Selection> {
+    if let Some((_, paths)) = presets
+        .presets
+        .iter()
+        .find(|(declared, _)| *declared == name)
+    {
+        return Some(Selection::Paths {
+            paths: paths.iter().filter_map(|path| split(path)).collect(),
+            explicit: false,
+        });
+    }
+    match Preset::parse(name)? {
+        Preset::Full | Preset::Standard => Some(Selection::Full),
+        Preset::Minimal => Some(Selection::Paths {
+            paths: IDENTIFYING_FIELDS
+                .iter()
+                .map(|name| vec![(*name).to_owned()])
+                .collect(),
+            explicit: false,
+        }),
+    }
+}
+
+/// Every preset name an operation knows: the built-in three, then its own.
+fn preset_names(presets: &FieldSelection) -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Preset::ALL.iter().map(|preset| preset.as_str()).collect();
+    for (name, _) in presets.presets {
+        if !names.contains(name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+fn split(path: &str) -> Option<Vec<String>> {
+    if path.len() > MAX_PATH_BYTES {
+        return None;
+    }
+    let members: Vec<String> = path.split('.').map(str::to_owned).collect();
+    members
+        .iter()
+        .all(|member| !member.is_empty())
+        .then_some(members)
+}
+
+fn bad_list(what: String) -> AqlError {
+    AqlError::new(
+        ErrorCode::ValidationInvalidValue,
+        format!("Parameter 'fields' must be a preset name or a list of dot paths: {what}"),
+    )
+    .with_detail("param_name", "fields")
+}
+
+/// Applies `paths` to `data`, an item or an array of items.
+fn select_items(data: &mut Value, paths: &[Vec<String>], matched: &mut [bool], seen: &mut bool) {
+    match data {
+        Value::Array(items) => {
+            for item in items {
+                select_items(item, paths, matched, seen);
+            }
+        }
+        Value::Object(object) => {
+            *seen = true;
+            let tails: Vec<(usize, &[String])> = paths
+                .iter()
+                .enumerate()
+                .map(|(index, path)| (index, path.as_slice()))
+                .collect();
+            select_object(object, &tails, matched);
+        }
+        _ => {}
+    }
+}
+
+/// Keeps the members of `object` that some path in `tails` reaches; `tails` pairs each
+/// path's index with what is left of it at this depth.
+fn select_object(
+    object: &mut Map<String, Value>,
+    tails: &[(usize, &[String])],
+    matched: &mut [bool],
+) {
+    let taken = std::mem::take(object);
+    for (key, mut value) in taken {
+        if key == ETAG_MEMBER {
+            object.insert(key, value);
+            continue;
+        }
+        let reaching: Vec<(usize, &[String])> = tails
+            .iter()
+            .filter(|(_, tail)| tail.first() == Some(&key))
+            .map(|(index, tail)| (*index, &tail[1..]))
+            .collect();
+        if reaching.is_empty() {
+            continue;
+        }
+        if reaching.iter().any(|(_, rest)| rest.is_empty()) {
+            for (index, rest) in &reaching {
+                if rest.is_empty() {
+                    matched[*index] = true;
+                }
+            }
+            object.insert(key, value);
+            continue;
+        }
+        if select_nested(&mut value, &reaching, matched) {
+            object.insert(key, value);
+        }
+    }
+}
+
+/// Applies deeper paths to a member's value; whether anything was kept.
+fn select_nested(value: &mut Value, tails: &[(usize, &[String])], matched: &mut [bool]) -> bool {
+    match value {
+        Value::Object(object) => {
+            select_object(object, tails, matched);
+            !object.is_empty()
+        }
+        Value::Array(items) => {
+            for item in items.iter_mut() {
+                select_nested(item, tails, matched);
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    static DECLARED: FieldSelection = FieldSelection {
+        presets: &[("minimal", &["id", "owner.login"]), ("contact", &["email"])],
+        default: Preset::Full,
+    };
+    static BARE: FieldSelection = FieldSelection {
+        presets: &[],
+        default: Preset::Standard,
+    };
+
+    fn select(fields: Value, presets: &FieldSelection, mut data: Value) -> (Value, Vec<Warning>) {
+        let selection = Selection::parse(Some(fields), presets).expect("a valid selection");
+        let mut warnings = Vec::new();
+        selection.apply(&mut data, &mut warnings);
+        (data, warnings)
+    }
+
+    #[test]
+    fn paths_keep_nested_structure_through_arrays() {
+        let data = json!([
+            {"id": 1, "owner": {"login": "a", "id": 9}, "labels": [{"name": "x", "color": "f"}], "_etag": "W/\"1\""},
+            {"id": 2, "owner": null, "labels": []}
+        ]);
+        let (kept, warnings) = select(json!(["id", "owner.login", "labels.name"]), &BARE, data);
+        assert_eq!(
+            kept,
+            json!([
+                {"id": 1, "owner": {"login": "a"}, "labels": [{"name": "x"}], "_etag": "W/\"1\""},
+                {"id": 2, "labels": []}
+            ])
+        );
+        assert!(warnings.is_empty());
+    }
+
+    #[test]
+    fn unmatched_explicit_paths_warn_once() {
+        let (kept, warnings) = select(
+            json!(["id", "nope", "owner.nope"]),
+            &BARE,
+            json!([{"id": 1, "owner": {"login": "a"}}]),
+        );
+        assert_eq!(kept, json!([{"id": 1}]));
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].details["fields"], json!(["nope", "owner.nope"]));
+        let (_, quiet) = select(json!(["nope"]), &BARE, json!([]));
+        assert!(quiet.is_empty(), "an empty answer has nothing to match");
+    }
+
+    #[test]
+    fn presets_declared_built_in_and_default() {
+        let item = json!({"id": 1, "name": "n", "email": "e", "owner": {"login": "a", "id": 2}});
+        assert_eq!(
+            select(json!("minimal"), &DECLARED, item.clone()).0,
+            json!({"id": 1, "owner": {"login": "a"}})
+        );
+        assert_eq!(
+            select(json!("contact"), &DECLARED, item.clone()).0,
+            json!({"email": "e"})
+        );
+        assert_eq!(select(json!("full"), &DECLARED, item.clone()).0, item);
+        assert_eq!(
+            select(json!("minimal"), &BARE, item.clone()).0,
+            json!({"id": 1, "name": "n"})
+        );
+        assert_eq!(select(json!("standard"), &BARE, item.clone()).0, item);
+        assert_eq!(Selection::parse(None, &BARE), Ok(Selection::Full));
+    }
+
+    #[test]
+    fn bad_fields_are_refused_with_the_param_named() {
+        for (fields, code) in [
+            (json!("everything"), ErrorCode::ValidationInvalidValue),
+            (json!(5), ErrorCode::ValidationInvalidType),
+            (json!([1]), ErrorCode::ValidationInvalidType),
+            (json!(["a..b"]), ErrorCode::ValidationInvalidValue),
+            (json!([""]), ErrorCode::ValidationInvalidValue),
+            (
+                Value::Array(vec![json!("a"); MAX_PATHS + 1]),
+                ErrorCode::ValidationInvalidValue,
+            ),
+        ] {
+            let error = Selection::parse(Some(fields.clone()), &DECLARED).expect_err("refused");
+            assert_eq!(error.code, code, "{fields}");
+        }
+        let error = Selection::parse(Some(json!("everything")), &DECLARED).expect_err("refused");
+        assert_eq!(
+            error.details["presets"],
+            json!(["minimal", "standard", "full", "contact"])
+        );
+    }
+}

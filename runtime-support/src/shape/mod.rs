@@ -1,0 +1,172 @@
+//! The protocol features that shape a request and its answer (operations §4.4.1): field
+//! selection, cursor pagination, conditional updates and dry runs. [`Plan::take`] takes their
+//! params out of a request before the operation's own params are checked; [`Plan::shape`]
+//! turns the upstream's answer into what the request asked for.
+
+pub mod cursor;
+pub mod fields;
+pub mod pages;
+
+use serde_json::{Map, Value};
+
+use crate::adapter::{FeatureParam, Route};
+use crate::error::{AqlError, ErrorCode};
+use crate::params::json_type;
+use crate::warning::Warning;
+use cursor::Cursors;
+use fields::{ETAG_MEMBER, Selection};
+use pages::PageRequest;
+
+/// Longest `if_match` accepted.
+const MAX_ETAG_BYTES: usize = 512;
+
+/// What one request's feature params ask for.
+#[derive(Debug, Default)]
+pub struct Plan {
+    /// The fields to keep, on operations with field selection.
+    pub selection: Option<Selection>,
+    /// The page asked for, on paginated operations.
+    pub page: Option<PageRequest>,
+    /// The `If-Match` precondition of a conditional change.
+    pub if_match: Option<String>,
+    /// Whether to stop before the upstream call and show the request instead.
+    pub dry_run: bool,
+    /// Warnings raised while reading the params (a clamped page size).
+    pub warnings: Vec<Warning>,
+}
+
+/// An upstream answer and the headers shaping uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The body as compact JSON text (`null` when empty).
+    pub body: String,
+    /// The `ETag` header, when it is printable ASCII of sane length.
+    pub etag: Option<String>,
+    /// The `Link` header.
+    pub link: Option<String>,
+}
+
+impl Plan {
+    /// Takes the feature params of `route` out of `params` and checks them; for a paginated
+    /// operation, puts the upstream's paging params in.
+    ///
+    /// # Errors
+    ///
+    /// The first feature param that is malformed, as the client will see it.
+    pub fn take(
+        route: &Route,
+        params: &mut Map<String, Value>,
+        cursors: &Cursors,
+    ) -> Result<Self, AqlError> {
+        let mut plan = Self::default();
+        let mut first = None;
+        let mut after = None;
+        for feature in route.feature_params() {
+            let value = params.remove(feature.as_str());
+            match feature {
+                FeatureParam::Fields => {
+                    if let Some(presets) = route.fields {
+                        plan.selection = Some(Selection::parse(value, presets)?);
+                    }
+                }
+                FeatureParam::First => first = value,
+                FeatureParam::After => after = value,
+                FeatureParam::IfMatch => plan.if_match = if_match(value)?,
+                FeatureParam::DryRun => plan.dry_run = flag(value, "dry_run")?,
+            }
+        }
+        if let Some(paging) = route.paging {
+            plan.page = Some(PageRequest::resolve(
+                paging,
+                route.operation,
+                params,
+                first,
+                after,
+                cursors,
+                &mut plan.warnings,
+            )?);
+        }
+        Ok(plan)
+    }
+
+    /// Whether the answer is needed as a value, not only as text.
+    fn reshapes(&self, answer: &Answer) -> bool {
+        self.page.is_some()
+            || matches!(self.selection, Some(Selection::Paths { .. }))
+            || answer.etag.is_some()
+    }
+
+    /// The answer the request asked for: paged, its fields selected, its ETag as `_etag`.
+    pub fn shape(
+        &mut self,
+        answer: Answer,
+        operation: &str,
+        cursors: &Cursors,
+    ) -> (String, Vec<Warning>) {
+        let mut warnings = std::mem::take(&mut self.warnings);
+        if !self.reshapes(&answer) {
+            return (answer.body, warnings);
+        }
+        let Ok(mut data) = serde_json::from_str::<Value>(&answer.body) else {
+            return (answer.body, warnings);
+        };
+        if let Some(page) = &self.page {
+            data = page.wrap(data, answer.link.as_deref(), operation, cursors);
+        }
+        if let Some(selection) = &self.selection {
+            match data.get_mut("items").filter(|_| self.page.is_some()) {
+                Some(items) => selection.apply(items, &mut warnings),
+                None => selection.apply(&mut data, &mut warnings),
+            }
+        }
+        if let (Some(etag), Value::Object(object)) = (answer.etag, &mut data)
+            && self.page.is_none()
+        {
+            object.insert(ETAG_MEMBER.to_owned(), etag.into());
+        }
+        (data.to_string(), warnings)
+    }
+}
+
+/// `if_match`: an ETag as the upstream sent it.
+fn if_match(value: Option<Value>) -> Result<Option<String>, AqlError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(etag))
+            if !etag.is_empty()
+                && etag.len() <= MAX_ETAG_BYTES
+                && etag.bytes().all(|b| (0x20..0x7f).contains(&b)) =>
+        {
+            Ok(Some(etag))
+        }
+        Some(Value::String(_)) => Err(AqlError::new(
+            ErrorCode::ValidationInvalidValue,
+            format!(
+                "Parameter 'if_match' must be an ETag as a read returned it in '_etag' (printable ASCII, at most {MAX_ETAG_BYTES} bytes)"
+            ),
+        )
+        .with_detail("param_name", "if_match")),
+        Some(other) => Err(wrong_type("if_match", "string", &other)),
+    }
+}
+
+fn flag(value: Option<Value>, name: &'static str) -> Result<bool, AqlError> {
+    match value {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(flag)) => Ok(flag),
+        Some(other) => Err(wrong_type(name, "boolean", &other)),
+    }
+}
+
+fn wrong_type(name: &str, expected: &str, value: &Value) -> AqlError {
+    AqlError::new(
+        ErrorCode::ValidationInvalidType,
+        format!(
+            "Parameter '{name}' expected '{expected}', got '{}'",
+            json_type(value)
+        ),
+    )
+    .with_detail("param_name", name)
+    .with_detail("expected_type", expected)
+    .with_detail("actual_type", json_type(value))
+}

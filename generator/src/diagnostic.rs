@@ -49,6 +49,8 @@ pub enum Code {
     Unsupported,
     /// Something aqlgen accepts that the official adapter schema rejects: a warning.
     Extension,
+    /// A protocol feature the schema asks for that the operation cannot have: a warning.
+    FeatureUnavailable,
 }
 
 impl Code {
@@ -76,12 +78,13 @@ impl Code {
             Self::InvalidUrl => "SCHEMA_INVALID_URL",
             Self::Unsupported => "SCHEMA_UNSUPPORTED",
             Self::Extension => "SCHEMA_EXTENSION",
+            Self::FeatureUnavailable => "SCHEMA_FEATURE_UNAVAILABLE",
         }
     }
 
     /// Whether a diagnostic with this code is a warning, which leaves the schema valid.
     pub const fn is_warning(self) -> bool {
-        matches!(self, Self::Extension)
+        matches!(self, Self::Extension | Self::FeatureUnavailable)
     }
 }
 

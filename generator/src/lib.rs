@@ -21,6 +21,7 @@ pub mod conformance;
 mod diagnostic;
 mod emit;
 mod error;
+mod features;
 mod fingerprint;
 mod ident;
 mod ir;

@@ -5,6 +5,8 @@ use quote::quote;
 use serde_json::{Map, Value, json};
 
 use super::json;
+use aql_model::{FeatureParam, IDENTIFYING_FIELDS, Preset};
+
 use crate::ir::{Adapter, Operation, Param, Placement};
 
 /// The items of `introspection.rs`.
@@ -66,9 +68,16 @@ fn operation_details(operation: &Operation) -> Value {
             "name": "input",
             "type": input.struct_name,
             "required": true,
-            "description": "The fields to change; only the fields given are sent.",
+            "description": INPUT_DESCRIPTION,
         }));
     }
+    parameters.extend(
+        operation
+            .features
+            .params
+            .iter()
+            .map(|param| feature_param_info(operation, *param)),
+    );
     json!({
         "name": operation.name,
         "semantic_category": operation.category.semantic_name(),
@@ -82,6 +91,87 @@ fn operation_details(operation: &Operation) -> Value {
             "request": {"operation": operation.name, "params": example_params(operation)},
         }],
     })
+}
+
+/// What `input` means on every UPDATE operation (SPEC §4.5, §4.7.6).
+const INPUT_DESCRIPTION: &str = "The fields to change. A field left out keeps its value; a field set to null is sent as null, which clears it where the API allows (JSON merge patch on PATCH).";
+
+/// The `ParameterInfo` of a feature param (operations §4.4.1).
+fn feature_param_info(operation: &Operation, param: FeatureParam) -> Value {
+    match param {
+        FeatureParam::Fields => {
+            let fields = operation.features.fields.as_ref();
+            let declared = |name: &str| {
+                fields
+                    .and_then(|fields| fields.presets.iter().find(|(preset, _)| preset == name))
+                    .map(|(_, paths)| paths.join(", "))
+            };
+            let mut presets = vec![
+                format!(
+                    "'minimal' ({})",
+                    declared("minimal").unwrap_or_else(|| format!(
+                        "whichever of {} an item has",
+                        IDENTIFYING_FIELDS.join(", ")
+                    ))
+                ),
+                format!(
+                    "'standard' ({})",
+                    declared("standard").unwrap_or_else(|| "every field".to_owned())
+                ),
+                "'full' (every field)".to_owned(),
+            ];
+            for (name, paths) in fields
+                .map(|fields| fields.presets.as_slice())
+                .unwrap_or_default()
+            {
+                if Preset::parse(name).is_none() {
+                    presets.push(format!("'{name}' ({})", paths.join(", ")));
+                }
+            }
+            let default = fields.map_or(Preset::Full, |fields| fields.default);
+            json!({
+                "name": "fields",
+                "type": "string | string[]",
+                "required": false,
+                "default": default.as_str(),
+                "description": format!(
+                    "Field selection: a preset, {}, or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+                    presets.join(", ")
+                ),
+            })
+        }
+        FeatureParam::First => {
+            let paging = operation.features.paging.as_ref();
+            json!({
+                "name": "first",
+                "type": "integer",
+                "required": false,
+                "minimum": 1,
+                "maximum": paging.map_or(1, |paging| paging.max_limit),
+                "default": paging.map_or(1, |paging| paging.default_limit),
+                "description": "Cursor pagination: items per page. A larger value is lowered to the maximum, with a warning. Not with the operation's own paging params.",
+            })
+        }
+        FeatureParam::After => json!({
+            "name": "after",
+            "type": "string",
+            "required": false,
+            "description": "Cursor pagination: 'pageInfo.endCursor' of the previous page, to get the next one; give 'first' with it. A cursor works only with the operation and params it came from.",
+        }),
+        FeatureParam::IfMatch => json!({
+            "name": "if_match",
+            "type": "string",
+            "required": false,
+            "description": "Optimistic concurrency: the '_etag' a read returned. The change is sent with If-Match and fails with CONFLICT_VERSION_MISMATCH when the resource changed since.",
+        }),
+        FeatureParam::DryRun => json!({
+            "name": "dry_run",
+            "type": "boolean",
+            "required": false,
+            "default": false,
+            "description": "Check the params and the safety gate, then answer with the request that would be sent, without sending it, counting it or issuing a confirmation token.",
+        }),
+    }
 }
 
 fn parameter_info(param: &Param) -> Value {
@@ -126,8 +216,15 @@ fn number(value: f64) -> Value {
 
 fn returns_summary(operation: &Operation) -> Value {
     let mut info = json!({"name": operation.returns, "kind": "object"});
-    if !operation.returns_description.is_empty() {
-        info["description"] = operation.returns_description.clone().into();
+    let mut description = operation.returns_description.clone();
+    if operation.features.paging.is_some() {
+        if !description.is_empty() {
+            description.push(' ');
+        }
+        description.push_str("Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.");
+    }
+    if !description.is_empty() {
+        info["description"] = description.into();
     }
     info
 }

@@ -38,7 +38,9 @@ pub fn rust_type(ty: ParamType) -> TokenStream {
 
 fn field_type(param: &Param) -> TokenStream {
     let ty = rust_type(param.ty);
-    if param.is_optional() {
+    if param.clearable {
+        quote! { params::Patch<#ty> }
+    } else if param.is_optional() {
         quote! { Option<#ty> }
     } else {
         ty
@@ -78,7 +80,8 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
     let input_field = operation.input.as_ref().map(|input| {
         let ty = ident(&input.struct_name);
         quote! {
-            /// The fields to change; only the fields given are sent.
+            /// The fields to change: those left out are not sent, those set to `null` are
+            /// sent as `null`.
             pub input: #ty,
         }
     });
@@ -181,6 +184,8 @@ fn emit_parsing(fields: &[Param], map: &proc_macro2::Ident) -> TokenStream {
         let (field, label, ty) = (ident(&param.field), &param.label, rust_type(param.ty));
         if param.required {
             quote! { let #field = params::required::<#ty>(#map, #label)?; }
+        } else if param.clearable {
+            quote! { let #field = params::patch::<#ty>(#map, #label)?; }
         } else {
             quote! { let #field = params::optional::<#ty>(#map, #label)?; }
         }
@@ -206,6 +211,10 @@ fn emit_parsing(fields: &[Param], map: &proc_macro2::Ident) -> TokenStream {
 fn emit_constraints(param: &Param) -> TokenStream {
     let (field, label) = (ident(&param.field), &param.label);
     let borrowed = match (param.ty, param.required) {
+        (ParamType::String, _) if param.clearable => {
+            quote! { #field.value().map(String::as_str) }
+        }
+        (_, _) if param.clearable => quote! { #field.value().copied() },
         (ParamType::String, true) => quote! { Some(#field.as_str()) },
         (ParamType::String, false) => quote! { #field.as_deref() },
         (_, true) => quote! { Some(#field) },

@@ -5,7 +5,7 @@ use quote::quote;
 
 use super::{doc_lines, variant};
 use crate::ident::ident;
-use crate::ir::{Adapter, Operation, Param, ParamType, PathSegment, Placement};
+use crate::ir::{Adapter, Operation, PageStyle, Param, ParamType, PathSegment, Placement};
 
 /// The items of `routes.rs`.
 pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
@@ -16,8 +16,18 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
         .iter()
         .any(|operation| !operation.params.is_empty() || operation.input.is_some())
         .then(|| quote! { self, });
+    let shaping = adapter
+        .operations
+        .iter()
+        .any(|operation| operation.features.fields.is_some())
+        .then(|| quote! { FieldSelection, Preset, });
+    let paging = adapter
+        .operations
+        .iter()
+        .any(|operation| operation.features.paging.is_some())
+        .then(|| quote! { PageStyle, Paging, });
     let mut items = vec![quote! {
-        use ::runtime_support::adapter::{Category, DangerLevel, Method, Route, UpstreamRequest};
+        use ::runtime_support::adapter::{Category, DangerLevel, #shaping Method, #paging Route, UpstreamRequest};
         use ::runtime_support::params::{#helpers ParamError};
         use ::serde_json::{Map, Value};
 
@@ -62,6 +72,36 @@ fn emit_route(operation: &Operation) -> TokenStream {
     let requires_confirmation = operation.requires_confirmation;
     let description = &operation.description;
     let build = ident(&operation.build_fn);
+    let fields = match &operation.features.fields {
+        Some(fields) => {
+            let presets = fields
+                .presets
+                .iter()
+                .map(|(name, paths)| quote! { (#name, &[#(#paths),*]) });
+            let default = variant(fields.default);
+            quote! { Some(&FieldSelection { presets: &[#(#presets),*], default: Preset::#default }) }
+        }
+        None => quote! { None },
+    };
+    let paging = match &operation.features.paging {
+        Some(paging) => {
+            let style = match &paging.style {
+                PageStyle::Page { page, size } => {
+                    quote! { PageStyle::Page { page: #page, size: #size } }
+                }
+                PageStyle::Offset { offset, size } => {
+                    quote! { PageStyle::Offset { offset: #offset, size: #size } }
+                }
+                PageStyle::Cursor { cursor, size } => {
+                    quote! { PageStyle::Cursor { cursor: #cursor, size: #size } }
+                }
+            };
+            let default_limit = proc_macro2::Literal::u64_unsuffixed(paging.default_limit);
+            let max_limit = proc_macro2::Literal::u64_unsuffixed(paging.max_limit);
+            quote! { Some(&Paging { style: #style, default_limit: #default_limit, max_limit: #max_limit }) }
+        }
+        None => quote! { None },
+    };
     quote! {
         #doc
         pub static #static_name: Route = Route {
@@ -71,6 +111,8 @@ fn emit_route(operation: &Operation) -> TokenStream {
             danger_level: DangerLevel::#danger,
             requires_confirmation: #requires_confirmation,
             build: #build,
+            fields: #fields,
+            paging: #paging,
         };
     }
 }
@@ -159,10 +201,12 @@ fn emit_builder(operation: &Operation) -> TokenStream {
     }
 }
 
-/// `Option<Value>` of a parsed field, moving it out of `owner`.
+/// `Option<Value>` of a parsed field, moving it out of `owner`; `Some(null)` clears.
 fn value_of(param: &Param, owner: &TokenStream) -> TokenStream {
     let field = ident(&param.field);
-    if param.is_optional() {
+    if param.clearable {
+        quote! { #owner.#field.into_body() }
+    } else if param.is_optional() {
         quote! { #owner.#field.map(Value::from) }
     } else {
         quote! { Some(Value::from(#owner.#field)) }

@@ -6,9 +6,9 @@ use super::{
     Adapter, Auth, Category, DangerLevel, Input, Operation, Origin, Param, PathSegment, Placement,
     Window,
 };
-use crate::ident;
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{self, AdapterSchema, AuthKind};
+use crate::{features, ident};
 
 /// Lowers a schema that passed validation.
 pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
@@ -112,7 +112,8 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         } else {
             name.clone()
         };
-        let lowered = lower_param(&operation.name, name, label, param, placement);
+        let mut lowered = lower_param(&operation.name, name, label, param, placement);
+        lowered.clearable = wraps_in_input && lowered.is_optional();
         if wraps_in_input {
             fields.push(lowered)
         } else {
@@ -172,6 +173,7 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         returns_description: response
             .and_then(|r| r.description.clone())
             .unwrap_or_default(),
+        features: features::resolve(category, operation),
     }
 }
 
@@ -213,5 +215,6 @@ fn lower_param(
         pattern: param.pattern.clone(),
         format: param.format.clone(),
         placement,
+        clearable: false,
     }
 }

@@ -8,6 +8,7 @@ pub use lower::lower;
 pub use aql_model::{Category, DangerLevel, Method, TrustLevel, Window};
 use serde_json::Value;
 
+pub use crate::features::{Features, PageStyle};
 pub use crate::schema::ParamType;
 
 /// Where an adapter comes from: what lowering takes besides the schema model.
@@ -153,6 +154,8 @@ pub struct Operation {
     pub returns: String,
     /// What the result holds.
     pub returns_description: String,
+    /// Field selection, pagination and the feature params offered.
+    pub features: Features,
 }
 
 impl Operation {
@@ -163,7 +166,8 @@ impl Operation {
             .chain(self.input.iter().flat_map(|input| &input.fields))
     }
 
-    /// Names accepted at the top level, in order (`input` last for UPDATE).
+    /// Names accepted at the top level, in order: the schema's params, `input` for UPDATE,
+    /// then the feature params.
     pub fn top_level_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self
             .params
@@ -173,6 +177,7 @@ impl Operation {
         if self.input.is_some() {
             names.push("input");
         }
+        names.extend(self.features.params.iter().map(|param| param.as_str()));
         names
     }
 }
@@ -237,12 +242,16 @@ pub struct Param {
     pub format: Option<String>,
     /// Where the value goes.
     pub placement: Placement,
+    /// An optional UPDATE `input` field: an explicit `null` is kept and sent, to clear the
+    /// field upstream (SPEC §4.5.2).
+    pub clearable: bool,
     /// A value that passes the param's checks, for examples.
     pub example: Value,
 }
 
 impl Param {
-    /// Whether the struct field is `Option<T>`: neither required nor defaulted.
+    /// Whether the struct field is `Option<T>` (or `Patch<T>` when clearable): neither
+    /// required nor defaulted.
     pub fn is_optional(&self) -> bool {
         !self.required && self.default.is_none()
     }

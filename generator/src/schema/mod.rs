@@ -412,6 +412,10 @@ pub struct Response {
     /// What the result holds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
+    /// Field-selection presets, by name, each a list of dot paths (an aqlgen addition the
+    /// official schema allows here: `response` is open). Checked by validation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presets: Option<Value>,
 }
 
 /// `pagination`.

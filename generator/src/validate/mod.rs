@@ -16,7 +16,8 @@ pub struct Valid {
     pub schema: AdapterSchema,
     /// The front matter.
     pub document: serde_yaml::Value,
-    /// `SCHEMA_EXTENSION` warnings, located and sorted like errors.
+    /// Warnings (`SCHEMA_EXTENSION`, `SCHEMA_FEATURE_UNAVAILABLE`), located and sorted like
+    /// errors.
     pub warnings: Vec<Diagnostic>,
 }
 
@@ -42,10 +43,15 @@ pub fn validate(source: &Source) -> Result<Valid, Vec<Diagnostic>> {
     // With unknown keys reported and removed, the typed model still gets built (unless a
     // required field is missing) so that semantic problems are reported in the same run.
     let shape_is_complete = diagnostics.iter().all(|d| d.code != Code::MissingField);
+    let mut warnings = Vec::new();
     let schema = if shape_is_complete {
         match serde_path_to_error::deserialize::<_, AdapterSchema>(&document) {
             Ok(schema) => {
-                diagnostics.extend(rules::check(&schema));
+                let (warned, errors): (Vec<_>, Vec<_>) = rules::check(&schema)
+                    .into_iter()
+                    .partition(|diagnostic| diagnostic.code.is_warning());
+                diagnostics.extend(errors);
+                warnings = warned;
                 Some(schema)
             }
             Err(error) => {
@@ -66,7 +72,8 @@ pub fn validate(source: &Source) -> Result<Valid, Vec<Diagnostic>> {
     };
     match schema {
         Some(schema) if diagnostics.is_empty() => {
-            let warnings = locate_all(source, official::extensions(&document));
+            warnings.extend(official::extensions(&document));
+            let warnings = locate_all(source, warnings);
             Ok(Valid {
                 schema,
                 document,

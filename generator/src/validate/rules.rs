@@ -8,12 +8,12 @@ use serde_json::Value;
 use aql_model::{Category, Vocabulary};
 
 use crate::diagnostic::{Code, Diagnostic};
-use crate::ident;
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{
     AdapterSchema, AuthConfig, AuthKind, Operation, Param, ParamType, Protocol,
     RESERVED_OPERATIONS, Serialization, Transport, is_reserved_param,
 };
+use crate::{features, ident};
 
 /// The longest adapter name: ET §2.1 allows 64 characters.
 pub const MAX_NAME: usize = 64;
@@ -415,6 +415,46 @@ fn check_operation(
             );
         }
         check_param(param, &param_path, out);
+    }
+    check_features(category, operation, path, out);
+}
+
+/// `response.presets`, and the features asked for that the operation cannot have.
+fn check_features(
+    category: Category,
+    operation: &Operation,
+    path: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    if let Some(presets) = operation.response.as_ref().and_then(|r| r.presets.as_ref()) {
+        let presets_path = format!("{path}.response.presets");
+        if let Some((suffix, message, expected)) = features::check_presets(presets) {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("{presets_path}{suffix}"),
+                    message,
+                )
+                .expected(expected),
+            );
+        } else if operation.supports_fields != Some(true) {
+            out.push(
+                Diagnostic::new(
+                    Code::FeatureUnavailable,
+                    presets_path,
+                    "presets apply only to an operation with field selection",
+                )
+                .expected("`supports_fields: true` beside them")
+                .suggest("add `supports_fields: true` to the operation"),
+            );
+        }
+    }
+    for (key, reason) in features::resolve(category, operation).off {
+        out.push(Diagnostic::new(
+            Code::FeatureUnavailable,
+            format!("{path}.{key}"),
+            reason,
+        ));
     }
 }
 

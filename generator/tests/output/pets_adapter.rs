@@ -117,7 +117,20 @@ pub mod introspection {
       "name": "input",
       "type": "RenamePetInput",
       "required": true,
-      "description": "The fields to change; only the fields given are sent."
+      "description": "The fields to change. A field left out keeps its value; a field set to null is sent as null, which clears it where the API allows (JSON merge patch on PATCH)."
+    },
+    {
+      "name": "if_match",
+      "type": "string",
+      "required": false,
+      "description": "Optimistic concurrency: the '_etag' a read returned. The change is sent with If-Match and fails with CONFLICT_VERSION_MISMATCH when the resource changed since."
+    },
+    {
+      "name": "dry_run",
+      "type": "boolean",
+      "required": false,
+      "description": "Check the params and the safety gate, then answer with the request that would be sent, without sending it, counting it or issuing a confirmation token.",
+      "default": false
     }
   ],
   "returns": {
@@ -159,6 +172,19 @@ pub mod introspection {
       "name": "pet_id",
       "type": "string",
       "required": true
+    },
+    {
+      "name": "if_match",
+      "type": "string",
+      "required": false,
+      "description": "Optimistic concurrency: the '_etag' a read returned. The change is sent with If-Match and fails with CONFLICT_VERSION_MISMATCH when the resource changed since."
+    },
+    {
+      "name": "dry_run",
+      "type": "boolean",
+      "required": false,
+      "description": "Check the params and the safety gate, then answer with the request that would be sent, without sending it, counting it or issuing a confirmation token.",
+      "default": false
     }
   ],
   "returns": {
@@ -319,12 +345,18 @@ pub mod params {
     pub struct RenamePetParams {
         /// `pet_id`.
         pub pet_id: String,
-        /// The fields to change; only the fields given are sent.
+        /// The fields to change: those left out are not sent, those set to `null` are
+        /// sent as `null`.
         pub input: RenamePetInput,
     }
     impl RenamePetParams {
         /// Parameter names `rename_pet` accepts, in schema order.
-        pub const NAMES: &'static [&'static str] = &["pet_id", "input"];
+        pub const NAMES: &'static [&'static str] = &[
+            "pet_id",
+            "input",
+            "if_match",
+            "dry_run",
+        ];
         /// Checks `raw` against the schema (unknown, missing, types, constraints, then
         /// defaults) and returns the typed params.
         ///
@@ -346,20 +378,20 @@ pub mod params {
     #[derive(Debug, Clone, PartialEq)]
     pub struct RenamePetInput {
         /// `name`.
-        pub name: Option<String>,
+        pub name: params::Patch<String>,
     }
     impl RenamePetInput {
         /// Field names `input` accepts, in schema order.
         pub const NAMES: &'static [&'static str] = &["name"];
         fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
             params::reject_unknown_fields("rename_pet", input, Self::NAMES)?;
-            let name = params::optional::<String>(input, "input.name")?;
+            let name = params::patch::<String>(input, "input.name")?;
             static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
                 Regex::new("^[A-Z]").expect("validated: the pattern compiles")
             });
             params::matching(
                 "input.name",
-                name.as_deref(),
+                name.value().map(String::as_str),
                 NAME_PATTERN.as_str(),
                 |text| NAME_PATTERN.is_match(text),
             )?;
@@ -376,7 +408,7 @@ pub mod params {
     }
     impl RemovePetParams {
         /// Parameter names `remove_pet` accepts, in schema order.
-        pub const NAMES: &'static [&'static str] = &["pet_id"];
+        pub const NAMES: &'static [&'static str] = &["pet_id", "if_match", "dry_run"];
         /// Checks `raw` against the schema (unknown, missing, types, constraints, then
         /// defaults) and returns the typed params.
         ///
@@ -408,6 +440,8 @@ pub mod routes {
         danger_level: DangerLevel::Safe,
         requires_confirmation: false,
         build: build_get_pet,
+        fields: None,
+        paging: None,
     };
     /// Parses `get_pet` params and builds its upstream request.
     fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
@@ -429,6 +463,8 @@ pub mod routes {
         danger_level: DangerLevel::Safe,
         requires_confirmation: false,
         build: build_list_pets,
+        fields: None,
+        paging: None,
     };
     /// Parses `list_pets` params and builds its upstream request.
     fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
@@ -452,6 +488,8 @@ pub mod routes {
         danger_level: DangerLevel::Reversible,
         requires_confirmation: false,
         build: build_rename_pet,
+        fields: None,
+        paging: None,
     };
     /// Parses `rename_pet` params and builds its upstream request.
     fn build_rename_pet(
@@ -461,7 +499,7 @@ pub mod routes {
         let path = ["/pets/", &params::encode_segment(&parsed.pet_id)].concat();
         let query = Vec::new();
         let mut body = Map::new();
-        params::insert_body(&mut body, "name", parsed.input.name.map(Value::from));
+        params::insert_body(&mut body, "name", parsed.input.name.into_body());
         Ok(UpstreamRequest {
             method: Method::Patch,
             path,
@@ -477,6 +515,8 @@ pub mod routes {
         danger_level: DangerLevel::Destructive,
         requires_confirmation: true,
         build: build_remove_pet,
+        fields: None,
+        paging: None,
     };
     /// Parses `remove_pet` params and builds its upstream request.
     fn build_remove_pet(

@@ -118,7 +118,20 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "name": "input",
       "type": "RenamePetInput",
       "required": true,
-      "description": "The fields to change; only the fields given are sent."
+      "description": "The fields to change. A field left out keeps its value; a field set to null is sent as null, which clears it where the API allows (JSON merge patch on PATCH)."
+    },
+    {
+      "name": "if_match",
+      "type": "string",
+      "required": false,
+      "description": "Optimistic concurrency: the '_etag' a read returned. The change is sent with If-Match and fails with CONFLICT_VERSION_MISMATCH when the resource changed since."
+    },
+    {
+      "name": "dry_run",
+      "type": "boolean",
+      "required": false,
+      "description": "Check the params and the safety gate, then answer with the request that would be sent, without sending it, counting it or issuing a confirmation token.",
+      "default": false
     }
   ],
   "returns": {
@@ -160,6 +173,19 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "name": "pet_id",
       "type": "string",
       "required": true
+    },
+    {
+      "name": "if_match",
+      "type": "string",
+      "required": false,
+      "description": "Optimistic concurrency: the '_etag' a read returned. The change is sent with If-Match and fails with CONFLICT_VERSION_MISMATCH when the resource changed since."
+    },
+    {
+      "name": "dry_run",
+      "type": "boolean",
+      "required": false,
+      "description": "Check the params and the safety gate, then answer with the request that would be sent, without sending it, counting it or issuing a confirmation token.",
+      "default": false
     }
   ],
   "returns": {

@@ -75,13 +75,19 @@ impl ListPetsParams {
 pub struct RenamePetParams {
     /// `pet_id`.
     pub pet_id: String,
-    /// The fields to change; only the fields given are sent.
+    /// The fields to change: those left out are not sent, those set to `null` are
+    /// sent as `null`.
     pub input: RenamePetInput,
 }
 
 impl RenamePetParams {
     /// Parameter names `rename_pet` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["pet_id", "input"];
+    pub const NAMES: &'static [&'static str] = &[
+        "pet_id",
+        "input",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -104,7 +110,7 @@ impl RenamePetParams {
 #[derive(Debug, Clone, PartialEq)]
 pub struct RenamePetInput {
     /// `name`.
-    pub name: Option<String>,
+    pub name: params::Patch<String>,
 }
 
 impl RenamePetInput {
@@ -112,13 +118,13 @@ impl RenamePetInput {
     pub const NAMES: &'static [&'static str] = &["name"];
     fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown_fields("rename_pet", input, Self::NAMES)?;
-        let name = params::optional::<String>(input, "input.name")?;
+        let name = params::patch::<String>(input, "input.name")?;
         static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
             Regex::new("^[A-Z]").expect("validated: the pattern compiles")
         });
         params::matching(
             "input.name",
-            name.as_deref(),
+            name.value().map(String::as_str),
             NAME_PATTERN.as_str(),
             |text| NAME_PATTERN.is_match(text),
         )?;
@@ -137,7 +143,7 @@ pub struct RemovePetParams {
 
 impl RemovePetParams {
     /// Parameter names `remove_pet` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["pet_id"];
+    pub const NAMES: &'static [&'static str] = &["pet_id", "if_match", "dry_run"];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///

@@ -16,6 +16,8 @@ pub static GET_PET_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_pet,
+    fields: None,
+    paging: None,
 };
 
 /// Parses `get_pet` params and builds its upstream request.
@@ -39,6 +41,8 @@ pub static LIST_PETS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_pets,
+    fields: None,
+    paging: None,
 };
 
 /// Parses `list_pets` params and builds its upstream request.
@@ -64,6 +68,8 @@ pub static RENAME_PET_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_rename_pet,
+    fields: None,
+    paging: None,
 };
 
 /// Parses `rename_pet` params and builds its upstream request.
@@ -72,7 +78,7 @@ fn build_rename_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
     let path = ["/pets/", &params::encode_segment(&parsed.pet_id)].concat();
     let query = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "name", parsed.input.name.map(Value::from));
+    params::insert_body(&mut body, "name", parsed.input.name.into_body());
     Ok(UpstreamRequest {
         method: Method::Patch,
         path,
@@ -89,6 +95,8 @@ pub static REMOVE_PET_ROUTE: Route = Route {
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
     build: build_remove_pet,
+    fields: None,
+    paging: None,
 };
 
 /// Parses `remove_pet` params and builds its upstream request.

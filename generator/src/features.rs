@@ -1,0 +1,414 @@
+//! Which protocol features an operation gets (operations §4.4.1), decided once for both
+//! validation, which reports a feature the schema asks for but cannot have, and lowering,
+//! which emits what is decided.
+//!
+//! * **Field selection** when `supports_fields: true`, with the presets of `response.presets`.
+//! * **Cursor pagination** (`first`/`after`) when a `pagination` block is present and the
+//!   operation has the upstream params its style needs, found by their usual names.
+//! * **`if_match`** on UPDATE and DELETE, **`dry_run`** on every operation that is not a READ.
+//!
+//! A feature whose param name the operation already uses for one of its own params is off:
+//! the schema's param goes to the upstream as before. Pagination's own upstream params are
+//! the exception (an upstream cursor param called `after` is what `after` becomes).
+
+use aql_model::{Category, FeatureParam, Preset};
+use serde_json::Value;
+
+use crate::schema::{Operation, PaginationStyle, Param, ParamType};
+
+/// Upstream page-number params, most likely first.
+const PAGE_PARAMS: &[&str] = &["page", "page_number", "page_no"];
+/// Upstream offset params.
+const OFFSET_PARAMS: &[&str] = &["offset", "skip", "start"];
+/// Upstream cursor params.
+const CURSOR_PARAMS: &[&str] = &[
+    "cursor",
+    "after",
+    "page_token",
+    "next_token",
+    "starting_after",
+    "continuation_token",
+    "marker",
+    "next",
+];
+/// Upstream page-size params.
+const SIZE_PARAMS: &[&str] = &[
+    "per_page",
+    "page_size",
+    "limit",
+    "max_results",
+    "count",
+    "size",
+    "first",
+];
+/// Page size when neither the schema nor the size param says (pagination §5.2).
+const DEFAULT_LIMIT: u64 = 20;
+/// Largest page size when neither the schema nor the size param says (pagination §5.3).
+const MAX_LIMIT: u64 = 100;
+
+/// What an operation gets.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Features {
+    /// Field selection, with the declared presets.
+    pub fields: Option<Fields>,
+    /// Cursor pagination.
+    pub paging: Option<Paging>,
+    /// The feature params offered, in introspection order.
+    pub params: Vec<FeatureParam>,
+    /// Why a feature the schema asks for is off: `(field path under the operation, reason)`.
+    pub off: Vec<(&'static str, String)>,
+}
+
+/// Field selection of one operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fields {
+    /// Declared presets, by name.
+    pub presets: Vec<(String, Vec<String>)>,
+    /// The preset applied when none is named.
+    pub default: Preset,
+}
+
+/// Cursor pagination of one operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Paging {
+    /// The upstream params a page is addressed with.
+    pub style: PageStyle,
+    /// Page size without `first`.
+    pub default_limit: u64,
+    /// Largest page size.
+    pub max_limit: u64,
+}
+
+/// How the upstream addresses a page, by param names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PageStyle {
+    /// Page number and size.
+    Page {
+        /// Page-number param.
+        page: String,
+        /// Page-size param.
+        size: String,
+    },
+    /// Offset and size.
+    Offset {
+        /// Offset param.
+        offset: String,
+        /// Page-size param.
+        size: String,
+    },
+    /// Upstream cursor and size.
+    Cursor {
+        /// Cursor param.
+        cursor: String,
+        /// Page-size param.
+        size: String,
+    },
+}
+
+impl PageStyle {
+    fn params(&self) -> [&str; 2] {
+        match self {
+            Self::Page { page, size } => [page, size],
+            Self::Offset { offset, size } => [offset, size],
+            Self::Cursor { cursor, size } => [cursor, size],
+        }
+    }
+}
+
+/// The features of `operation`, a valid operation of `category`.
+pub fn resolve(category: Category, operation: &Operation) -> Features {
+    let mut features = Features::default();
+    let paging = operation.pagination.as_ref().map(|pagination| {
+        let style = page_style(pagination.style, operation)?;
+        let size = &operation.params[style.params()[1]];
+        let max = [pagination.max_limit, size.maximum.map(|max| max as u64)]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(MAX_LIMIT)
+            .max(1);
+        let default = pagination
+            .default_limit
+            .or_else(|| size.default.as_ref().and_then(Value::as_u64))
+            .unwrap_or(DEFAULT_LIMIT)
+            .clamp(1, max);
+        let taken: Vec<&str> = [FeatureParam::First, FeatureParam::After]
+            .iter()
+            .map(|param| param.as_str())
+            .filter(|name| operation.params.contains_key(*name) && !style.params().contains(name))
+            .collect();
+        if !taken.is_empty() {
+            return Err(format!(
+                "the operation's own param `{}` takes a name cursor pagination needs, so `first`/`after` are not offered",
+                taken.join("`, `")
+            ));
+        }
+        Ok(Paging {
+            style,
+            default_limit: default,
+            max_limit: max,
+        })
+    });
+    match paging {
+        Some(Ok(paging)) => features.paging = Some(paging),
+        Some(Err(reason)) => features.off.push(("pagination", reason)),
+        None => {}
+    }
+    if operation.supports_fields == Some(true) {
+        if operation.params.contains_key(FeatureParam::Fields.as_str()) {
+            features.off.push((
+                "supports_fields",
+                "the operation's own param `fields` takes the name field selection needs, so selection is not offered".to_owned(),
+            ));
+        } else {
+            let collection = features.paging.is_some()
+                || ["list_", "search_"]
+                    .iter()
+                    .any(|prefix| operation.name.starts_with(prefix));
+            features.fields = Some(Fields {
+                presets: operation
+                    .response
+                    .as_ref()
+                    .and_then(|response| response.presets.as_ref())
+                    .map(declared_presets)
+                    .unwrap_or_default(),
+                default: if collection {
+                    Preset::Standard
+                } else {
+                    Preset::Full
+                },
+            });
+        }
+    }
+    features.params = FeatureParam::for_operation(
+        category,
+        features.fields.is_some(),
+        features.paging.is_some(),
+    )
+    .into_iter()
+    .filter(|param| match param {
+        FeatureParam::IfMatch | FeatureParam::DryRun => {
+            !operation.params.contains_key(param.as_str())
+        }
+        _ => true,
+    })
+    .collect();
+    features
+}
+
+/// The upstream params of a `pagination` block's style (inferred from the params when the
+/// block names none), or why there are none.
+fn page_style(style: Option<PaginationStyle>, operation: &Operation) -> Result<PageStyle, String> {
+    let find = |names: &[&str], want: fn(ParamType) -> bool| {
+        names
+            .iter()
+            .find(|name| {
+                operation
+                    .params
+                    .get(**name)
+                    .is_some_and(|param: &Param| want(param.kind) && param.required != Some(true))
+            })
+            .map(|name| (*name).to_owned())
+    };
+    let whole = |ty: ParamType| matches!(ty, ParamType::Integer | ParamType::Number);
+    let text = |ty: ParamType| ty == ParamType::String;
+    let size = find(SIZE_PARAMS, whole);
+    let page = || find(PAGE_PARAMS, whole);
+    let offset = || find(OFFSET_PARAMS, whole);
+    let cursor = || find(CURSOR_PARAMS, text);
+    let style = style.or_else(|| {
+        if page().is_some() {
+            Some(PaginationStyle::Page)
+        } else if offset().is_some() {
+            Some(PaginationStyle::Offset)
+        } else if cursor().is_some() {
+            Some(PaginationStyle::Cursor)
+        } else {
+            None
+        }
+    });
+    let Some(style) = style else {
+        return Err(format!(
+            "no optional page ({}), offset ({}) or cursor ({}) param to page with, so `first`/`after` are not offered",
+            PAGE_PARAMS.join(", "),
+            OFFSET_PARAMS.join(", "),
+            CURSOR_PARAMS.join(", ")
+        ));
+    };
+    let Some(size) = size else {
+        return Err(format!(
+            "no optional integer page-size param ({}), so `first`/`after` are not offered",
+            SIZE_PARAMS.join(", ")
+        ));
+    };
+    let missing = |what: &str, names: &[&str]| {
+        format!(
+            "`style: {style}` needs an optional {what} param ({}), so `first`/`after` are not offered",
+            names.join(", ")
+        )
+    };
+    match style {
+        PaginationStyle::Page => page()
+            .map(|page| PageStyle::Page { page, size })
+            .ok_or_else(|| missing("integer page", PAGE_PARAMS)),
+        PaginationStyle::Offset => offset()
+            .map(|offset| PageStyle::Offset { offset, size })
+            .ok_or_else(|| missing("integer offset", OFFSET_PARAMS)),
+        PaginationStyle::Cursor => cursor()
+            .map(|cursor| PageStyle::Cursor { cursor, size })
+            .ok_or_else(|| missing("string cursor", CURSOR_PARAMS)),
+    }
+}
+
+/// `response.presets` of a valid schema.
+fn declared_presets(presets: &Value) -> Vec<(String, Vec<String>)> {
+    presets
+        .as_object()
+        .map(|presets| {
+            presets
+                .iter()
+                .map(|(name, paths)| {
+                    let paths = paths
+                        .as_array()
+                        .map(|paths| {
+                            paths
+                                .iter()
+                                .filter_map(Value::as_str)
+                                .map(str::to_owned)
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    (name.clone(), paths)
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What is wrong with a `response.presets` value, if anything: `(path suffix, message,
+/// expected)`.
+pub fn check_presets(presets: &Value) -> Option<(String, String, &'static str)> {
+    let Some(presets) = presets.as_object() else {
+        return Some((
+            String::new(),
+            "`presets` is not a map of preset names to lists of fields".to_owned(),
+            "a map such as `minimal: [id, name]`",
+        ));
+    };
+    for (name, paths) in presets {
+        let valid_name = name.starts_with(|c: char| c.is_ascii_lowercase())
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if !valid_name || name == Preset::Full.as_str() {
+            return Some((
+                format!(".{name}"),
+                format!("`{name}` cannot name a preset"),
+                "a snake_case name other than `full`, which is always every field",
+            ));
+        }
+        let Some(paths) = paths.as_array().filter(|paths| !paths.is_empty()) else {
+            return Some((
+                format!(".{name}"),
+                format!("preset `{name}` is not a non-empty list of fields"),
+                "a list of dot paths such as [id, owner.login]",
+            ));
+        };
+        for path in paths {
+            let valid = path.as_str().is_some_and(|path| {
+                !path.is_empty() && path.split('.').all(|member| !member.is_empty())
+            });
+            if !valid {
+                return Some((
+                    format!(".{name}"),
+                    format!("preset `{name}` holds {path}, which is not a dot path"),
+                    "dot paths such as `owner.login`: members separated by `.`, none empty",
+                ));
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn operation(yaml: &str) -> Operation {
+        serde_yaml::from_str(yaml).expect("an operation")
+    }
+
+    #[test]
+    fn pagination_styles_are_found_by_param_names() {
+        let github = operation(
+            "{name: list_issues, maps_to: GET /issues, pagination: {style: page, default_limit: 30, max_limit: 100},
+              params: {per_page: {type: integer, maximum: 50}, page: {type: integer}}, supports_fields: true}",
+        );
+        let features = resolve(Category::Read, &github);
+        assert_eq!(
+            features.paging,
+            Some(Paging {
+                style: PageStyle::Page {
+                    page: "page".into(),
+                    size: "per_page".into()
+                },
+                default_limit: 30,
+                max_limit: 50,
+            })
+        );
+        assert_eq!(
+            features.params,
+            [
+                FeatureParam::Fields,
+                FeatureParam::First,
+                FeatureParam::After
+            ]
+        );
+        assert_eq!(features.fields.expect("fields").default, Preset::Standard);
+
+        let cursor = operation(
+            "{name: activity, maps_to: GET /a, pagination: {}, params: {after: {type: string}, limit: {type: integer, default: 2}}}",
+        );
+        let paging = resolve(Category::Read, &cursor).paging.expect("paged");
+        assert_eq!(
+            paging.style,
+            PageStyle::Cursor {
+                cursor: "after".into(),
+                size: "limit".into()
+            }
+        );
+        assert_eq!((paging.default_limit, paging.max_limit), (2, 100));
+    }
+
+    #[test]
+    fn features_give_way_to_the_operations_own_params() {
+        let taken = operation(
+            "{name: list_x, maps_to: GET /x, pagination: {style: offset}, supports_fields: true,
+              params: {offset: {type: integer}, limit: {type: integer}, first: {type: string}, fields: {type: string}}}",
+        );
+        let features = resolve(Category::Read, &taken);
+        assert!(features.paging.is_none() && features.fields.is_none());
+        assert_eq!(features.off.len(), 2);
+        let unpageable = operation("{name: list_y, maps_to: GET /y, pagination: {style: page}}");
+        assert_eq!(resolve(Category::Read, &unpageable).off[0].0, "pagination");
+        let dry = operation("{name: make, maps_to: POST /m, params: {dry_run: {type: boolean}}}");
+        assert!(resolve(Category::Create, &dry).params.is_empty());
+        let update = operation("{name: edit, maps_to: PATCH /e}");
+        assert_eq!(
+            resolve(Category::Update, &update).params,
+            [FeatureParam::IfMatch, FeatureParam::DryRun]
+        );
+    }
+
+    #[test]
+    fn presets_are_checked() {
+        let check = |yaml: &str| check_presets(&serde_yaml::from_str(yaml).expect("yaml"));
+        assert!(check("{minimal: [id, owner.login], contact: [email]}").is_none());
+        assert!(check("[id]").is_some());
+        assert!(check("{full: [id]}").is_some());
+        assert!(check("{Minimal: [id]}").is_some());
+        assert!(check("{minimal: []}").is_some());
+        assert!(check("{minimal: [a..b]}").is_some());
+        assert!(check("{minimal: [1]}").is_some());
+    }
+}

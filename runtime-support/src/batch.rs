@@ -68,7 +68,7 @@ pub fn items(
     if operations.is_empty() {
         return Err(AqlError::new(
             ErrorCode::ValidationInvalidValue,
-            "Parameter 'operations' must hold at least one item",
+            "Parameter 'operations' must hold one item or more",
         ));
     }
     if operations.len() > max {

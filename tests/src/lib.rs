@@ -158,6 +158,8 @@ static GET_ITEM: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_item,
+    fields: None,
+    paging: None,
 };
 static LIST_ITEMS: Route = Route {
     operation: "list_items",
@@ -166,6 +168,8 @@ static LIST_ITEMS: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_items,
+    fields: None,
+    paging: None,
 };
 static CREATE_ITEM: Route = Route {
     operation: "create_item",
@@ -174,6 +178,8 @@ static CREATE_ITEM: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_create_item,
+    fields: None,
+    paging: None,
 };
 static UPDATE_ITEM: Route = Route {
     operation: "update_item",
@@ -182,6 +188,8 @@ static UPDATE_ITEM: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_update_item,
+    fields: None,
+    paging: None,
 };
 static DELETE_ITEM: Route = Route {
     operation: "delete_item",
@@ -190,6 +198,8 @@ static DELETE_ITEM: Route = Route {
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
     build: build_delete_item,
+    fields: None,
+    paging: None,
 };
 
 static ROUTES: [&Route; 5] = [

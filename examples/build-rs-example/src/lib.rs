@@ -10,7 +10,7 @@
 /// use build_rs_example::todo::params::GetTodoParams;
 ///
 /// let params = GetTodoParams { id: 7 };
-/// assert_eq!(GetTodoParams::NAMES, ["id"]);
+/// assert_eq!(GetTodoParams::NAMES, ["id", "fields"]);
 /// assert_eq!(params.id, 7);
 /// ```
 ///

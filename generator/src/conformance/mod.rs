@@ -15,7 +15,8 @@
 //!   `update_preservation_tests`).
 //!
 //! Level 2 fields are written only for what the live server reports: both endpoint modes when
-//! it registers both, `capabilities` from `_protocol.capabilities`.
+//! it registers both, `capabilities` from `_protocol.capabilities`, and a live `batch_example`
+//! when it supports batches.
 
 mod client;
 
@@ -160,6 +161,15 @@ pub fn export(checked: &Checked, options: &ExportOptions) -> Result<Value, Error
 
     let protocol = &operations_list["data"]["_protocol"];
     let capabilities = &protocol["capabilities"];
+    let batch = match tools
+        .iter()
+        .find(|name| name.ends_with("mcp_aql_read") || name.ends_with("mcp_aql"))
+    {
+        Some(tool) if capabilities["batch"] == true => {
+            Some(batch_example(probes.client, tool, &probes.details)?)
+        }
+        _ => None,
+    };
     let mut bundle = json!({
         "implementation": adapter.package,
         "version": adapter.version,
@@ -187,7 +197,26 @@ pub fn export(checked: &Checked, options: &ExportOptions) -> Result<Value, Error
     if single && crude {
         bundle["endpoint_modes"] = json!(["crude", "single"]);
     }
+    if let Some(example) = batch {
+        bundle["batch_example"] = example;
+    }
     Ok(bundle)
+}
+
+/// A live batch on the READ tool: the details of the first operation, then an unknown
+/// operation, so the example shows a success and an independent failure.
+fn batch_example(client: &mut Client, tool: &str, details: &[Value]) -> Result<Value, Error> {
+    let first = details
+        .first()
+        .and_then(|details| details["name"].as_str())
+        .unwrap_or("introspect");
+    client.call(
+        tool,
+        json!({"operations": [
+            {"operation": "introspect", "params": {"query": "operations", "name": first}},
+            {"operation": UNKNOWN_OPERATION},
+        ]}),
+    )
 }
 
 /// The per-operation probes and what they gathered.

@@ -104,7 +104,7 @@ impl Cursors {
             return Err(AqlError::new(
                 ErrorCode::ValidationInvalidValue,
                 format!(
-                    "Parameter 'after' holds a cursor of another request: a cursor resumes only the operation '{operation}' with the same params it came from (paging params aside). Repeat the first request without 'after' to start again"
+                    "Parameter 'after' holds a cursor of another request: a cursor resumes only the operation '{operation}' with the same params it came from (paging params aside). Start a new walk by leaving 'after' out"
                 ),
             )
             .with_detail("param_name", "after")

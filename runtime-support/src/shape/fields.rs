@@ -59,7 +59,7 @@ impl Selection {
             Some(Value::Array(items)) => {
                 if items.len() > MAX_PATHS {
                     return Err(bad_list(format!(
-                        "at most {MAX_PATHS} paths, found {}",
+                        "no more than {MAX_PATHS} paths, found {}",
                         items.len()
                     )));
                 }
@@ -79,7 +79,7 @@ impl Selection {
                     };
                     paths.push(split(path).ok_or_else(|| {
                         bad_list(format!(
-                            "'{}' is not a dot path (members separated by '.', none empty, at most {MAX_PATH_BYTES} bytes)",
+                            "'{}' is not a dot path (members separated by '.', none empty, up to {MAX_PATH_BYTES} bytes)",
                             shorten(path, 80)
                         ))
                     })?);

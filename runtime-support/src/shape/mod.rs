@@ -142,7 +142,7 @@ fn if_match(value: Option<Value>) -> Result<Option<String>, AqlError> {
         Some(Value::String(_)) => Err(AqlError::new(
             ErrorCode::ValidationInvalidValue,
             format!(
-                "Parameter 'if_match' must be an ETag as a read returned it in '_etag' (printable ASCII, at most {MAX_ETAG_BYTES} bytes)"
+                "Parameter 'if_match' must be an ETag as a read returned it in '_etag' (printable ASCII, up to {MAX_ETAG_BYTES} bytes)"
             ),
         )
         .with_detail("param_name", "if_match")),

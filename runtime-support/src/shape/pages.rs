@@ -103,7 +103,7 @@ impl PageRequest {
                     Warning::new(
                         "PAGINATION_LIMIT_CLAMPED",
                         format!(
-                            "'first' was {first}; pages hold at most {}, so {} items were asked for",
+                            "'first' was {first}; pages hold up to {}, so {} items were asked for",
                             paging.max_limit, paging.max_limit
                         ),
                     )

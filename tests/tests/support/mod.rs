@@ -66,6 +66,16 @@ pub fn result_errors(value: &Value) -> Vec<String> {
         .collect()
 }
 
+/// Where `value` breaks batch-operation.schema.json.
+pub fn batch_errors(value: &Value) -> Vec<String> {
+    static VALIDATOR: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let validator = VALIDATOR.get_or_init(|| load("batch-operation.schema.json"));
+    validator
+        .iter_errors(value)
+        .map(|e| format!("{e} in {}", e.instance_path))
+        .collect()
+}
+
 /// Validates `value` against the root of introspection-response.schema.json.
 pub fn assert_introspection(value: &Value) {
     let errors = introspection_errors(value);

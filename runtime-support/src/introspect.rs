@@ -288,13 +288,16 @@ impl Catalog {
         );
 
         let limits = &config.limits;
+        let field_selection = A::ROUTES.iter().any(|route| route.fields.is_some());
         let protocol = json!({
             "version": SPEC_VERSION,
-            "conformance": "level-1",
+            // Level 2 needs both endpoint modes (always served), batch (always) and field
+            // selection (SPEC §10.1), which only the schema can switch on.
+            "conformance": if field_selection { "level-2" } else { "level-1" },
             "mode": config.mode.protocol_name(),
             "capabilities": {
                 "batch": true,
-                "field_selection": A::ROUTES.iter().any(|route| route.fields.is_some()),
+                "field_selection": field_selection,
                 "aggregations": false,
                 "computed_fields": false,
                 "pagination": A::ROUTES.iter().any(|route| route.paging.is_some()),

@@ -1,8 +1,10 @@
 //! `aqlgen import-openapi`: an OpenAPI 3.x document to an adapter schema `aqlgen` accepts.
 //!
 //! One operation per path and method, named from its `operationId`, categorised by
-//! [`classify`], with params from path, query and top-level JSON body properties. What the
-//! adapter format cannot carry becomes a [`Warning`] naming the operation and the reason.
+//! [`classify`], with params from path, query and top-level JSON body properties; a READ gets
+//! field selection, presets and pagination from its params and success response
+//! ([`shaping`]). What the adapter format cannot carry becomes a [`Warning`] naming the
+//! operation and the reason.
 
 mod auth;
 mod classify;
@@ -10,6 +12,7 @@ mod naming;
 mod params;
 mod refs;
 mod repair;
+mod shaping;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -552,7 +555,7 @@ fn import_operation(
         .filter(|text| !text.is_empty())
         .unwrap_or_else(|| format!("{} {path}", method.to_uppercase()));
     let deletes = category == Category::Delete;
-    Ok(Operation {
+    let mut imported = Operation {
         name,
         maps_to: format!("{} {template}", method.to_uppercase()),
         description: Some(description),
@@ -563,7 +566,9 @@ fn import_operation(
         danger_level: deletes.then_some(DangerLevel::Destructive),
         requires_confirmation: deletes.then_some(true),
         non_idempotent: None,
-    })
+    };
+    shaping::shape(document, operation, category, &mut imported);
+    Ok(imported)
 }
 
 /// Receives one param: its name, its definition and where to report a problem.

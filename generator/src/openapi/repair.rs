@@ -10,7 +10,7 @@ use aql_model::Category;
 use super::Warning;
 use crate::Error;
 use crate::diagnostic::Diagnostic;
-use crate::schema::AdapterSchema;
+use crate::schema::{AdapterSchema, Operation};
 
 /// Rounds of check and repair before giving up; each round removes something, and real
 /// documents need two or three.
@@ -62,10 +62,48 @@ pub fn until_valid(
                 unrepaired.join("; ")
             )));
         }
+        settle_features(schema, warnings);
     }
     Err(Error::Config(format!(
         "the imported adapter still fails check after {MAX_ROUNDS} rounds of repair"
     )))
+}
+
+/// Takes back a feature the importer gave an operation that a repair has since made
+/// unavailable (a paging param dropped), so the adapter never asks for what `check` would
+/// call unavailable. Presets go with the pagination: they may address the items of a page.
+fn settle_features(schema: &mut AdapterSchema, warnings: &mut Vec<Warning>) {
+    for &category in Category::ALL {
+        for operation in schema.operations.family_mut(category) {
+            for (key, reason) in crate::features::resolve(category, operation).off {
+                let what = match key {
+                    "pagination" if operation.pagination.take().is_some() => {
+                        drop_presets(operation);
+                        "pagination and its presets"
+                    }
+                    "supports_fields" if operation.supports_fields.take().is_some() => {
+                        drop_presets(operation);
+                        "field selection"
+                    }
+                    _ => continue,
+                };
+                warnings.push(Warning {
+                    operation: operation.maps_to.clone(),
+                    reason: format!("{what} dropped ({reason})"),
+                });
+            }
+        }
+    }
+}
+
+/// Removes `response.presets`, and `response` when nothing else is left in it.
+fn drop_presets(operation: &mut Operation) {
+    if let Some(response) = &mut operation.response {
+        response.presets = None;
+        if response.kind.is_none() && response.description.is_none() {
+            operation.response = None;
+        }
+    }
 }
 
 /// Where in the operations a diagnostic points.

@@ -224,7 +224,7 @@ fn wrapper_presets(
         .collect();
     let mut paths: Vec<String> = properties
         .iter()
-        .filter(|(name, schema)| usable(name) && is_scalar(schema))
+        .filter(|(name, schema)| usable(name) && is_scalar(schema) && !is_link(name))
         .map(|(name, _)| (*name).to_owned())
         .take(MAX_STANDARD)
         .collect();
@@ -262,7 +262,7 @@ fn item_presets(item: &Properties<'_>) -> (Vec<String>, Option<Vec<String>>) {
         if standard.len() >= MAX_STANDARD {
             break;
         }
-        if usable(name) && is_scalar(schema) && !standard.iter().any(|kept| kept == name) {
+        if usable(name) && is_scalar(schema) && !is_link(name) && !standard.iter().any(|kept| kept == name) {
             standard.push((*name).to_owned());
         }
     }
@@ -271,6 +271,13 @@ fn item_presets(item: &Properties<'_>) -> (Vec<String>, Option<Vec<String>>) {
 }
 
 /// Whether a property name can be a member of a dot path.
+/// Whether a property is a hypermedia link (`*_url`, as GitHub's `archive_url`): left out of
+/// `standard`, which is for what an item is, not where its parts live. `html_url`, the
+/// page a person opens, stays.
+fn is_link(name: &str) -> bool {
+    name.ends_with("_url") && name != "html_url"
+}
+
 fn usable(name: &str) -> bool {
     !name.is_empty() && !name.contains('.') && name.len() <= MAX_PATH_BYTES
 }

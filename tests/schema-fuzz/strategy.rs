@@ -16,6 +16,16 @@ use serde_json::{Map, Value, json};
 /// Names that have bitten generators: keywords, prelude and std names, the generated code's
 /// own locals, arguments, modules and items, and pairs that differ only in separators.
 const NASTY_NAMES: &[&str] = &[
+    "fields",
+    "first",
+    "after",
+    "page",
+    "per_page",
+    "limit",
+    "offset",
+    "cursor",
+    "if_match",
+    "dry_run",
     "raw",
     "params",
     "value",
@@ -114,6 +124,15 @@ fn text() -> impl Strategy<Value = String> {
     prop_oneof![
         3 => proptest::sample::select(NASTY_TEXT).prop_map(str::to_owned),
         1 => "\\PC{0,40}",
+    ]
+}
+
+/// A preset's dot path: nasty names, or text with quotes and controls in a member.
+fn preset_path() -> impl Strategy<Value = String> {
+    prop_oneof![
+        name_from(NASTY_NAMES),
+        (name_from(NASTY_NAMES), name_from(NASTY_NAMES)).prop_map(|(a, b)| format!("{a}.{b}")),
+        text().prop_map(|text| format!("x{}", text.replace('.', "_"))),
     ]
 }
 
@@ -261,6 +280,16 @@ fn operation(family: &'static str, name: String) -> impl Strategy<Value = Value>
         )),
         any::<bool>(),
         proptest::option::of(name_from(&["Todo", "Item", "OperationResult", "Thing"])),
+        (
+            any::<bool>(),
+            proptest::option::of(proptest::option::of(proptest::sample::select(
+                &["page", "offset", "cursor"][..],
+            ))),
+            proptest::option::of(proptest::collection::vec(
+                (name_from(NASTY_NAMES), proptest::collection::vec(preset_path(), 1..3)),
+                0..3,
+            )),
+        ),
         proptest::sample::select(
             &[
                 "/items",
@@ -274,7 +303,17 @@ fn operation(family: &'static str, name: String) -> impl Strategy<Value = Value>
         ),
     )
         .prop_map(
-            move |(method, others, path_params, description, danger, confirm, returns, base)| {
+            move |(
+                method,
+                others,
+                path_params,
+                description,
+                danger,
+                confirm,
+                returns,
+                (fields, pagination, presets),
+                base,
+            )| {
                 let mut params = Map::new();
                 let mut path = base.to_owned();
                 let mut placeholders = Vec::new();
@@ -313,11 +352,30 @@ fn operation(family: &'static str, name: String) -> impl Strategy<Value = Value>
                 if confirm {
                     operation.insert("requires_confirmation".into(), true.into());
                 }
+                let mut response = Map::new();
                 if let Some(returns) = returns {
-                    operation.insert(
-                        "response".into(),
-                        json!({"type": returns, "description": "What comes back."}),
-                    );
+                    response.insert("type".into(), returns.into());
+                    response.insert("description".into(), "What comes back.".into());
+                }
+                if let Some(presets) = presets {
+                    let presets: Map<String, Value> = presets
+                        .into_iter()
+                        .map(|(name, paths)| (name, paths.into()))
+                        .collect();
+                    response.insert("presets".into(), Value::Object(presets));
+                }
+                if !response.is_empty() {
+                    operation.insert("response".into(), Value::Object(response));
+                }
+                if fields {
+                    operation.insert("supports_fields".into(), true.into());
+                }
+                if let Some(style) = pagination {
+                    let block = match style {
+                        Some(style) => json!({"style": style, "default_limit": 30, "max_limit": 100}),
+                        None => json!({}),
+                    };
+                    operation.insert("pagination".into(), block);
                 }
                 Value::Object(operation)
             },

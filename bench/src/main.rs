@@ -2,7 +2,7 @@
 //! and its peers, and writes the table into the README.
 //!
 //! ```text
-//! scripts/bench [--reuse-build] [--skip-peers] [--no-readme] [--quick]
+//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--no-readme] [--quick]
 //! ```
 
 mod agent;
@@ -14,6 +14,7 @@ mod peers;
 mod pipeline;
 mod proc;
 mod report;
+mod shaping;
 mod tokens;
 
 use std::path::{Path, PathBuf};
@@ -22,10 +23,11 @@ use anyhow::{Context as _, bail};
 
 use crate::figures::Figures;
 
-const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--no-readme] [--quick]
+const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--no-readme] [--quick]
 
   --reuse-build  keep the generated server binary from an earlier run instead of a cold build
   --skip-peers   measure aqlgen and the direct floor only
+  --shaping-only measure only what field selection and pagination save, and write only that
   --no-readme    print the section instead of writing it into README.md
   --quick        fewer spawns and calls, for trying the harness (not for the README)";
 
@@ -34,6 +36,7 @@ const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--no-r
 struct Options {
     reuse_build: bool,
     skip_peers: bool,
+    shaping_only: bool,
     no_readme: bool,
     quick: bool,
 }
@@ -45,6 +48,7 @@ impl Options {
             match arg.as_str() {
                 "--reuse-build" => options.reuse_build = true,
                 "--skip-peers" => options.skip_peers = true,
+                "--shaping-only" => options.shaping_only = true,
                 "--no-readme" => options.no_readme = true,
                 "--quick" => options.quick = true,
                 "-h" | "--help" => {
@@ -96,6 +100,17 @@ async fn main() -> anyhow::Result<()> {
         floor_url: url.clone(),
         overhead_rounds: 20,
     };
+    eprintln!("bench: field selection and pagination");
+    let shaping = shaping::measure(setup.command("crude"), &upstream.base_url()).await?;
+    let shaping_section = shaping::render(&shaping);
+    println!("{shaping_section}");
+    let readme = root.join("README.md");
+    if !options.no_readme {
+        report::write_shaping_into_readme(&readme, &shaping_section)?;
+    }
+    if options.shaping_only {
+        return Ok(());
+    }
     let crude = ours::measure(&setup, "crude").await?;
     let single = ours::measure(&setup, "single").await?;
 
@@ -130,7 +145,6 @@ async fn main() -> anyhow::Result<()> {
     });
     println!("{section}");
     if !options.no_readme {
-        let readme = root.join("README.md");
         report::write_into_readme(&readme, &section)?;
         eprintln!(
             "bench: wrote the Benchmarks section of {}",

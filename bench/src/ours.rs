@@ -33,7 +33,8 @@ pub struct Setup {
 }
 
 impl Setup {
-    fn command(&self, mode: &str) -> Command {
+    /// The server in `mode`, ready to spawn.
+    pub fn command(&self, mode: &str) -> Command {
         let mut command = Command::new(&self.binary);
         command
             .args(["--mode", mode])

@@ -144,6 +144,31 @@ pub fn write_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Writes `section` between the shaping markers of README.md, added after the benchmark
+/// section when missing.
+pub fn write_shaping_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
+    const SHAPING_BEGIN: &str = "<!-- bench-shaping:begin -->";
+    const SHAPING_END: &str = "<!-- bench-shaping:end -->";
+    let text = std::fs::read_to_string(readme).with_context(|| readme.display().to_string())?;
+    let updated = match (text.find(SHAPING_BEGIN), text.find(SHAPING_END)) {
+        (Some(begin), Some(end)) if begin < end => format!(
+            "{}{SHAPING_BEGIN}\n{section}{}",
+            &text[..begin],
+            &text[end..]
+        ),
+        _ => {
+            let at = text.find(END).map_or(text.len(), |end| end + END.len());
+            format!(
+                "{}\n\n{SHAPING_BEGIN}\n{section}{SHAPING_END}{}",
+                &text[..at],
+                &text[at..]
+            )
+        }
+    };
+    std::fs::write(readme, updated)?;
+    Ok(())
+}
+
 fn row(figures: &Figures) -> String {
     let tokens = match (figures.tools_list_tokens, figures.tools_list_bytes) {
         (Some(tokens), Some(bytes)) => format!("{} ({})", thousands(tokens), thousands(bytes)),

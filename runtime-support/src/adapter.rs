@@ -105,17 +105,13 @@ pub struct Route {
     /// Parses and checks the resolved params (unknown -> missing -> types -> constraints ->
     /// defaults), then builds the upstream request.
     pub build: fn(&Map<String, Value>) -> Result<UpstreamRequest, ParamError>,
+    /// The protocol's params this operation takes besides its own (operations §4.4.1): those
+    /// its category and schema allow, less any name one of its own params already has.
+    pub features: &'static [FeatureParam],
     /// Field selection, when the operation takes `fields`.
     pub fields: Option<&'static FieldSelection>,
     /// How `first` and `after` map onto the upstream's paging, when the operation takes them.
     pub paging: Option<&'static Paging>,
-}
-
-impl Route {
-    /// The protocol's params this operation takes besides its own (operations §4.4.1).
-    pub fn feature_params(&self) -> Vec<FeatureParam> {
-        FeatureParam::for_operation(self.category, self.fields.is_some(), self.paging.is_some())
-    }
 }
 
 /// The field-selection presets of one operation (field-selection §3).

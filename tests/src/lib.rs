@@ -158,6 +158,7 @@ static GET_ITEM: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_item,
+    features: &[],
     fields: None,
     paging: None,
 };
@@ -168,6 +169,7 @@ static LIST_ITEMS: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_items,
+    features: &[],
     fields: None,
     paging: None,
 };
@@ -178,6 +180,7 @@ static CREATE_ITEM: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_create_item,
+    features: &[],
     fields: None,
     paging: None,
 };
@@ -188,6 +191,7 @@ static UPDATE_ITEM: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_update_item,
+    features: &[],
     fields: None,
     paging: None,
 };
@@ -198,6 +202,7 @@ static DELETE_ITEM: Route = Route {
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
     build: build_delete_item,
+    features: &[],
     fields: None,
     paging: None,
 };

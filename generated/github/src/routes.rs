@@ -4,8 +4,8 @@
 //! The routing table and the upstream request builders.
 
 use ::runtime_support::adapter::{
-    Category, DangerLevel, FieldSelection, Preset, Method, PageStyle, Paging, Route,
-    UpstreamRequest,
+    Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
+    Paging, Route, UpstreamRequest,
 };
 use ::runtime_support::params::{self, ParamError};
 use ::serde_json::{Map, Value};
@@ -19,6 +19,7 @@ pub static CREATE_REPO_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_create_repo,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -50,6 +51,7 @@ pub static CREATE_ISSUE_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_create_issue,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -88,6 +90,7 @@ pub static CREATE_ISSUE_COMMENT_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_create_issue_comment,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -126,6 +129,7 @@ pub static CREATE_PULL_REQUEST_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_create_pull_request,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -166,6 +170,7 @@ pub static CREATE_LABEL_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_create_label,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -202,6 +207,7 @@ pub static GET_REPO_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_repo,
+    features: &[FeatureParam::Fields],
     fields: Some(
         &FieldSelection {
             presets: &[
@@ -252,6 +258,7 @@ pub static LIST_REPOS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_repos,
+    features: &[FeatureParam::Fields, FeatureParam::First, FeatureParam::After],
     fields: Some(
         &FieldSelection {
             presets: &[],
@@ -296,6 +303,7 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_issues,
+    features: &[FeatureParam::Fields, FeatureParam::First, FeatureParam::After],
     fields: Some(
         &FieldSelection {
             presets: &[
@@ -363,6 +371,7 @@ pub static GET_ISSUE_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_issue,
+    features: &[FeatureParam::Fields],
     fields: Some(
         &FieldSelection {
             presets: &[],
@@ -401,6 +410,7 @@ pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_issue_comments,
+    features: &[FeatureParam::First, FeatureParam::After],
     fields: None,
     paging: Some(
         &Paging {
@@ -448,6 +458,7 @@ pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_pull_requests,
+    features: &[FeatureParam::Fields, FeatureParam::First, FeatureParam::After],
     fields: Some(
         &FieldSelection {
             presets: &[],
@@ -500,6 +511,7 @@ pub static GET_PULL_REQUEST_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_pull_request,
+    features: &[],
     fields: None,
     paging: None,
 };
@@ -535,6 +547,7 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_search_issues,
+    features: &[FeatureParam::First, FeatureParam::After],
     fields: None,
     paging: Some(
         &Paging {
@@ -575,6 +588,7 @@ pub static GET_USER_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_user,
+    features: &[FeatureParam::Fields],
     fields: Some(
         &FieldSelection {
             presets: &[],
@@ -605,6 +619,7 @@ pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_workflow_runs,
+    features: &[FeatureParam::First, FeatureParam::After],
     fields: None,
     paging: Some(
         &Paging {
@@ -652,6 +667,7 @@ pub static UPDATE_REPO_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_update_repo,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -693,6 +709,7 @@ pub static UPDATE_ISSUE_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_update_issue,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -732,6 +749,7 @@ pub static UPDATE_PULL_REQUEST_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_update_pull_request,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -772,6 +790,7 @@ pub static REPLACE_REPO_TOPICS_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_replace_repo_topics,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -808,6 +827,7 @@ pub static DELETE_REPO_ROUTE: Route = Route {
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
     build: build_delete_repo,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -839,6 +859,7 @@ pub static DELETE_ISSUE_COMMENT_ROUTE: Route = Route {
     danger_level: DangerLevel::Destructive,
     requires_confirmation: false,
     build: build_delete_issue_comment,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -874,6 +895,7 @@ pub static DELETE_LABEL_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_delete_label,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -907,6 +929,7 @@ pub static MERGE_PULL_REQUEST_ROUTE: Route = Route {
     danger_level: DangerLevel::Dangerous,
     requires_confirmation: false,
     build: build_merge_pull_request,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -956,6 +979,7 @@ pub static RERUN_WORKFLOW_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_rerun_workflow,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -998,6 +1022,7 @@ pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_dispatch_workflow,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };

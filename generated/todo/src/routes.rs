@@ -4,8 +4,8 @@
 //! The routing table and the upstream request builders.
 
 use ::runtime_support::adapter::{
-    Category, DangerLevel, FieldSelection, Preset, Method, PageStyle, Paging, Route,
-    UpstreamRequest,
+    Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
+    Paging, Route, UpstreamRequest,
 };
 use ::runtime_support::params::{self, ParamError};
 use ::serde_json::{Map, Value};
@@ -19,6 +19,7 @@ pub static CREATE_TODO_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_create_todo,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -50,6 +51,7 @@ pub static LIST_TODOS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_todos,
+    features: &[FeatureParam::Fields, FeatureParam::First, FeatureParam::After],
     fields: Some(
         &FieldSelection {
             presets: &[
@@ -96,6 +98,7 @@ pub static GET_TODO_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_todo,
+    features: &[FeatureParam::Fields],
     fields: Some(
         &FieldSelection {
             presets: &[],
@@ -126,6 +129,7 @@ pub static LIST_ACTIVITY_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_activity,
+    features: &[FeatureParam::First, FeatureParam::After],
     fields: None,
     paging: Some(
         &Paging {
@@ -162,6 +166,7 @@ pub static UPDATE_TODO_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_update_todo,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -193,6 +198,7 @@ pub static DELETE_TODO_ROUTE: Route = Route {
     danger_level: DangerLevel::Destructive,
     requires_confirmation: false,
     build: build_delete_todo,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -218,6 +224,7 @@ pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
     build: build_clear_completed_todos,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -245,6 +252,7 @@ pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
     danger_level: DangerLevel::Dangerous,
     requires_confirmation: false,
     build: build_bulk_delete_todos,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -272,6 +280,7 @@ pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
     danger_level: DangerLevel::Forbidden,
     requires_confirmation: false,
     build: build_delete_all_todos,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -299,6 +308,7 @@ pub static COMPLETE_TODO_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_complete_todo,
+    features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
 };

@@ -16,6 +16,11 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
         .iter()
         .any(|operation| !operation.params.is_empty() || operation.input.is_some())
         .then(|| quote! { self, });
+    let features = adapter
+        .operations
+        .iter()
+        .any(|operation| !operation.features.params.is_empty())
+        .then(|| quote! { FeatureParam, });
     let shaping = adapter
         .operations
         .iter()
@@ -27,7 +32,7 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
         .any(|operation| operation.features.paging.is_some())
         .then(|| quote! { PageStyle, Paging, });
     let mut items = vec![quote! {
-        use ::runtime_support::adapter::{Category, DangerLevel, #shaping Method, #paging Route, UpstreamRequest};
+        use ::runtime_support::adapter::{Category, DangerLevel, #features #shaping Method, #paging Route, UpstreamRequest};
         use ::runtime_support::params::{#helpers ParamError};
         use ::serde_json::{Map, Value};
 
@@ -72,6 +77,10 @@ fn emit_route(operation: &Operation) -> TokenStream {
     let requires_confirmation = operation.requires_confirmation;
     let description = &operation.description;
     let build = ident(&operation.build_fn);
+    let features = operation.features.params.iter().map(|param| {
+        let param = variant(*param);
+        quote! { FeatureParam::#param }
+    });
     let fields = match &operation.features.fields {
         Some(fields) => {
             let presets = fields
@@ -111,6 +120,7 @@ fn emit_route(operation: &Operation) -> TokenStream {
             danger_level: DangerLevel::#danger,
             requires_confirmation: #requires_confirmation,
             build: #build,
+            features: &[#(#features),*],
             fields: #fields,
             paging: #paging,
         };

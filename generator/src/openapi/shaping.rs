@@ -262,7 +262,11 @@ fn item_presets(item: &Properties<'_>) -> (Vec<String>, Option<Vec<String>>) {
         if standard.len() >= MAX_STANDARD {
             break;
         }
-        if usable(name) && is_scalar(schema) && !is_link(name) && !standard.iter().any(|kept| kept == name) {
+        if usable(name)
+            && is_scalar(schema)
+            && !is_link(name)
+            && !standard.iter().any(|kept| kept == name)
+        {
             standard.push((*name).to_owned());
         }
     }

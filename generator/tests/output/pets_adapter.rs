@@ -427,7 +427,7 @@ pub mod params {
 /// The routing table and the upstream request builders.
 pub mod routes {
     use ::runtime_support::adapter::{
-        Category, DangerLevel, Method, Route, UpstreamRequest,
+        Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
     };
     use ::runtime_support::params::{self, ParamError};
     use ::serde_json::{Map, Value};
@@ -440,6 +440,7 @@ pub mod routes {
         danger_level: DangerLevel::Safe,
         requires_confirmation: false,
         build: build_get_pet,
+        features: &[],
         fields: None,
         paging: None,
     };
@@ -463,6 +464,7 @@ pub mod routes {
         danger_level: DangerLevel::Safe,
         requires_confirmation: false,
         build: build_list_pets,
+        features: &[],
         fields: None,
         paging: None,
     };
@@ -488,6 +490,7 @@ pub mod routes {
         danger_level: DangerLevel::Reversible,
         requires_confirmation: false,
         build: build_rename_pet,
+        features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
         fields: None,
         paging: None,
     };
@@ -515,6 +518,7 @@ pub mod routes {
         danger_level: DangerLevel::Destructive,
         requires_confirmation: true,
         build: build_remove_pet,
+        features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
         fields: None,
         paging: None,
     };

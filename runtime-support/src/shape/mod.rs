@@ -61,7 +61,7 @@ impl Plan {
         let mut plan = Self::default();
         let mut first = None;
         let mut after = None;
-        for feature in route.feature_params() {
+        for &feature in route.features {
             let value = params.remove(feature.as_str());
             match feature {
                 FeatureParam::Fields => {

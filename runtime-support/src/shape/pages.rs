@@ -294,7 +294,7 @@ fn resumed(
             let passed = page.saturating_sub(1) * resume.size;
             if size == resume.size {
                 Ok((size, Position::Page(page)))
-            } else if passed % size == 0 {
+            } else if passed.is_multiple_of(size) {
                 Ok((size, Position::Page(passed / size + 1)))
             } else {
                 warnings.push(

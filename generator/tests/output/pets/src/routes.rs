@@ -3,7 +3,9 @@
 
 //! The routing table and the upstream request builders.
 
-use ::runtime_support::adapter::{Category, DangerLevel, Method, Route, UpstreamRequest};
+use ::runtime_support::adapter::{
+    Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
+};
 use ::runtime_support::params::{self, ParamError};
 use ::serde_json::{Map, Value};
 use super::params as schema_params;
@@ -16,6 +18,7 @@ pub static GET_PET_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_pet,
+    features: &[],
     fields: None,
     paging: None,
 };
@@ -41,6 +44,7 @@ pub static LIST_PETS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_pets,
+    features: &[],
     fields: None,
     paging: None,
 };
@@ -68,6 +72,7 @@ pub static RENAME_PET_ROUTE: Route = Route {
     danger_level: DangerLevel::Reversible,
     requires_confirmation: false,
     build: build_rename_pet,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };
@@ -95,6 +100,7 @@ pub static REMOVE_PET_ROUTE: Route = Route {
     danger_level: DangerLevel::Destructive,
     requires_confirmation: true,
     build: build_remove_pet,
+    features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
 };

@@ -517,16 +517,56 @@ fn failure_json(error: &aqlgen::Error) -> serde_json::Value {
     })
 }
 
-/// Whether `out_dir` sits under a Cargo workspace root that declares `[workspace.lints]`: a
-/// crate there must be a member of that workspace, and then inherits its lints.
+/// Whether `out_dir` sits in a Cargo workspace that declares `[workspace.lints]`: a crate
+/// there must be a member of that workspace, and then inherits its lints. As Cargo does, a
+/// workspace whose `exclude` covers the directory is passed over for the next one up.
 fn in_workspace_with_lints(out_dir: &Path) -> bool {
     let start = std::env::current_dir()
         .map(|cwd| cwd.join(out_dir))
         .unwrap_or_else(|_| out_dir.to_path_buf());
-    start.ancestors().skip(1).any(|dir| {
-        std::fs::read_to_string(dir.join("Cargo.toml"))
-            .is_ok_and(|manifest| manifest.contains("[workspace.lints"))
-    })
+    for dir in start.ancestors().skip(1) {
+        let Ok(manifest) = std::fs::read_to_string(dir.join("Cargo.toml")) else {
+            continue;
+        };
+        if !manifest.contains("[workspace]") {
+            continue;
+        }
+        let excluded = workspace_excludes(&manifest)
+            .iter()
+            .any(|excluded| start.starts_with(dir.join(excluded)));
+        if !excluded {
+            return manifest.contains("[workspace.lints");
+        }
+    }
+    false
+}
+
+/// The paths of a workspace manifest's `exclude = [...]` in its `[workspace]` table, read as
+/// quoted strings.
+fn workspace_excludes(manifest: &str) -> Vec<String> {
+    let table: Vec<&str> = manifest
+        .lines()
+        .skip_while(|line| line.trim() != "[workspace]")
+        .skip(1)
+        .take_while(|line| !line.trim_start().starts_with("[workspace.") && !line.starts_with('['))
+        .collect();
+    let Some(at) = table
+        .iter()
+        .position(|line| line.trim_start().starts_with("exclude"))
+    else {
+        return Vec::new();
+    };
+    let rest = table[at..].join("\n");
+    let inside = rest
+        .split_once('[')
+        .and_then(|(_, list)| list.split_once(']'))
+        .map_or("", |(inside, _)| inside);
+    inside
+        .split('"')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// runtime-support's directory relative to `out_dir`, `/`-separated.
@@ -570,4 +610,34 @@ fn runtime_path_from(out_dir: &Path) -> Result<String, aqlgen::Error> {
         )
         .collect();
     Ok(parts.join("/"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excluded_directories_are_in_no_workspace() {
+        let root = tempfile::tempdir().expect("a temp dir");
+        let write = |path: &str, text: &str| {
+            let path = root.path().join(path);
+            std::fs::create_dir_all(path.parent().expect("a parent")).expect("mkdir");
+            std::fs::write(path, text).expect("write");
+        };
+        write(
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"a\"]\nexclude = [\"bench\"]\n[workspace.lints.rust]\n",
+        );
+        write(
+            "bench/Cargo.toml",
+            "[workspace]\nexclude = [\n  \"work\",\n]\n",
+        );
+        assert!(in_workspace_with_lints(&root.path().join("a/x")));
+        assert!(!in_workspace_with_lints(&root.path().join("bench/work/x")));
+        assert!(!in_workspace_with_lints(&root.path().join("bench/x")));
+        assert_eq!(
+            workspace_excludes("[package]\nexclude = [\"p\"]\n[workspace]\nmembers = [\"m\"]"),
+            Vec::<String>::new()
+        );
+    }
 }

@@ -156,7 +156,7 @@ pub fn render(figures: &Shaping) -> String {
     out.push_str(
         "\nA list's default is the `standard` preset the importer derived from GitHub's \
          response schema, a single item's is every field. `demo-upstream`'s items are small \
-         (a repository has 13 fields, GitHub's own about 80), so on the real API the share \
+         (a repository has 13 fields, GitHub's own close to 100), so on the real API the share \
          saved is larger. Each page of the walk also carries its `pageInfo` cursors.\n",
     );
     out

@@ -112,6 +112,22 @@ pub fn operation_name(item: &Result<JsonObject, AqlError>) -> String {
     }
 }
 
+/// The failure of an item not run because the batch's answer reached `limit` bytes.
+pub fn too_large_to_run(limit: usize, collected: usize) -> AqlError {
+    let error = too_large("response_size", limit, collected, "bytes");
+    AqlError::new(
+        error.code,
+        format!(
+            "{}: the batch's answer is full, so this operation did not run; send it in another batch",
+            error.message
+        ),
+    )
+    .with_detail("limit_type", "response_size")
+    .with_detail("limit_value", limit)
+    .with_detail("actual_value", collected)
+    .with_detail("unit", "bytes")
+}
+
 /// A batch's answer as its items run.
 #[derive(Debug)]
 pub struct Report {
@@ -122,6 +138,8 @@ pub struct Report {
     succeeded: usize,
     failed: usize,
     warnings: Vec<Warning>,
+    /// Bytes of `data` collected so far.
+    data_bytes: usize,
 }
 
 impl Report {
@@ -135,6 +153,7 @@ impl Report {
             succeeded: 0,
             failed: 0,
             warnings: Vec::new(),
+            data_bytes: 0,
         }
     }
 
@@ -149,6 +168,7 @@ impl Report {
         let (result, halts) = match outcome {
             Outcome::Success { data, mut warnings } => {
                 self.succeeded += 1;
+                self.data_bytes += data.len();
                 self.warnings.append(&mut warnings);
                 let data: Value = serde_json::from_str(&data).unwrap_or(Value::Null);
                 (json!({"success": true, "data": data}), false)
@@ -168,6 +188,18 @@ impl Report {
             self.results.push(entry);
         }
         halts
+    }
+
+    /// Bytes of `data` collected so far.
+    pub fn data_bytes(&self) -> usize {
+        self.data_bytes
+    }
+
+    /// Whether the answers collected so far reach `limit` bytes, the response size limit: the
+    /// items after that are not run (see [`too_large_to_run`]), so a batch's answer stays
+    /// within twice the limit however many large answers its items would bring.
+    pub fn is_full(&self, limit: usize) -> bool {
+        self.data_bytes >= limit
     }
 
     /// Lists the items after the halt, which did not run, with their params for continuation.
@@ -247,6 +279,21 @@ mod tests {
             parsed[1].as_ref().expect_err("not an object").code,
             ErrorCode::ValidationInvalidType
         );
+    }
+
+    #[test]
+    fn a_report_fills_up_at_the_response_limit() {
+        let mut report = Report::new(2);
+        assert!(!report.is_full(10));
+        let big = Outcome::Success {
+            data: "\"0123456789\"".into(),
+            warnings: Vec::new(),
+        };
+        report.record(0, "get".into(), big, None);
+        assert!(report.is_full(10));
+        let error = too_large_to_run(10, report.data_bytes());
+        assert_eq!(error.code, ErrorCode::ValidationPayloadTooLarge);
+        assert_eq!(error.details["actual_value"], 12);
     }
 
     #[test]

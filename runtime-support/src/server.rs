@@ -261,6 +261,11 @@ impl<A: Adapter> AqlServer<A> {
         while let Some((index, item)) = items.next() {
             let operation = batch::operation_name(&item);
             let outcome = match item {
+                _ if report.is_full(limits.max_response_size) => {
+                    let error =
+                        batch::too_large_to_run(limits.max_response_size, report.data_bytes());
+                    self.failed(Some(&operation), false, error)
+                }
                 Ok(item) => self.call_one(surface, item, Ok(()), progress).await,
                 Err(error) => self.failed(None, false, error),
             };

@@ -464,3 +464,39 @@ async fn updates_clear_fields_and_respect_etags() {
     );
     assert!(result_errors(&after).is_empty());
 }
+
+#[tokio::test]
+async fn a_batch_answer_stays_bounded() {
+    // Each read answers 700 kB: with a 1 MB response limit, the batch runs items until its
+    // answer holds 1 MB, then answers the rest without running them.
+    let big = format!("{{\"id\":1,\"title\":\"{}\"}}", "x".repeat(700 * 1024));
+    let api = demo_upstream::spawn(demo_upstream::Options {
+        api_key: Some(KEY.into()),
+        faults: vec![demo_upstream::Fault::new("/todos/1", axum::http::StatusCode::OK).body(big)],
+        ..demo_upstream::Options::default()
+    })
+    .await
+    .expect("start demo-upstream");
+    let client = todo(&api, &["--max-response-size", "1048576"]).await;
+    api.take_requests();
+    let get = json!({"operation": "get_todo", "params": {"id": 1}});
+    let batch = answer(
+        &client,
+        "mcp_aql_read",
+        json!({"operations": [get, get, get, get]}),
+    )
+    .await;
+    assert_batch(&batch);
+    assert_eq!(
+        batch["summary"],
+        json!({"total": 4, "succeeded": 2, "failed": 2})
+    );
+    let refused = &batch["results"][2]["result"]["error"];
+    assert_eq!(refused["code"], "VALIDATION_PAYLOAD_TOO_LARGE");
+    assert_eq!(refused["details"]["limit_type"], "response_size");
+    assert_eq!(
+        api.take_requests().len(),
+        2,
+        "the items past the limit never ran"
+    );
+}

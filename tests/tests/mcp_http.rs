@@ -87,6 +87,23 @@ async fn streamable_http_serves_sessions_and_concurrent_calls() {
         "fx_mcp_aql_read"
     );
 
+    // A batch travels the HTTP intake like any call, top-level params and all.
+    let (batch, _) = call(
+        first.peer(),
+        "fx_mcp_aql_read",
+        json!({"operations": [
+            {"operation": "get_item", "id": "b1"},
+            {"operation": "list_items", "params": {"status": "open"}},
+        ]}),
+    )
+    .await;
+    assert_result(&batch);
+    assert_eq!(
+        batch["summary"],
+        json!({"total": 2, "succeeded": 2, "failed": 0})
+    );
+    assert_eq!(batch["results"][0]["result"]["data"]["id"], "b1");
+
     first.cancel().await.expect("close first");
     second.cancel().await.expect("close second");
     server.kill().await.expect("stop the server");

@@ -14,6 +14,10 @@ vocabulary! {
         First = "first",
         /// Cursor pagination: resume after this cursor.
         After = "after",
+        /// Cursor pagination backwards: the page size.
+        Last = "last",
+        /// Cursor pagination backwards: the items before this cursor.
+        Before = "before",
         /// Optimistic concurrency: the ETag the change is conditional on (SPEC §9.3.2).
         IfMatch = "if_match",
         /// Validate and pass the gate, show the request, send nothing (operations §4.4.1).
@@ -30,7 +34,7 @@ impl FeatureParam {
             params.push(Self::Fields);
         }
         if paginated {
-            params.extend([Self::First, Self::After]);
+            params.extend([Self::First, Self::After, Self::Last, Self::Before]);
         }
         if matches!(category, Category::Update | Category::Delete) {
             params.push(Self::IfMatch);
@@ -76,7 +80,7 @@ mod tests {
         use FeatureParam::*;
         assert_eq!(
             FeatureParam::for_operation(Category::Read, true, true),
-            [Fields, First, After]
+            [Fields, First, After, Last, Before]
         );
         assert_eq!(
             FeatureParam::for_operation(Category::Update, false, false),

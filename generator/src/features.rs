@@ -4,7 +4,8 @@
 //!
 //! * **Field selection** when `supports_fields: true`, with the presets of `response.presets`.
 //! * **Cursor pagination** (`first`/`after`) when a `pagination` block is present and the
-//!   operation has the upstream params its style needs, found by their usual names.
+//!   operation has the upstream params its style needs, found by their usual names; backwards
+//!   too (`last`/`before`) over page numbers and offsets.
 //! * **`if_match`** on UPDATE and DELETE, **`dry_run`** on every operation that is not a READ.
 //!
 //! A feature whose param name the operation already uses for one of its own params is off:
@@ -190,6 +191,14 @@ pub fn resolve(category: Category, operation: &Operation) -> Features {
         FeatureParam::IfMatch | FeatureParam::DryRun => {
             !operation.params.contains_key(param.as_str())
         }
+        // Backward paging needs an upstream that can be addressed by position, and names
+        // the operation's own params leave free.
+        FeatureParam::Last | FeatureParam::Before => {
+            features.paging.as_ref().is_some_and(|paging| {
+                !matches!(paging.style, PageStyle::Cursor { .. })
+                    && !operation.params.contains_key(param.as_str())
+            })
+        }
         _ => true,
     })
     .collect();
@@ -361,7 +370,9 @@ mod tests {
             [
                 FeatureParam::Fields,
                 FeatureParam::First,
-                FeatureParam::After
+                FeatureParam::After,
+                FeatureParam::Last,
+                FeatureParam::Before
             ]
         );
         assert_eq!(features.fields.expect("fields").default, Preset::Standard);
@@ -369,7 +380,13 @@ mod tests {
         let cursor = operation(
             "{name: activity, maps_to: GET /a, pagination: {}, params: {after: {type: string}, limit: {type: integer, default: 2}}}",
         );
-        let paging = resolve(Category::Read, &cursor).paging.expect("paged");
+        let features = resolve(Category::Read, &cursor);
+        assert_eq!(
+            features.params,
+            [FeatureParam::First, FeatureParam::After],
+            "an upstream cursor goes forward only"
+        );
+        let paging = features.paging.expect("paged");
         assert_eq!(
             paging.style,
             PageStyle::Cursor {

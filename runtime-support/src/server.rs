@@ -336,9 +336,9 @@ impl<A: Adapter> AqlServer<A> {
             .limiter
             .commit(SystemTime::now(), &self.continued())
             .map_err(|limited| self.limited(route, &params, limited))?;
-        if plan.page.as_ref().is_some_and(PageRequest::is_past_end) {
+        if let Some(empty) = plan.page.as_ref().and_then(PageRequest::known_empty) {
             warnings.append(&mut plan.warnings);
-            return Ok((PageRequest::past_end().to_string(), warnings));
+            return Ok((empty.to_string(), warnings));
         }
         self.log.debug(
             json!({"event": "upstream_call", "operation": route.operation, "method": request.method.as_str()}),

@@ -395,6 +395,33 @@ async fn cursor_pagination_over_upstream_cursors_and_offsets() {
     let rest = answer(&client, read, json!({"operation": "list_todos", "params": {"first": 2, "after": info["endCursor"].clone()}})).await;
     assert_eq!(rest["data"]["items"].as_array().map(Vec::len), Some(1));
     assert_eq!(rest["data"]["pageInfo"]["hasNextPage"], false);
+
+    // Backwards from the second page's start: the first page again.
+    let back = answer(
+        &client,
+        read,
+        json!({"operation": "list_todos", "params": {"last": 2, "before": rest["data"]["pageInfo"]["startCursor"].clone()}}),
+    )
+    .await;
+    assert_eq!(back["data"]["items"], todos["data"]["items"]);
+    assert_eq!(back["data"]["pageInfo"]["hasPreviousPage"], false);
+    let alone = answer(
+        &client,
+        read,
+        json!({"operation": "list_todos", "params": {"last": 2}}),
+    )
+    .await;
+    assert_eq!(alone["error"]["details"]["provided"], json!(["last"]));
+    let forward_only = answer(
+        &client,
+        read,
+        json!({"operation": "list_activity", "params": {"last": 2, "before": "x"}}),
+    )
+    .await;
+    assert_eq!(
+        forward_only["error"]["code"], "VALIDATION_UNKNOWN_PARAM",
+        "an upstream cursor pages forward only"
+    );
 }
 
 #[tokio::test]

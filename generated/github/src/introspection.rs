@@ -547,6 +547,20 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": false,
       "description": "Cursor pagination: 'pageInfo.endCursor' of the previous page, to get the next one; give 'first' with it. A cursor works only with the operation and params it came from."
+    },
+    {
+      "name": "last",
+      "type": "integer",
+      "required": false,
+      "description": "Cursor pagination backwards: items per page, with 'before'.",
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "before",
+      "type": "string",
+      "required": false,
+      "description": "Cursor pagination backwards: 'pageInfo.startCursor' of a page, to get the items before it; give 'last' with it."
     }
   ],
   "returns": {
@@ -680,6 +694,20 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": false,
       "description": "Cursor pagination: 'pageInfo.endCursor' of the previous page, to get the next one; give 'first' with it. A cursor works only with the operation and params it came from."
+    },
+    {
+      "name": "last",
+      "type": "integer",
+      "required": false,
+      "description": "Cursor pagination backwards: items per page, with 'before'.",
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "before",
+      "type": "string",
+      "required": false,
+      "description": "Cursor pagination backwards: 'pageInfo.startCursor' of a page, to get the items before it; give 'last' with it."
     }
   ],
   "returns": {
@@ -828,6 +856,20 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": false,
       "description": "Cursor pagination: 'pageInfo.endCursor' of the previous page, to get the next one; give 'first' with it. A cursor works only with the operation and params it came from."
+    },
+    {
+      "name": "last",
+      "type": "integer",
+      "required": false,
+      "description": "Cursor pagination backwards: items per page, with 'before'.",
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "before",
+      "type": "string",
+      "required": false,
+      "description": "Cursor pagination backwards: 'pageInfo.startCursor' of a page, to get the items before it; give 'last' with it."
     }
   ],
   "returns": {
@@ -933,6 +975,20 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": false,
       "description": "Cursor pagination: 'pageInfo.endCursor' of the previous page, to get the next one; give 'first' with it. A cursor works only with the operation and params it came from."
+    },
+    {
+      "name": "last",
+      "type": "integer",
+      "required": false,
+      "description": "Cursor pagination backwards: items per page, with 'before'.",
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "before",
+      "type": "string",
+      "required": false,
+      "description": "Cursor pagination backwards: 'pageInfo.startCursor' of a page, to get the items before it; give 'last' with it."
     }
   ],
   "returns": {
@@ -1091,6 +1147,20 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": false,
       "description": "Cursor pagination: 'pageInfo.endCursor' of the previous page, to get the next one; give 'first' with it. A cursor works only with the operation and params it came from."
+    },
+    {
+      "name": "last",
+      "type": "integer",
+      "required": false,
+      "description": "Cursor pagination backwards: items per page, with 'before'.",
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "before",
+      "type": "string",
+      "required": false,
+      "description": "Cursor pagination backwards: 'pageInfo.startCursor' of a page, to get the items before it; give 'last' with it."
     }
   ],
   "returns": {
@@ -1236,6 +1306,20 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": false,
       "description": "Cursor pagination: 'pageInfo.endCursor' of the previous page, to get the next one; give 'first' with it. A cursor works only with the operation and params it came from."
+    },
+    {
+      "name": "last",
+      "type": "integer",
+      "required": false,
+      "description": "Cursor pagination backwards: items per page, with 'before'.",
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "before",
+      "type": "string",
+      "required": false,
+      "description": "Cursor pagination backwards: 'pageInfo.startCursor' of a page, to get the items before it; give 'last' with it."
     }
   ],
   "returns": {

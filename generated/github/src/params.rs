@@ -389,6 +389,8 @@ impl ListReposParams {
         "fields",
         "first",
         "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -480,6 +482,8 @@ impl ListIssuesParams {
         "fields",
         "first",
         "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -596,6 +600,8 @@ impl ListIssueCommentsParams {
         "page",
         "first",
         "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -666,6 +672,8 @@ impl ListPullRequestsParams {
         "fields",
         "first",
         "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -772,6 +780,8 @@ impl SearchIssuesParams {
         "page",
         "first",
         "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -869,6 +879,8 @@ impl ListWorkflowRunsParams {
         "page",
         "first",
         "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.

@@ -258,7 +258,13 @@ pub static LIST_REPOS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_repos,
-    features: &[FeatureParam::Fields, FeatureParam::First, FeatureParam::After],
+    features: &[
+        FeatureParam::Fields,
+        FeatureParam::First,
+        FeatureParam::After,
+        FeatureParam::Last,
+        FeatureParam::Before,
+    ],
     fields: Some(
         &FieldSelection {
             presets: &[],
@@ -303,7 +309,13 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_issues,
-    features: &[FeatureParam::Fields, FeatureParam::First, FeatureParam::After],
+    features: &[
+        FeatureParam::Fields,
+        FeatureParam::First,
+        FeatureParam::After,
+        FeatureParam::Last,
+        FeatureParam::Before,
+    ],
     fields: Some(
         &FieldSelection {
             presets: &[
@@ -410,7 +422,12 @@ pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_issue_comments,
-    features: &[FeatureParam::First, FeatureParam::After],
+    features: &[
+        FeatureParam::First,
+        FeatureParam::After,
+        FeatureParam::Last,
+        FeatureParam::Before,
+    ],
     fields: None,
     paging: Some(
         &Paging {
@@ -458,7 +475,13 @@ pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_pull_requests,
-    features: &[FeatureParam::Fields, FeatureParam::First, FeatureParam::After],
+    features: &[
+        FeatureParam::Fields,
+        FeatureParam::First,
+        FeatureParam::After,
+        FeatureParam::Last,
+        FeatureParam::Before,
+    ],
     fields: Some(
         &FieldSelection {
             presets: &[],
@@ -547,7 +570,12 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_search_issues,
-    features: &[FeatureParam::First, FeatureParam::After],
+    features: &[
+        FeatureParam::First,
+        FeatureParam::After,
+        FeatureParam::Last,
+        FeatureParam::Before,
+    ],
     fields: None,
     paging: Some(
         &Paging {
@@ -619,7 +647,12 @@ pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_workflow_runs,
-    features: &[FeatureParam::First, FeatureParam::After],
+    features: &[
+        FeatureParam::First,
+        FeatureParam::After,
+        FeatureParam::Last,
+        FeatureParam::Before,
+    ],
     fields: None,
     paging: Some(
         &Paging {

@@ -151,6 +151,20 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": false,
       "description": "Cursor pagination: 'pageInfo.endCursor' of the previous page, to get the next one; give 'first' with it. A cursor works only with the operation and params it came from."
+    },
+    {
+      "name": "last",
+      "type": "integer",
+      "required": false,
+      "description": "Cursor pagination backwards: items per page, with 'before'.",
+      "maximum": 100,
+      "minimum": 1
+    },
+    {
+      "name": "before",
+      "type": "string",
+      "required": false,
+      "description": "Cursor pagination backwards: 'pageInfo.startCursor' of a page, to get the items before it; give 'last' with it."
     }
   ],
   "returns": {

@@ -102,6 +102,8 @@ impl ListTodosParams {
         "fields",
         "first",
         "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.

@@ -51,7 +51,13 @@ pub static LIST_TODOS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_todos,
-    features: &[FeatureParam::Fields, FeatureParam::First, FeatureParam::After],
+    features: &[
+        FeatureParam::Fields,
+        FeatureParam::First,
+        FeatureParam::After,
+        FeatureParam::Last,
+        FeatureParam::Before,
+    ],
     fields: Some(
         &FieldSelection {
             presets: &[

@@ -152,6 +152,23 @@ fn feature_param_info(operation: &Operation, param: FeatureParam) -> Value {
                 "description": "Cursor pagination: items per page. A larger value is lowered to the maximum, with a warning. Not with the operation's own paging params.",
             })
         }
+        FeatureParam::Last => {
+            let paging = operation.features.paging.as_ref();
+            json!({
+                "name": "last",
+                "type": "integer",
+                "required": false,
+                "minimum": 1,
+                "maximum": paging.map_or(1, |paging| paging.max_limit),
+                "description": "Cursor pagination backwards: items per page, with 'before'.",
+            })
+        }
+        FeatureParam::Before => json!({
+            "name": "before",
+            "type": "string",
+            "required": false,
+            "description": "Cursor pagination backwards: 'pageInfo.startCursor' of a page, to get the items before it; give 'last' with it.",
+        }),
         FeatureParam::After => json!({
             "name": "after",
             "type": "string",

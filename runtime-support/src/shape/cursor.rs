@@ -84,8 +84,8 @@ impl Cursors {
         text
     }
 
-    /// Reads `cursor`, which must have been made by this server for `operation` and the same
-    /// `params`.
+    /// Reads `cursor`, given as param `param` (`after` or `before`), which must have been made
+    /// by this server for `operation` and the same `params`.
     ///
     /// # Errors
     ///
@@ -95,19 +95,21 @@ impl Cursors {
     pub fn read(
         &self,
         cursor: &str,
+        param: &str,
         operation: &str,
         params: &Map<String, Value>,
     ) -> Result<Resume, AqlError> {
+        let invalid = || invalid(param);
         let payload = self.verified(cursor).ok_or_else(invalid)?;
         let body: Map<String, Value> = serde_json::from_slice(&payload).map_err(|_| invalid())?;
         if body.get("s").and_then(Value::as_str) != Some(&scope(operation, params)) {
             return Err(AqlError::new(
                 ErrorCode::ValidationInvalidValue,
                 format!(
-                    "Parameter 'after' holds a cursor of another request: a cursor resumes only the operation '{operation}' with the same params it came from (paging params aside). Start a new walk by leaving 'after' out"
+                    "Parameter '{param}' holds a cursor of another request: a cursor resumes only the operation '{operation}' with the same params it came from (paging params aside). Start a new walk by leaving '{param}' out"
                 ),
             )
-            .with_detail("param_name", "after")
+            .with_detail("param_name", param)
             .with_detail("reason", "cursor_mismatch"));
         }
         let size = body.get("n").and_then(Value::as_u64).ok_or_else(invalid)?;
@@ -170,12 +172,15 @@ fn scope(operation: &str, params: &Map<String, Value>) -> String {
         .collect()
 }
 
-fn invalid() -> AqlError {
+/// `VALIDATION_INVALID_VALUE` for a cursor in `param` that is not one of ours.
+pub fn invalid(param: &str) -> AqlError {
     AqlError::new(
         ErrorCode::ValidationInvalidValue,
-        "Parameter 'after' is not a cursor this server made: pass 'pageInfo.endCursor' of the previous page unchanged",
+        format!(
+            "Parameter '{param}' is not a cursor this server made: pass a 'pageInfo' cursor of this walk unchanged"
+        ),
     )
-    .with_detail("param_name", "after")
+    .with_detail("param_name", param)
     .with_detail("reason", "invalid_cursor")
 }
 
@@ -205,7 +210,10 @@ mod tests {
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
             );
-            assert_eq!(cursors.read(&cursor, "list_issues", &p), Ok(resume));
+            assert_eq!(
+                cursors.read(&cursor, "after", "list_issues", &p),
+                Ok(resume)
+            );
         }
     }
 
@@ -222,16 +230,16 @@ mod tests {
             result.expect_err("refused").details["reason"].clone()
         };
         assert_eq!(
-            reason(cursors.read(&cursor, "list_repos", &p)),
+            reason(cursors.read(&cursor, "after", "list_repos", &p)),
             "cursor_mismatch"
         );
         let other = params(json!({"owner": "x"}));
         assert_eq!(
-            reason(cursors.read(&cursor, "list_issues", &other)),
+            reason(cursors.read(&cursor, "after", "list_issues", &other)),
             "cursor_mismatch"
         );
         assert_eq!(
-            reason(Cursors::new().read(&cursor, "list_issues", &p)),
+            reason(Cursors::new().read(&cursor, "after", "list_issues", &p)),
             "invalid_cursor"
         );
         let (payload, tag) = cursor.split_once('.').expect("two parts");
@@ -241,12 +249,12 @@ mod tests {
                 .replace("\"p\":2", "\"p\":9"),
         );
         assert_eq!(
-            reason(cursors.read(&format!("{forged}.{tag}"), "list_issues", &p)),
+            reason(cursors.read(&format!("{forged}.{tag}"), "after", "list_issues", &p)),
             "invalid_cursor"
         );
         for junk in ["", ".", "x.y", "%%%", &"a".repeat(5000)] {
             assert_eq!(
-                reason(cursors.read(junk, "list_issues", &p)),
+                reason(cursors.read(junk, "after", "list_issues", &p)),
                 "invalid_cursor"
             );
         }

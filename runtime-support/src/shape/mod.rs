@@ -59,8 +59,7 @@ impl Plan {
         cursors: &Cursors,
     ) -> Result<Self, AqlError> {
         let mut plan = Self::default();
-        let mut first = None;
-        let mut after = None;
+        let mut window = pages::Window::default();
         for &feature in route.features {
             let value = params.remove(feature.as_str());
             match feature {
@@ -69,8 +68,10 @@ impl Plan {
                         plan.selection = Some(Selection::parse(value, presets)?);
                     }
                 }
-                FeatureParam::First => first = value,
-                FeatureParam::After => after = value,
+                FeatureParam::First => window.first = value,
+                FeatureParam::After => window.after = value,
+                FeatureParam::Last => window.last = value,
+                FeatureParam::Before => window.before = value,
                 FeatureParam::IfMatch => plan.if_match = if_match(value)?,
                 FeatureParam::DryRun => plan.dry_run = flag(value, "dry_run")?,
             }
@@ -80,8 +81,7 @@ impl Plan {
                 paging,
                 route.operation,
                 params,
-                first,
-                after,
+                window,
                 cursors,
                 &mut plan.warnings,
             )?);

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::cursor::{Cursors, Position, Resume};
+use super::cursor::{Cursors, Position, Resume, invalid};
 use crate::adapter::{PageStyle, Paging};
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
@@ -32,88 +32,71 @@ const CURSOR_MEMBERS: &[&str] = &[
 /// Objects some APIs keep the next cursor in.
 const CURSOR_HOLDERS: &[&str] = &["meta", "pagination", "response_metadata", "page_info"];
 
-/// The page one request asks for, once `first` and `after` are resolved.
+/// The cursor-pagination params of one request (pagination §2.1), as given.
+#[derive(Debug, Default)]
+pub struct Window {
+    /// Page size, forwards.
+    pub first: Option<Value>,
+    /// Where to resume forwards.
+    pub after: Option<Value>,
+    /// Page size, backwards.
+    pub last: Option<Value>,
+    /// Where to resume backwards.
+    pub before: Option<Value>,
+}
+
+/// The page one request asks for, once its cursor params are resolved.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PageRequest {
     style: PageStyle,
     size: u64,
     at: Position,
+    /// Asked for the items before the first one: the page is empty without asking.
+    before_start: bool,
     /// The params a cursor is bound to: the request's own, paging params left out.
     scope: Map<String, Value>,
 }
 
 impl PageRequest {
-    /// Resolves `first` and `after` for an operation paged by `paging`, and puts the upstream
-    /// paging params into `params`.
+    /// Resolves the cursor params of `window` for an operation paged by `paging`, and puts
+    /// the upstream paging params into `params`. Backwards paging is turned into the
+    /// forward position of the items before the cursor.
     ///
     /// # Errors
     ///
-    /// A combination pagination §2.3 forbids, `first` and the upstream's own paging params
-    /// together, a `first` that is not a positive integer, or a cursor that is not ours or
-    /// belongs to another request.
+    /// A combination pagination §2.3 forbids, `last` without `before`, cursor params and the
+    /// upstream's own paging params together, a page size that is not a positive integer,
+    /// or a cursor that is not ours or belongs to another request.
     pub fn resolve(
         paging: &Paging,
         operation: &str,
         params: &mut Map<String, Value>,
-        first: Option<Value>,
-        after: Option<Value>,
+        window: Window,
         cursors: &Cursors,
         warnings: &mut Vec<Warning>,
     ) -> Result<Self, AqlError> {
         let style = paging.style;
         let [position_param, size_param] = style.upstream_params();
-        let first = first.filter(|value| !value.is_null());
-        let after = after.filter(|value| !value.is_null());
-        if first.is_some() || after.is_some() {
-            let mixed: Vec<&str> = style
-                .upstream_params()
-                .into_iter()
-                .filter(|name| params.contains_key(*name))
-                .collect();
-            if !mixed.is_empty() {
-                let mut provided: Vec<&str> = Vec::new();
-                if first.is_some() {
-                    provided.push("first");
-                }
-                if after.is_some() {
-                    provided.push("after");
-                }
-                provided.extend(&mixed);
-                return Err(combination(
-                    format!(
-                        "Cannot use 'first'/'after' together with {}: pick cursor pagination or the operation's own paging params",
-                        quoted(&mixed)
-                    ),
-                    &provided,
-                    "Use 'first' and 'after' alone; pass 'pageInfo.endCursor' as 'after' for the next page",
-                ));
-            }
-        }
-        if after.is_some() && first.is_none() {
-            return Err(combination(
-                "Cannot use 'after' without 'first'".to_owned(),
-                &["after"],
-                "Give 'first', the page size, with 'after'",
-            ));
-        }
-        let first = first.map(|value| page_size(&value)).transpose()?;
-        let size = match first {
-            Some(first) if first > paging.max_limit => {
-                warnings.push(
-                    Warning::new(
-                        "PAGINATION_LIMIT_CLAMPED",
-                        format!(
-                            "'first' was {first}; pages hold up to {}, so {} items were asked for",
-                            paging.max_limit, paging.max_limit
-                        ),
-                    )
-                    .with_detail("param_name", "first")
-                    .with_detail("requested", first)
-                    .with_detail("max_limit", paging.max_limit),
-                );
-                paging.max_limit
-            }
-            Some(first) => first,
+        let given = |value: Option<Value>| value.filter(|value| !value.is_null());
+        let (first, after) = (given(window.first), given(window.after));
+        let (last, before) = (given(window.last), given(window.before));
+        let named: Vec<&str> = [
+            ("first", &first),
+            ("after", &after),
+            ("last", &last),
+            ("before", &before),
+        ]
+        .into_iter()
+        .filter(|(_, value)| value.is_some())
+        .map(|(name, _)| name)
+        .collect();
+        check_combination(&named, style, params)?;
+        let size = match first
+            .as_ref()
+            .map(|v| ("first", v))
+            .or(last.as_ref().map(|v| ("last", v)))
+        {
+            Some((name, value)) => clamp(name, page_size(name, value)?, paging.max_limit, warnings),
             None => params
                 .get(size_param)
                 .and_then(Value::as_u64)
@@ -121,24 +104,23 @@ impl PageRequest {
         };
         let mut scope = params.clone();
         scope.retain(|name, _| name != position_param && name != size_param);
-        let (size, at) = match after {
-            Some(Value::String(cursor)) => {
-                let resume = cursors.read(&cursor, operation, &scope)?;
+        let mut before_start = false;
+        let (size, at) = match (after, before) {
+            (Some(cursor), _) => {
+                let resume = read(&cursor, "after", operation, &scope, cursors)?;
                 resumed(style, size, resume, warnings)?
             }
-            Some(other) => {
-                return Err(AqlError::new(
-                    ErrorCode::ValidationInvalidType,
-                    format!(
-                        "Parameter 'after' expected 'string', got '{}'",
-                        json_type(&other)
-                    ),
-                )
-                .with_detail("param_name", "after")
-                .with_detail("expected_type", "string")
-                .with_detail("actual_type", json_type(&other)));
+            (None, Some(cursor)) => {
+                let resume = read(&cursor, "before", operation, &scope, cursors)?;
+                match preceding(style, size, resume, warnings)? {
+                    Some(window) => window,
+                    None => {
+                        before_start = true;
+                        (size, given_position(style, &Map::new()))
+                    }
+                }
             }
-            None => (size, given_position(style, params)),
+            (None, None) => (size, given_position(style, params)),
         };
         params.insert(size_param.to_owned(), size.into());
         match &at {
@@ -157,13 +139,25 @@ impl PageRequest {
             style,
             size,
             at,
+            before_start,
             scope,
         })
     }
 
-    /// Whether the request resumes past the last item, so the page is empty without asking.
-    pub fn is_past_end(&self) -> bool {
-        self.at == Position::End
+    /// The answer when the page is known to be empty without asking the upstream: past the
+    /// last item, or before the first.
+    pub fn known_empty(&self) -> Option<Value> {
+        let (next, previous) = if self.at == Position::End {
+            (false, true)
+        } else if self.before_start {
+            (true, false)
+        } else {
+            return None;
+        };
+        Some(serde_json::json!({
+            "items": [],
+            "pageInfo": {"hasNextPage": next, "hasPreviousPage": previous}
+        }))
     }
 
     /// The upstream's `answer` as `{items, pageInfo, ...its other members}`. `link` is the
@@ -247,38 +241,185 @@ impl PageRequest {
         connection.insert("pageInfo".into(), Value::Object(page_info));
         Value::Object(connection)
     }
-
-    /// The empty page after the last one.
-    pub fn past_end() -> Value {
-        serde_json::json!({
-            "items": [],
-            "pageInfo": {"hasNextPage": false, "hasPreviousPage": true}
-        })
-    }
 }
 
-/// The page size `first` asks for.
-fn page_size(value: &Value) -> Result<u64, AqlError> {
+/// The page size `first` or `last` (`name`) asks for.
+fn page_size(name: &str, value: &Value) -> Result<u64, AqlError> {
     match value.as_u64() {
         Some(size) if size >= 1 => Ok(size),
         _ if value.is_i64() || value.is_u64() => Err(AqlError::new(
             ErrorCode::ValidationInvalidValue,
-            format!("Parameter 'first' must be >= 1, got {value}"),
+            format!("Parameter '{name}' must be >= 1, got {value}"),
         )
-        .with_detail("param_name", "first")
+        .with_detail("param_name", name)
         .with_detail("constraint", ">= 1")
         .with_detail("value", value.clone())),
         _ => Err(AqlError::new(
             ErrorCode::ValidationInvalidType,
             format!(
-                "Parameter 'first' expected 'integer', got '{}'",
+                "Parameter '{name}' expected 'integer', got '{}'",
                 json_type(value)
             ),
         )
-        .with_detail("param_name", "first")
+        .with_detail("param_name", name)
         .with_detail("expected_type", "integer")
         .with_detail("actual_type", json_type(value))),
     }
+}
+
+/// `size` lowered to `max`, with a warning when it was above.
+fn clamp(name: &str, size: u64, max: u64, warnings: &mut Vec<Warning>) -> u64 {
+    if size <= max {
+        return size;
+    }
+    warnings.push(
+        Warning::new(
+            "PAGINATION_LIMIT_CLAMPED",
+            format!("'{name}' was {size}; pages hold up to {max}, so {max} items were asked for"),
+        )
+        .with_detail("param_name", name)
+        .with_detail("requested", size)
+        .with_detail("max_limit", max),
+    );
+    max
+}
+
+/// The cursor-param combinations pagination §2.3 refuses, `last` without `before` (this
+/// adapter walks from the start), and cursor params mixed with the upstream's own.
+fn check_combination(
+    named: &[&str],
+    style: PageStyle,
+    params: &Map<String, Value>,
+) -> Result<(), AqlError> {
+    let has = |name: &str| named.contains(&name);
+    // Mismatched directions first, then a cursor without its page size.
+    let refusal = if has("first") && has("last") {
+        Some((
+            "Cannot use 'first' and 'last' together",
+            vec!["first", "last"],
+            "Use 'first' for forward pagination or 'last' for backward pagination",
+        ))
+    } else if has("first") && has("before") {
+        Some((
+            "Cannot use 'first' with 'before'",
+            vec!["first", "before"],
+            "Use 'first' with 'after', or 'last' with 'before'",
+        ))
+    } else if has("last") && has("after") {
+        Some((
+            "Cannot use 'last' with 'after'",
+            vec!["last", "after"],
+            "Use 'first' with 'after', or 'last' with 'before'",
+        ))
+    } else if has("after") && !has("first") {
+        Some((
+            "Cannot use 'after' without 'first'",
+            vec!["after"],
+            "Give 'first', the page size, with 'after'",
+        ))
+    } else if has("before") && !has("last") {
+        Some((
+            "Cannot use 'before' without 'last'",
+            vec!["before"],
+            "Give 'last', the page size, with 'before'",
+        ))
+    } else if has("last") && !has("before") {
+        Some((
+            "Cannot use 'last' without 'before' here: this operation is walked from its start",
+            vec!["last"],
+            "Pass a page's 'pageInfo.startCursor' as 'before' with 'last', or walk forward with 'first'",
+        ))
+    } else {
+        None
+    };
+    if let Some((message, provided, hint)) = refusal {
+        return Err(combination(message.to_owned(), &provided, hint));
+    }
+    let mixed: Vec<&str> = style
+        .upstream_params()
+        .into_iter()
+        .filter(|name| params.contains_key(*name))
+        .collect();
+    if named.is_empty() || mixed.is_empty() {
+        return Ok(());
+    }
+    let mut provided = named.to_vec();
+    provided.extend(&mixed);
+    Err(combination(
+        format!(
+            "Cannot use {} together with {}: pick cursor pagination or the operation's own paging params",
+            quoted(named),
+            quoted(&mixed)
+        ),
+        &provided,
+        "Use the cursor params alone; pass 'pageInfo.endCursor' as 'after' for the next page",
+    ))
+}
+
+/// The cursor in `value`, given as `param`.
+fn read(
+    value: &Value,
+    param: &str,
+    operation: &str,
+    scope: &Map<String, Value>,
+    cursors: &Cursors,
+) -> Result<Resume, AqlError> {
+    match value {
+        Value::String(cursor) => cursors.read(cursor, param, operation, scope),
+        other => Err(AqlError::new(
+            ErrorCode::ValidationInvalidType,
+            format!(
+                "Parameter '{param}' expected 'string', got '{}'",
+                json_type(other)
+            ),
+        )
+        .with_detail("param_name", param)
+        .with_detail("expected_type", "string")
+        .with_detail("actual_type", json_type(other))),
+    }
+}
+
+/// The forward position and size of the `size` items before a cursor's position; `None`
+/// when nothing comes before it. Page numbers keep the walk's page size unless the new
+/// one lines up with them.
+fn preceding(
+    style: PageStyle,
+    size: u64,
+    resume: Resume,
+    warnings: &mut Vec<Warning>,
+) -> Result<Option<(u64, Position)>, AqlError> {
+    match (style, resume.position) {
+        (PageStyle::Offset { .. }, Position::Offset(offset)) => Ok((offset > 0).then(|| {
+            let take = size.min(offset);
+            (take, Position::Offset(offset - take))
+        })),
+        (PageStyle::Page { .. }, Position::Page(page)) => {
+            let passed = page.saturating_sub(1) * resume.size;
+            if passed == 0 {
+                return Ok(None);
+            }
+            let take = size.min(passed);
+            let start = passed - take;
+            if start.is_multiple_of(take) {
+                return Ok(Some((take, Position::Page(start / take + 1))));
+            }
+            warnings.push(kept_size(resume.size, "last", size));
+            Ok(Some((resume.size, Position::Page(page - 1))))
+        }
+        _ => Err(invalid("before")),
+    }
+}
+
+/// The warning that a page-numbered walk keeps its page size.
+fn kept_size(walk: u64, param: &str, asked: u64) -> Warning {
+    Warning::new(
+        "PAGINATION_SIZE_KEPT",
+        format!(
+            "This API numbers its pages, so the walk goes on with pages of {walk} items; '{param}' {asked} applies from a new walk"
+        ),
+    )
+    .with_detail("param_name", param)
+    .with_detail("page_size", walk)
 }
 
 /// Where a cursor resumes, in the style and page size of this request. A page-numbered
@@ -297,31 +438,18 @@ fn resumed(
             } else if passed.is_multiple_of(size) {
                 Ok((size, Position::Page(passed / size + 1)))
             } else {
-                warnings.push(
-                    Warning::new(
-                        "PAGINATION_SIZE_KEPT",
-                        format!(
-                            "This API numbers its pages, so the walk goes on with pages of {} items; 'first' {size} applies from a new walk",
-                            resume.size
-                        ),
-                    )
-                    .with_detail("param_name", "first")
-                    .with_detail("page_size", resume.size),
-                );
+                warnings.push(kept_size(resume.size, "first", size));
                 Ok((resume.size, Position::Page(page)))
             }
         }
-        (PageStyle::Offset { .. }, Position::Offset(offset)) => Ok((size, Position::Offset(offset))),
+        (PageStyle::Offset { .. }, Position::Offset(offset)) => {
+            Ok((size, Position::Offset(offset)))
+        }
         (PageStyle::Cursor { .. }, position @ (Position::Upstream(_) | Position::Start)) => {
             Ok((size, position))
         }
         (_, Position::End) => Ok((size, Position::End)),
-        _ => Err(AqlError::new(
-            ErrorCode::ValidationInvalidValue,
-            "Parameter 'after' is not a cursor this server made: pass 'pageInfo.endCursor' of the previous page unchanged",
-        )
-        .with_detail("param_name", "after")
-        .with_detail("reason", "invalid_cursor")),
+        _ => Err(invalid("after")),
     }
 }
 
@@ -460,13 +588,27 @@ mod tests {
         after: Option<Value>,
         cursors: &Cursors,
     ) -> Result<(PageRequest, Vec<Warning>), AqlError> {
+        let window = Window {
+            first,
+            after,
+            ..Window::default()
+        };
+        backwards(paging, params, window, cursors)
+    }
+
+    /// Any window, backwards ones included.
+    fn backwards(
+        paging: &Paging,
+        params: &mut Map<String, Value>,
+        window: Window,
+        cursors: &Cursors,
+    ) -> Result<(PageRequest, Vec<Warning>), AqlError> {
         let mut warnings = Vec::new();
         PageRequest::resolve(
             paging,
             "list_issues",
             params,
-            first,
-            after,
+            window,
             cursors,
             &mut warnings,
         )
@@ -557,7 +699,10 @@ mod tests {
             &cursors,
         )
         .expect("valid");
-        assert!(page.is_past_end());
+        assert_eq!(
+            page.known_empty().expect("empty")["pageInfo"]["hasNextPage"],
+            false
+        );
     }
 
     #[test]
@@ -646,6 +791,96 @@ mod tests {
             (json!(2), json!(10))
         );
         assert_eq!(warnings[0].code, "PAGINATION_SIZE_KEPT");
+    }
+
+    #[test]
+    fn last_and_before_page_back_from_a_start_cursor() {
+        let cursors = Cursors::new();
+        let (page, _) =
+            resolve(&PAGED, &mut Map::new(), Some(json!(10)), None, &cursors).expect("valid");
+        let first = page.wrap(json!(vec![json!({}); 10]), None, "list_issues", &cursors);
+        let mut p = Map::new();
+        let (third, _) = resolve(
+            &PAGED,
+            &mut p,
+            Some(json!(10)),
+            Some(first["pageInfo"]["endCursor"].clone()),
+            &cursors,
+        )
+        .expect("valid");
+        let page3 = third.wrap(json!(vec![json!({}); 10]), None, "list_issues", &cursors);
+        let back = |last: u64| {
+            let mut p = Map::new();
+            let window = Window {
+                last: Some(json!(last)),
+                before: Some(page3["pageInfo"]["startCursor"].clone()),
+                ..Window::default()
+            };
+            let (_, warnings) = backwards(&PAGED, &mut p, window, &cursors).expect("valid");
+            (p["page"].clone(), p["per_page"].clone(), warnings.len())
+        };
+        assert_eq!(back(10), (json!(1), json!(10), 0));
+        assert_eq!(back(5), (json!(2), json!(5), 0));
+        assert_eq!(
+            back(3),
+            (json!(1), json!(10), 1),
+            "3 does not divide 10: the walk's size"
+        );
+        let window = Window {
+            last: Some(json!(5)),
+            before: Some(first["pageInfo"]["startCursor"].clone()),
+            ..Window::default()
+        };
+        let (start, _) = backwards(&PAGED, &mut Map::new(), window, &cursors).expect("valid");
+        assert_eq!(
+            start.known_empty(),
+            Some(json!({"items": [], "pageInfo": {"hasNextPage": true, "hasPreviousPage": false}}))
+        );
+        for (window, provided) in [
+            (
+                Window {
+                    first: Some(json!(1)),
+                    last: Some(json!(1)),
+                    ..Window::default()
+                },
+                json!(["first", "last"]),
+            ),
+            (
+                Window {
+                    before: Some(json!("x")),
+                    ..Window::default()
+                },
+                json!(["before"]),
+            ),
+            (
+                Window {
+                    first: Some(json!(1)),
+                    before: Some(json!("x")),
+                    last: None,
+                    after: None,
+                },
+                json!(["first", "before"]),
+            ),
+            (
+                Window {
+                    last: Some(json!(1)),
+                    after: Some(json!("x")),
+                    before: Some(json!("y")),
+                    first: None,
+                },
+                json!(["last", "after"]),
+            ),
+            (
+                Window {
+                    last: Some(json!(1)),
+                    ..Window::default()
+                },
+                json!(["last"]),
+            ),
+        ] {
+            let error = backwards(&PAGED, &mut Map::new(), window, &cursors).expect_err("refused");
+            assert_eq!(error.details["provided"], provided);
+        }
     }
 
     #[test]

@@ -58,6 +58,15 @@ vocabulary! {
     }
 }
 
+/// Members of an answer object that hold a list's items, most likely first: where the
+/// runtime unwraps a page from, and what the importer derives a list's presets from.
+pub const COLLECTION_MEMBERS: &[&str] = &[
+    "items", "data", "results", "values", "entries", "records", "nodes",
+];
+
+/// Longest dot path field selection accepts.
+pub const MAX_FIELD_PATH_BYTES: usize = 256;
+
 /// The fields an undeclared `minimal` preset keeps, when an item has them.
 pub const IDENTIFYING_FIELDS: &[&str] = &[
     "id",

@@ -20,7 +20,9 @@ mod features;
 mod gate;
 mod vocabulary;
 
-pub use features::{FeatureParam, IDENTIFYING_FIELDS, Preset};
+pub use features::{
+    COLLECTION_MEMBERS, FeatureParam, IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES, Preset,
+};
 pub use gate::{Outcome, minimum_trust, outcome};
 pub use vocabulary::Vocabulary;
 

@@ -5,22 +5,17 @@
 //! Nothing is written that `aqlgen check` would report as unavailable
 //! (`SCHEMA_FEATURE_UNAVAILABLE`): each feature is confirmed with [`features::resolve`].
 
-use aql_model::{Category, FeatureParam, IDENTIFYING_FIELDS};
+use aql_model::{
+    COLLECTION_MEMBERS, Category, FeatureParam, IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES,
+};
 use serde_json::{Map, Value};
 
 use super::refs::resolve;
 use crate::features::{self, PageStyle};
 use crate::schema::{Operation, Pagination, PaginationStyle, Response};
 
-/// Members of an answer object that hold its items, most likely first: the names the runtime
-/// unwraps a page from (runtime-support `shape::pages`).
-const ITEM_MEMBERS: &[&str] = &[
-    "items", "data", "results", "values", "entries", "records", "nodes",
-];
 /// Most paths of a `standard` preset taken from one item.
 const MAX_STANDARD: usize = 12;
-/// Longest dot path the runtime accepts.
-const MAX_PATH_BYTES: usize = 256;
 /// Deepest `allOf` nesting followed.
 const MAX_DEPTH: usize = 16;
 
@@ -162,7 +157,7 @@ fn answer<'a>(document: &'a Value, schema: &'a Value) -> Option<Answer<'a>> {
         .filter_map(|(name, schema)| array_items(document, schema).map(|items| (*name, items)))
         .collect();
     // As the runtime picks it: the first collection name that is an array, else the only array.
-    let member = ITEM_MEMBERS
+    let member = COLLECTION_MEMBERS
         .iter()
         .find_map(|member| arrays.iter().find(|(name, _)| name == member))
         .or(match arrays.as_slice() {
@@ -234,7 +229,7 @@ fn wrapper_presets(
             standard
                 .iter()
                 .map(|path| format!("{member}.{path}"))
-                .filter(|path| path.len() <= MAX_PATH_BYTES),
+                .filter(|path| path.len() <= MAX_FIELD_PATH_BYTES),
         ),
         None => paths.push(member.to_owned()),
     }
@@ -283,7 +278,7 @@ fn is_link(name: &str) -> bool {
 }
 
 fn usable(name: &str) -> bool {
-    !name.is_empty() && !name.contains('.') && name.len() <= MAX_PATH_BYTES
+    !name.is_empty() && !name.contains('.') && name.len() <= MAX_FIELD_PATH_BYTES
 }
 
 /// The non-null types `schema` names.

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use aql_model::IDENTIFYING_FIELDS;
+use aql_model::{IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES};
 
 use crate::adapter::{FieldSelection, Preset};
 use crate::envelope::shorten;
@@ -13,8 +13,6 @@ use crate::warning::Warning;
 
 /// Most paths one request selects.
 pub const MAX_PATHS: usize = 100;
-/// Longest path accepted.
-const MAX_PATH_BYTES: usize = 256;
 /// The member an ETag travels in (SPEC §9.3.2); selection always keeps it.
 pub const ETAG_MEMBER: &str = "_etag";
 
@@ -79,7 +77,7 @@ impl Selection {
                     };
                     paths.push(split(path).ok_or_else(|| {
                         bad_list(format!(
-                            "'{}' is not a dot path (members separated by '.', none empty, up to {MAX_PATH_BYTES} bytes)",
+                            "'{}' is not a dot path (members separated by '.', none empty, up to {MAX_FIELD_PATH_BYTES} bytes)",
                             shorten(path, 80)
                         ))
                     })?);
@@ -174,7 +172,7 @@ fn preset_names(presets: &FieldSelection) -> Vec<&'static str> {
 }
 
 fn split(path: &str) -> Option<Vec<String>> {
-    if path.len() > MAX_PATH_BYTES {
+    if path.len() > MAX_FIELD_PATH_BYTES {
         return None;
     }
     let members: Vec<String> = path.split('.').map(str::to_owned).collect();

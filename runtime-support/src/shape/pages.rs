@@ -4,6 +4,7 @@
 //! holding the array) and wherever it said more pages exist (`Link: rel="next"`, a total, a
 //! next cursor in the body).
 
+use aql_model::COLLECTION_MEMBERS;
 use serde_json::{Map, Value};
 
 use super::cursor::{Cursors, Position, Resume, invalid};
@@ -12,10 +13,6 @@ use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
 use crate::warning::Warning;
 
-/// Members that hold a page's items, most likely first.
-const ITEM_MEMBERS: &[&str] = &[
-    "items", "data", "results", "values", "entries", "records", "nodes",
-];
 /// Members that hold the number of matching items.
 const TOTAL_MEMBERS: &[&str] = &["total_count", "totalCount", "total", "total_items"];
 /// Members that hold the upstream's next cursor, at the top level or in a [`CURSOR_HOLDERS`].
@@ -471,7 +468,7 @@ fn given_position(style: PageStyle, params: &Map<String, Value>) -> Position {
 
 /// The member of an upstream object holding the page's items.
 fn items_member(object: &Map<String, Value>) -> Option<String> {
-    ITEM_MEMBERS
+    COLLECTION_MEMBERS
         .iter()
         .find(|name| object.get(**name).is_some_and(Value::is_array))
         .map(|name| (*name).to_owned())

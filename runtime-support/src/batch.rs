@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use crate::envelope::{Envelope, shorten, too_large};
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
-use crate::result::failure_value;
+use crate::result::{bare_value, failure_value};
 use crate::server::Outcome;
 use crate::warning::{self, Warning};
 
@@ -168,17 +168,21 @@ impl Report {
         let (result, halts) = match outcome {
             Outcome::Success { data, mut warnings } => {
                 self.succeeded += 1;
-                self.data_bytes += data.len();
+                self.data_bytes += data.json_len();
                 self.warnings.append(&mut warnings);
-                let data: Value = serde_json::from_str(&data).unwrap_or(Value::Null);
-                (json!({"success": true, "data": data}), false)
+                (json!({"success": true, "data": data.into_value()}), false)
             }
             Outcome::Failure { error, introspect } => {
                 let halts = error.code == ErrorCode::ConfirmationRequired;
                 if !halts {
                     self.failed += 1;
                 }
-                (failure_value(&error, session, introspect), halts)
+                let result = if introspect {
+                    bare_value(&error)
+                } else {
+                    failure_value(&error, session)
+                };
+                (result, halts)
             }
         };
         let entry = json!({"index": index, "operation": operation, "result": result});
@@ -245,6 +249,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::Data;
 
     fn object(value: Value) -> JsonObject {
         value.as_object().cloned().expect("an object")
@@ -286,7 +291,7 @@ mod tests {
         let mut report = Report::new(2);
         assert!(!report.is_full(10));
         let big = Outcome::Success {
-            data: "\"0123456789\"".into(),
+            data: Data::Text("\"0123456789\"".into()),
             warnings: Vec::new(),
         };
         report.record(0, "get".into(), big, None);
@@ -300,7 +305,7 @@ mod tests {
     fn a_halt_lists_what_did_not_run() {
         let mut report = Report::new(3);
         let ok = Outcome::Success {
-            data: "{\"id\":1}".into(),
+            data: Data::Text("{\"id\":1}".into()),
             warnings: vec![Warning::new("W", "w")],
         };
         assert!(!report.record(0, "get".into(), ok, None));

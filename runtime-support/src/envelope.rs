@@ -124,8 +124,8 @@ pub fn check_payload(arguments: &Map<String, Value>, limits: &Limits) -> Result<
     check_object(arguments, 1, limits, &mut Vec::new())
 }
 
-/// Byte length of the compact JSON text of `arguments`, counted without building it.
-fn serialized_len(arguments: &Map<String, Value>) -> usize {
+/// Byte length of the compact JSON text of `value`, counted without building it.
+pub fn serialized_len(value: &impl serde::Serialize) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {
         fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -137,9 +137,9 @@ fn serialized_len(arguments: &Map<String, Value>) -> usize {
         }
     }
     let mut counter = Counter(0);
-    match serde_json::to_writer(&mut counter, arguments) {
+    match serde_json::to_writer(&mut counter, value) {
         Ok(()) => counter.0,
-        // Serializing a `Map` of `Value`s cannot fail; count it as too large if it ever does.
+        // Serializing JSON values cannot fail; count it as too large if it ever does.
         Err(_) => usize::MAX,
     }
 }

@@ -5,24 +5,67 @@
 //! `outputSchema`: the result union is the same for every tool and `introspect` describes
 //! each operation's data, so a schema would only lengthen `tools/list`.
 
+use crate::envelope::serialized_len;
 use crate::error::{AqlError, ErrorCode};
 use crate::warning::{self, Warning};
 use rmcp::model::{CallToolResult, ContentBlock};
 
-/// `{"success":true,"data":<data>,"warnings":[...]}`, where `data_json` is already JSON text
-/// (pre-serialized introspection answers, the upstream's answer); no `warnings` member when
-/// there are none (warnings §2.1).
-pub fn success_with_warnings(data_json: &str, warnings: &[Warning]) -> CallToolResult {
+/// An answer's `data`: JSON text as it came (pre-serialized introspection answers, the
+/// upstream's answer), or a value shaping rebuilt; neither is parsed or printed twice.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Data {
+    /// Compact JSON text.
+    Text(String),
+    /// A value.
+    Value(serde_json::Value),
+}
+
+impl Data {
+    /// The data as a value (`null` for text that is not JSON, which never reaches here).
+    pub fn into_value(self) -> serde_json::Value {
+        match self {
+            Self::Text(text) => serde_json::from_str(&text).unwrap_or_default(),
+            Self::Value(value) => value,
+        }
+    }
+
+    /// Byte length of its compact JSON text.
+    pub fn json_len(&self) -> usize {
+        match self {
+            Self::Text(text) => text.len(),
+            Self::Value(value) => serialized_len(value),
+        }
+    }
+}
+
+/// `{"success":true,"data":<data>,"warnings":[...]}`; no `warnings` member when there are
+/// none (warnings §2.1).
+pub fn success_with_warnings(data: Data, warnings: &[Warning]) -> CallToolResult {
+    let warnings =
+        (!warnings.is_empty()).then(|| serde_json::Value::Array(warning::collect(warnings)));
+    let (data_json, rebuilt) = match data {
+        Data::Text(text) => (text, None),
+        Data::Value(value) => (value.to_string(), Some(value)),
+    };
     let mut text = String::with_capacity(data_json.len() + 26);
     text.push_str("{\"success\":true,\"data\":");
-    text.push_str(data_json);
-    if !warnings.is_empty() {
+    text.push_str(&data_json);
+    if let Some(warnings) = &warnings {
         text.push_str(",\"warnings\":");
-        text.push_str(&serde_json::Value::Array(warning::collect(warnings)).to_string());
+        text.push_str(&warnings.to_string());
     }
     text.push('}');
-    // The data arrives as text (pre-serialized, or the upstream's): parsed once, here.
-    let value = serde_json::from_str(&text).ok();
+    let value = match rebuilt {
+        Some(data) => {
+            let mut body = serde_json::json!({"success": true, "data": data});
+            if let Some(warnings) = warnings {
+                body["warnings"] = warnings;
+            }
+            Some(body)
+        }
+        // The data arrived as text: parsed once, here.
+        None => serde_json::from_str(&text).ok(),
+    };
     structured(CallToolResult::success, text, value)
 }
 
@@ -31,7 +74,7 @@ pub fn success_with_warnings(data_json: &str, warnings: &[Warning]) -> CallToolR
 /// `isError` is false for codes an agent recovers from by changing its request, true for the
 /// others.
 pub fn failure_in_session(error: &AqlError, session: Option<&str>) -> CallToolResult {
-    let mut body = failure_value(error, session, false);
+    let mut body = failure_value(error, session);
     if error.code == ErrorCode::ConfirmationRequired
         && let (Some(token), Some(expires_at)) = (
             error.details.get("confirmation_token"),
@@ -51,21 +94,24 @@ pub fn failure_in_session(error: &AqlError, session: Option<&str>) -> CallToolRe
     wrap_failure(error, body)
 }
 
-/// A failure of `introspect`: the introspection response schema allows only `code` and
-/// `message` in its error object, so `details` are left out.
-pub fn introspection_failure(error: &AqlError) -> CallToolResult {
-    wrap_failure(error, failure_value(error, None, true))
+/// A failure whose schema allows only `code` and `message` in its error object, so `details`
+/// are left out: a failure of `introspect` (the introspection response schema), and a batch
+/// refused as a whole (the batch schema).
+pub fn bare_failure(error: &AqlError) -> CallToolResult {
+    wrap_failure(error, bare_value(error))
 }
 
-/// The failure object `{"success":false,"error":{...}}`: without `details` when `bare`,
-/// else with them, naming `session` when there is one.
-pub fn failure_value(error: &AqlError, session: Option<&str>, bare: bool) -> serde_json::Value {
-    if bare {
-        return serde_json::json!({
-            "success": false,
-            "error": {"code": error.code.as_str(), "message": error.message},
-        });
-    }
+/// The failure object `{"success":false,"error":{code,message}}`, without `details`.
+pub fn bare_value(error: &AqlError) -> serde_json::Value {
+    serde_json::json!({
+        "success": false,
+        "error": {"code": error.code.as_str(), "message": error.message},
+    })
+}
+
+/// The failure object `{"success":false,"error":{code,message,details?}}`, whose `details`
+/// name `session` when there is one.
+pub fn failure_value(error: &AqlError, session: Option<&str>) -> serde_json::Value {
     let mut error_json = error.to_json();
     if let (Some(session), Some(object)) = (session, error_json.as_object_mut()) {
         let details = object
@@ -82,11 +128,6 @@ pub fn failure_value(error: &AqlError, session: Option<&str>, bare: bool) -> ser
 /// (operations §7.2), built by the batch.
 pub fn batch_success(body: serde_json::Value) -> CallToolResult {
     structured(CallToolResult::success, body.to_string(), Some(body))
-}
-
-/// A batch refused as a whole: the batch schema's error object has only `code` and `message`.
-pub fn batch_failure(error: &AqlError) -> CallToolResult {
-    wrap_failure(error, failure_value(error, None, true))
 }
 
 fn wrap_failure(error: &AqlError, body: serde_json::Value) -> CallToolResult {
@@ -139,7 +180,7 @@ mod tests {
     #[test]
     fn introspection_failures_carry_no_details() {
         let error = AqlError::new(ErrorCode::ValidationInvalidValue, "bad").with_detail("x", 1);
-        let body = text(&introspection_failure(&error));
+        let body = text(&bare_failure(&error));
         assert_eq!(
             body,
             serde_json::json!({"success": false, "error": {"code": "VALIDATION_INVALID_VALUE", "message": "bad"}})
@@ -149,13 +190,24 @@ mod tests {
     #[test]
     fn success_wraps_data() {
         assert_eq!(
-            text(&success_with_warnings("null", &[])),
+            text(&success_with_warnings(Data::Text("null".into()), &[])),
             serde_json::json!({"success": true, "data": null})
         );
-        let warned = success_with_warnings("1", &[Warning::new("W", "careful")]);
+        let warned = success_with_warnings(Data::Text("1".into()), &[Warning::new("W", "careful")]);
         assert_eq!(
             text(&warned),
             serde_json::json!({"success": true, "data": 1, "warnings": [{"code": "W", "message": "careful"}]})
         );
+        let rebuilt = success_with_warnings(
+            Data::Value(serde_json::json!({"a": [1]})),
+            &[Warning::new("W", "careful")],
+        );
+        let raw = &rebuilt.content[0].as_text().expect("text").text;
+        assert!(raw.starts_with("{\"success\":true,\"data\":"), "{raw}");
+        assert_eq!(
+            text(&rebuilt),
+            serde_json::json!({"success": true, "data": {"a": [1]}, "warnings": [{"code": "W", "message": "careful"}]})
+        );
+        assert_eq!(Data::Value(serde_json::json!({"a": [1]})).json_len(), 9);
     }
 }

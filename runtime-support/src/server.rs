@@ -35,7 +35,7 @@ use crate::gate::{
 use crate::intake::http::CarriedArguments;
 use crate::introspect::{Catalog, INTROSPECT};
 use crate::notify::{Progress, SessionLog};
-use crate::result;
+use crate::result::{self, Data};
 use crate::session::Session;
 use crate::shape::Plan;
 use crate::shape::cursor::Cursors;
@@ -178,11 +178,11 @@ impl<A: Adapter> AqlServer<A> {
             return self.call_batch(surface, arguments, payload, progress).await;
         }
         match self.call_one(surface, arguments, payload, progress).await {
-            Outcome::Success { data, warnings } => result::success_with_warnings(&data, &warnings),
+            Outcome::Success { data, warnings } => result::success_with_warnings(data, &warnings),
             Outcome::Failure {
                 error,
                 introspect: true,
-            } => result::introspection_failure(&error),
+            } => result::bare_failure(&error),
             Outcome::Failure { error, .. } => {
                 result::failure_in_session(&error, Some(self.session.id()))
             }
@@ -227,7 +227,7 @@ impl<A: Adapter> AqlServer<A> {
             None => shared
                 .catalog
                 .answer(&envelope.params, self.session.id(), &shared.limiter)
-                .map(|data| (data, Vec::new())),
+                .map(|data| (Data::Text(data), Vec::new())),
             Some(route) => {
                 self.run_route(route, envelope.params, envelope.quota_continue, progress)
                     .await
@@ -253,7 +253,7 @@ impl<A: Adapter> AqlServer<A> {
             Ok(items) => items,
             Err(error) => {
                 self.log_failure(None, &error);
-                return result::batch_failure(&error);
+                return result::bare_failure(&error);
             }
         };
         let mut report = batch::Report::new(items.len());
@@ -285,7 +285,7 @@ impl<A: Adapter> AqlServer<A> {
         mut params: Map<String, Value>,
         quota_token: Option<Value>,
         progress: Option<&Progress>,
-    ) -> Result<(String, Vec<Warning>), AqlError> {
+    ) -> Result<(Data, Vec<Warning>), AqlError> {
         let shared = &*self.shared;
         let decision = shared
             .policy
@@ -308,7 +308,7 @@ impl<A: Adapter> AqlServer<A> {
         };
         if plan.dry_run {
             let preview = dry_run(route, &request, plan.if_match.as_deref(), why.is_some());
-            return Ok((preview.to_string(), plan.warnings));
+            return Ok((Data::Value(preview), plan.warnings));
         }
         self.check_limits(route, &params, quota_token)?;
         match (why, confirmation) {
@@ -338,7 +338,7 @@ impl<A: Adapter> AqlServer<A> {
             .map_err(|limited| self.limited(route, &params, limited))?;
         if let Some(empty) = plan.page.as_ref().and_then(PageRequest::known_empty) {
             warnings.append(&mut plan.warnings);
-            return Ok((empty.to_string(), warnings));
+            return Ok((Data::Value(empty), warnings));
         }
         self.log.debug(
             json!({"event": "upstream_call", "operation": route.operation, "method": request.method.as_str()}),
@@ -600,10 +600,10 @@ fn carried_arguments(context: &RequestContext<RoleServer>) -> Option<JsonObject>
 
 /// How one operation ended.
 pub(crate) enum Outcome {
-    /// `data` as JSON text, and the warnings raised on the way.
+    /// `data`, and the warnings raised on the way.
     Success {
         /// The answer's `data`.
-        data: String,
+        data: Data,
         /// Warnings for the answer.
         warnings: Vec<Warning>,
     },

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use crate::adapter::{FeatureParam, Route};
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
+use crate::result::Data;
 use crate::warning::Warning;
 use cursor::Cursors;
 use fields::{ETAG_MEMBER, Selection};
@@ -102,13 +103,13 @@ impl Plan {
         answer: Answer,
         operation: &str,
         cursors: &Cursors,
-    ) -> (String, Vec<Warning>) {
+    ) -> (Data, Vec<Warning>) {
         let mut warnings = std::mem::take(&mut self.warnings);
         if !self.reshapes(&answer) {
-            return (answer.body, warnings);
+            return (Data::Text(answer.body), warnings);
         }
         let Ok(mut data) = serde_json::from_str::<Value>(&answer.body) else {
-            return (answer.body, warnings);
+            return (Data::Text(answer.body), warnings);
         };
         if let Some(page) = &self.page {
             data = page.wrap(data, answer.link.as_deref(), operation, cursors);
@@ -124,7 +125,7 @@ impl Plan {
         {
             object.insert(ETAG_MEMBER.to_owned(), etag.into());
         }
-        (data.to_string(), warnings)
+        (Data::Value(data), warnings)
     }
 }
 

@@ -1,0 +1,208 @@
+//! State that outlives one request: confirmation and quota tokens, rate-limit and quota
+//! counters, upstream blocks and the cursor signing key.
+//!
+//! The store is a small key-value contract with expiring entries, so the meaning of every
+//! entry lives once, beside its user ([`crate::gate::tokens`], [`crate::gate::limits`]), and a
+//! backend only keeps strings:
+//!
+//! * [`memory`] (the default): one process, gone with it;
+//! * [`redis`] (`--state redis://…`): shared by every instance pointing at the same server.
+//!   Single use holds across instances because a token is consumed with one atomic
+//!   set-if-absent, and counters move with one atomic increment.
+//!
+//! Every operation is bounded by [`TIMEOUT`]. A store that cannot answer yields
+//! [`Unavailable`]; callers fail closed on it (no token, no confirmed call, no counted call).
+
+pub mod memory;
+pub mod redis;
+
+use std::time::{Duration, SystemTime};
+
+use crate::error::{AqlError, ErrorCode};
+
+/// The longest any store operation may take before it counts as unavailable.
+pub const TIMEOUT: Duration = Duration::from_millis(500);
+
+/// Where state lives, as the operator chose it (`--state`, `MCP_AQL_STATE`).
+#[derive(Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// In this process only.
+    Memory,
+    /// A Redis server; the URL may carry a password, so it is never logged whole.
+    Redis(String),
+}
+
+impl Backend {
+    /// Parses `memory` or a `redis://` / `rediss://` URL.
+    ///
+    /// # Errors
+    ///
+    /// A sentence for the operator.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let text = text.trim();
+        if text.is_empty() || text == "memory" {
+            Ok(Self::Memory)
+        } else if text.starts_with("redis://") || text.starts_with("rediss://") {
+            Ok(Self::Redis(text.to_owned()))
+        } else {
+            Err("state backend: expected 'memory' or a redis:// URL".to_owned())
+        }
+    }
+
+    /// How the logs and `/readyz` name it, without credentials.
+    pub fn describe(&self) -> &'static str {
+        match self {
+            Self::Memory => "memory",
+            Self::Redis(_) => "redis",
+        }
+    }
+}
+
+/// Never prints the URL, which may carry a password.
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.describe())
+    }
+}
+
+/// The store could not answer in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Unavailable;
+
+impl Unavailable {
+    /// What the client is told: nothing ran, and the call may be retried.
+    pub fn to_error(self) -> AqlError {
+        AqlError::new(
+            ErrorCode::InternalError,
+            "Internal error: the adapter's shared state is unreachable, so the call was not run; retry shortly",
+        )
+        .with_detail("retryable", true)
+        .with_detail("reason", "state_unavailable")
+    }
+}
+
+impl From<Unavailable> for AqlError {
+    fn from(unavailable: Unavailable) -> Self {
+        unavailable.to_error()
+    }
+}
+
+/// The backends, one enum so each call is a plain match.
+pub enum Store {
+    /// In this process.
+    Memory(memory::Memory),
+    /// On a Redis server.
+    Redis(redis::RedisStore),
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Memory(_) => "memory",
+            Self::Redis(_) => "redis",
+        })
+    }
+}
+
+impl Store {
+    /// The store `backend` names, with keys under `adapter`'s prefix. A Redis server that does
+    /// not answer yet is not an error: the store reconnects on use.
+    pub async fn open(backend: &Backend, adapter: &str) -> Result<Self, String> {
+        match backend {
+            Backend::Memory => Ok(Self::Memory(memory::Memory::default())),
+            Backend::Redis(url) => Ok(Self::Redis(redis::RedisStore::open(url, adapter).await?)),
+        }
+    }
+
+    /// An in-process store, for tests.
+    #[cfg(test)]
+    pub fn memory() -> Self {
+        Self::Memory(memory::Memory::default())
+    }
+
+    /// The text under `key`, if it has not expired.
+    pub async fn get(&self, key: &str) -> Result<Option<String>, Unavailable> {
+        match self {
+            Self::Memory(store) => Ok(store.get(key)),
+            Self::Redis(store) => store.get(key).await,
+        }
+    }
+
+    /// The numbers under `keys`, 0 for missing or expired ones.
+    pub async fn counts(&self, keys: &[String]) -> Result<Vec<i64>, Unavailable> {
+        match self {
+            Self::Memory(store) => Ok(store.counts(keys)),
+            Self::Redis(store) => store.counts(keys).await,
+        }
+    }
+
+    /// Sets `key` to `value` until `until`.
+    pub async fn set(&self, key: &str, value: &str, until: SystemTime) -> Result<(), Unavailable> {
+        match self {
+            Self::Memory(store) => {
+                store.set(key, value, until);
+                Ok(())
+            }
+            Self::Redis(store) => store.set(key, value, until).await,
+        }
+    }
+
+    /// Sets `key` to `value` until `until` only if it holds nothing: whether it did, decided
+    /// atomically for every instance.
+    pub async fn set_new(
+        &self,
+        key: &str,
+        value: &str,
+        until: SystemTime,
+    ) -> Result<bool, Unavailable> {
+        match self {
+            Self::Memory(store) => Ok(store.set_new(key, value, until)),
+            Self::Redis(store) => store.set_new(key, value, until).await,
+        }
+    }
+
+    /// Adds `delta` to the number under each key (missing counts as 0), each kept until its
+    /// `until`, in one atomic step; returns the new numbers.
+    pub async fn add(
+        &self,
+        keys: &[(String, SystemTime)],
+        delta: i64,
+    ) -> Result<Vec<i64>, Unavailable> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        match self {
+            Self::Memory(store) => Ok(store.add(keys, delta)),
+            Self::Redis(store) => store.add(keys, delta).await,
+        }
+    }
+
+    /// Whether the store answers now.
+    pub async fn ping(&self) -> Result<(), Unavailable> {
+        match self {
+            Self::Memory(_) => Ok(()),
+            Self::Redis(store) => store.ping().await,
+        }
+    }
+}
+
+/// Milliseconds since the epoch, as stores keep expiry times.
+pub(crate) fn unix_millis(time: SystemTime) -> u64 {
+    time.duration_since(SystemTime::UNIX_EPOCH)
+        .map(|elapsed| u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backends_parse_and_hide_their_urls() {
+        assert_eq!(Backend::parse("memory"), Ok(Backend::Memory));
+        assert_eq!(Backend::parse(""), Ok(Backend::Memory));
+        let redis = Backend::parse("redis://:secret@127.0.0.1:6379/0").expect("redis");
+        assert_eq!(redis.describe(), "redis");
+        assert!(Backend::parse("postgres://x").is_err());
+    }
+}

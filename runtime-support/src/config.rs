@@ -13,6 +13,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 use crate::adapter::AdapterInfo;
 use crate::gate::limits::{Quota, RateLimit, parse_rate_limit};
 use crate::gate::tokens::TokenConfig;
+pub use crate::state::Backend;
 
 /// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -408,6 +409,11 @@ pub struct Config {
     pub transport_limits: TransportLimits,
     /// Browser origins the HTTP transport accepts beyond the loopback ones.
     pub allowed_origins: Vec<String>,
+    /// Where tokens and counters are kept.
+    pub state: Backend,
+    /// Whether HTTP serves every request on its own, without sessions, for any protocol
+    /// revision (2026-07-28 requests always are).
+    pub stateless: bool,
 }
 
 impl Default for Config {
@@ -422,6 +428,8 @@ impl Default for Config {
             safety: SafetyConfig::default(),
             transport_limits: TransportLimits::default(),
             allowed_origins: Vec::new(),
+            state: Backend::Memory,
+            stateless: false,
         }
     }
 }
@@ -455,6 +463,28 @@ impl Config {
                     .value_parser(value_parser!(IpAddr))
                     .default_value("127.0.0.1")
                     .help("Address the HTTP transport listens on"),
+            )
+            .arg(
+                Arg::new("state")
+                    .long("state")
+                    .env("MCP_AQL_STATE")
+                    .hide_env_values(true)
+                    .value_parser(Backend::parse)
+                    .help(
+                        "Where confirmation tokens, rate-limit and quota counters live: memory \
+                         (this process, the default) or redis://[:password@]host:port[/db], \
+                         shared by every instance on it",
+                    ),
+            )
+            .arg(
+                Arg::new("stateless")
+                    .long("stateless")
+                    .env("MCP_AQL_STATELESS")
+                    .action(ArgAction::SetTrue)
+                    .help(
+                        "HTTP without sessions: any instance behind a load balancer serves any \
+                         request, and tokens are bound to the caller's Authorization header",
+                    ),
             )
             .arg(
                 Arg::new("allowed-origin")
@@ -613,6 +643,11 @@ impl Config {
                 .get_many::<String>("allowed-origin")
                 .map(|values| values.cloned().collect())
                 .unwrap_or_default(),
+            state: matches
+                .get_one::<Backend>("state")
+                .cloned()
+                .unwrap_or(Backend::Memory),
+            stateless: matches.get_flag("stateless"),
         })
     }
 }

@@ -354,7 +354,7 @@ impl Catalog {
 
     /// Answers an `introspect` call: the `data` member as JSON text. The operations list's
     /// `_protocol` carries the session id and the limits' counters now.
-    pub fn answer(
+    pub async fn answer(
         &self,
         params: &Map<String, Value>,
         session_id: &str,
@@ -394,7 +394,9 @@ impl Catalog {
         }
         let filtered = endpoint.is_some() || search.is_some();
         match (query, name) {
-            ("operations", None) => Ok(self.operations_list(endpoint, search, session_id, limiter)),
+            ("operations", None) => Ok(self
+                .operations_list(endpoint, search, session_id, limiter)
+                .await),
             ("operations", Some(name)) if !filtered => Ok(match self.operation_index.get(name) {
                 Some(&index) => {
                     format!(
@@ -420,7 +422,7 @@ impl Catalog {
         }
     }
 
-    fn operations_list(
+    async fn operations_list(
         &self,
         endpoint: Option<&str>,
         search: Option<&str>,
@@ -436,7 +438,7 @@ impl Catalog {
         let config = limiter.config();
         if !config.rates.is_empty() || !config.quotas.is_empty() {
             text.push_str(",\"quota_status\":");
-            text.push_str(&limiter.status(SystemTime::now()).to_string());
+            text.push_str(&limiter.status(SystemTime::now()).await.to_string());
         }
         text.push_str("},\"operations\":[");
         if endpoint.is_none() && search.is_none() {
@@ -571,15 +573,21 @@ mod tests {
     fn listed(params: Value) -> Vec<String> {
         let config = Config::default();
         let policy = Policy::at(TrustLevel::Validated, TrustSource::Schema);
-        let limiter = Limiter::new(LimitConfig::default());
+        let limiter = Limiter::new(
+            LimitConfig::default(),
+            std::sync::Arc::new(crate::state::Store::memory()),
+        );
         let tools = ToolSet::new::<Sample>(EndpointMode::Crude, "", &policy);
         let catalog = Catalog::new::<Sample>(&config, &tools, &policy, &limiter);
         let params: Map<String, Value> = match params {
             Value::Object(map) => map,
             _ => unreachable!("the tests pass objects"),
         };
-        let answer = catalog
-            .answer(&params, "s", &limiter)
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let answer = runtime
+            .block_on(catalog.answer(&params, "s", &limiter))
             .expect("a valid query");
         let answer: Value = serde_json::from_str(&answer).expect("JSON");
         answer["operations"]

@@ -17,7 +17,9 @@ use crate::intake::FrameLimits;
 use crate::intake::http::{HttpIntake, guard};
 use crate::intake::stdio::LineTransport;
 use crate::listener::{self, Connections};
+use crate::probes;
 use crate::server::{AqlServer, Shared};
+use crate::state::Store;
 
 /// Runs a generated adapter binary: parses its command line and environment, then serves
 /// MCP until the client disconnects (stdio) or the process is interrupted (HTTP).
@@ -64,7 +66,8 @@ fn init_tracing() {
 ///
 /// A message for the operator when the server cannot start or the transport fails.
 pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
-    let shared = Arc::new(Shared::<A>::new(config).map_err(|error| error.message)?);
+    let store = Arc::new(Store::open(&config.state, A::INFO.name).await?);
+    let shared = Arc::new(Shared::<A>::new(config, store).map_err(|error| error.message)?);
     let config = shared.config().clone();
     let policy = shared.policy();
     let limits = shared.limits();
@@ -99,6 +102,8 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
         rate_limits = %rate_limits.join(","),
         quotas = %quotas.join(","),
         audit_log = %config.safety.audit_log.as_ref().map(|path| path.display().to_string()).unwrap_or_default(),
+        state = config.state.describe(),
+        stateless = config.stateless,
         "starting MCP-AQL server"
     );
     if policy.trust_source == TrustSource::Default {
@@ -156,7 +161,11 @@ async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> 
         .iter()
         .map(|origin| (*origin).to_owned())
         .chain(config.allowed_origins.iter().cloned());
+    // Stateless: every request is served on its own, so any instance behind a load balancer
+    // can take it; simple answers come back as plain JSON rather than an event stream.
     let mut http_config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(!config.stateless)
+        .with_json_response(config.stateless)
         .with_cancellation_token(shutdown.child_token())
         .with_max_request_body_bytes(frames.max_bytes)
         .with_allowed_origins(origins);
@@ -184,7 +193,8 @@ async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> 
     });
     let router = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(intake, guard));
+        .layer(axum::middleware::from_fn_with_state(intake, guard))
+        .merge(probes::router(shared.clone(), shutdown.clone()));
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|error| format!("cannot listen on {address}: {error}"))?;

@@ -40,6 +40,7 @@ use crate::session::Session;
 use crate::shape::Plan;
 use crate::shape::cursor::Cursors;
 use crate::shape::pages::PageRequest;
+use crate::state::Store;
 use crate::tools::{Surface, ToolSet, base_name};
 use crate::upstream::{Upstream, UpstreamConfig};
 use crate::warning::Warning;
@@ -48,7 +49,9 @@ use crate::warning::Warning;
 pub struct Shared<A: Adapter> {
     config: Config,
     policy: Policy,
+    store: Arc<Store>,
     limiter: Arc<Limiter>,
+    tokens: Tokens,
     audit: Audit,
     tools: ToolSet,
     catalog: Catalog,
@@ -59,14 +62,14 @@ pub struct Shared<A: Adapter> {
 }
 
 impl<A: Adapter> Shared<A> {
-    /// Builds the gate's policy and limits, the tool list, the introspection answers and the
-    /// upstream client.
+    /// Builds the gate's policy, limits and tokens on `store`, the tool list, the
+    /// introspection answers and the upstream client.
     ///
     /// # Errors
     ///
     /// When the upstream client cannot be built (e.g. a malformed base URL override) or the
     /// audit log cannot be opened.
-    pub fn new(config: Config) -> Result<Self, AqlError> {
+    pub fn new(config: Config, store: Arc<Store>) -> Result<Self, AqlError> {
         let safety = &config.safety;
         let (trust, trust_source) = match (safety.trust_level, A::INFO.trust) {
             (Some(trust), _) => (trust, TrustSource::Operator),
@@ -78,11 +81,15 @@ impl<A: Adapter> Shared<A> {
             deny: safety.deny.clone(),
             ..Policy::at(trust, trust_source)
         };
-        let limiter = Arc::new(Limiter::new(LimitConfig::merged(
-            A::INFO.rate_limits,
-            &safety.rate_limits,
-            safety.quotas.clone(),
-        )));
+        let limiter = Arc::new(Limiter::new(
+            LimitConfig::merged(
+                A::INFO.rate_limits,
+                &safety.rate_limits,
+                safety.quotas.clone(),
+            ),
+            store.clone(),
+        ));
+        let tokens = Tokens::new(A::INFO.name, safety.tokens, store.clone());
         let audit = match &safety.audit_log {
             Some(path) => Audit::to_file(A::INFO.name, path)
                 .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?,
@@ -107,7 +114,9 @@ impl<A: Adapter> Shared<A> {
         Ok(Self {
             config,
             policy,
+            store,
             limiter,
+            tokens,
             audit,
             tools,
             catalog,
@@ -137,14 +146,18 @@ impl<A: Adapter> Shared<A> {
     pub fn base_url(&self) -> &str {
         self.upstream.base_url()
     }
+
+    /// Where tokens and counters are kept.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
 }
 
-/// The handler of one MCP connection. Its session state dies with it: the session's tokens
-/// and the quota windows it continued past.
+/// The handler of one MCP connection (or of one stateless HTTP request). Its session state
+/// dies with it: the quota windows it continued past. Tokens live in the shared store.
 pub struct AqlServer<A: Adapter> {
     shared: Arc<Shared<A>>,
     session: Session,
-    tokens: Tokens,
     continued: Mutex<Vec<(Window, u64)>>,
     log: SessionLog,
 }
@@ -152,11 +165,9 @@ pub struct AqlServer<A: Adapter> {
 impl<A: Adapter> AqlServer<A> {
     /// A handler for a new connection.
     pub fn new(shared: Arc<Shared<A>>) -> Self {
-        let tokens = Tokens::new(A::INFO.name, shared.config.safety.tokens);
         Self {
             shared,
             session: Session::default(),
-            tokens,
             continued: Mutex::new(Vec::new()),
             log: SessionLog::default(),
         }
@@ -164,20 +175,27 @@ impl<A: Adapter> AqlServer<A> {
 
     /// Runs one `tools/call` against `surface` and returns the MCP-AQL answer: one
     /// operation, or a batch when the arguments hold `operations`. `progress` hears of each
-    /// upstream call when the client asked for progress.
+    /// upstream call when the client asked for progress. Tokens are issued to and redeemed
+    /// by `caller` ([`Session::caller`]).
     pub async fn call(
         &self,
         surface: Surface,
         arguments: Option<JsonObject>,
+        caller: &str,
         progress: Option<&Progress>,
     ) -> CallToolResult {
         let arguments = arguments.unwrap_or_default();
         // One walk over the raw arguments; its verdict is reported in flow order below.
         let payload = check_payload(&arguments, &self.shared.config.limits);
         if batch::is_batch(&arguments) {
-            return self.call_batch(surface, arguments, payload, progress).await;
+            return self
+                .call_batch(surface, arguments, payload, caller, progress)
+                .await;
         }
-        match self.call_one(surface, arguments, payload, progress).await {
+        match self
+            .call_one(surface, arguments, payload, caller, progress)
+            .await
+        {
             Outcome::Success { data, warnings } => result::success_with_warnings(data, &warnings),
             Outcome::Failure {
                 error,
@@ -196,6 +214,7 @@ impl<A: Adapter> AqlServer<A> {
         surface: Surface,
         arguments: JsonObject,
         payload: Result<(), AqlError>,
+        caller: &str,
         progress: Option<&Progress>,
     ) -> Outcome {
         let shared = &*self.shared;
@@ -227,9 +246,11 @@ impl<A: Adapter> AqlServer<A> {
             None => shared
                 .catalog
                 .answer(&envelope.params, self.session.id(), &shared.limiter)
+                .await
                 .map(|data| (Data::Text(data), Vec::new())),
             Some(route) => {
-                self.run_route(route, envelope.params, envelope.quota_continue, progress)
+                let quota_token = envelope.quota_continue;
+                self.run_route(route, envelope.params, quota_token, caller, progress)
                     .await
             }
         };
@@ -246,6 +267,7 @@ impl<A: Adapter> AqlServer<A> {
         surface: Surface,
         arguments: JsonObject,
         payload: Result<(), AqlError>,
+        caller: &str,
         progress: Option<&Progress>,
     ) -> CallToolResult {
         let limits = &self.shared.config.limits;
@@ -266,7 +288,7 @@ impl<A: Adapter> AqlServer<A> {
                         batch::too_large_to_run(limits.max_response_size, report.data_bytes());
                     self.failed(Some(&operation), false, error)
                 }
-                Ok(item) => self.call_one(surface, item, Ok(()), progress).await,
+                Ok(item) => self.call_one(surface, item, Ok(()), caller, progress).await,
                 Err(error) => self.failed(None, false, error),
             };
             if report.record(index, operation, outcome, Some(self.session.id())) {
@@ -284,6 +306,7 @@ impl<A: Adapter> AqlServer<A> {
         route: &'static Route,
         mut params: Map<String, Value>,
         quota_token: Option<Value>,
+        caller: &str,
         progress: Option<&Progress>,
     ) -> Result<(Data, Vec<Warning>), AqlError> {
         let shared = &*self.shared;
@@ -310,15 +333,27 @@ impl<A: Adapter> AqlServer<A> {
             let preview = dry_run(route, &request, plan.if_match.as_deref(), why.is_some());
             return Ok((Data::Value(preview), plan.warnings));
         }
-        self.check_limits(route, &params, quota_token)?;
+        self.check_limits(route, &params, quota_token, caller)
+            .await?;
         match (why, confirmation) {
             (None, _) => self.audit(route, Event::Allowed, None, None),
-            (Some(why), None) => return Err(self.ask_confirmation(route, &params, &why, &request)),
+            (Some(why), None) => {
+                return Err(self
+                    .ask_confirmation(route, &params, &why, &request, caller)
+                    .await);
+            }
             (Some(_), Some(token)) => {
-                match self
+                let redeemed = shared
                     .tokens
-                    .redeem(TokenKind::Confirmation, &token, route.operation, &params)
-                {
+                    .redeem(
+                        caller,
+                        TokenKind::Confirmation,
+                        &token,
+                        route.operation,
+                        &params,
+                    )
+                    .await;
+                match redeemed {
                     Ok(id) => self.audit(route, Event::TokenAccepted, Some(&id), None),
                     Err(rejected) => {
                         self.audit(
@@ -332,10 +367,14 @@ impl<A: Adapter> AqlServer<A> {
                 }
             }
         }
-        let mut warnings = shared
+        let mut warnings = match shared
             .limiter
             .commit(SystemTime::now(), &self.continued())
-            .map_err(|limited| self.limited(route, &params, limited))?;
+            .await
+        {
+            Ok(warnings) => warnings,
+            Err(limited) => return Err(self.limited(route, &params, limited, caller).await),
+        };
         if let Some(empty) = plan.page.as_ref().and_then(PageRequest::known_empty) {
             warnings.append(&mut plan.warnings);
             return Ok((Data::Value(empty), warnings));
@@ -360,27 +399,37 @@ impl<A: Adapter> AqlServer<A> {
 
     /// Rate limits and quotas before anything is confirmed or sent: a quota at its pause
     /// threshold is continued with `quota_token` when it is a valid continuation token.
-    fn check_limits(
+    async fn check_limits(
         &self,
         route: &'static Route,
         params: &Map<String, Value>,
         quota_token: Option<Value>,
+        caller: &str,
     ) -> Result<(), AqlError> {
         let limited = match self
             .shared
             .limiter
             .check(SystemTime::now(), &self.continued())
+            .await
         {
             Ok(()) => return Ok(()),
             Err(limited) => limited,
         };
         let (Limited::Paused(pauses), Some(token)) = (&limited, quota_token) else {
-            return Err(self.limited(route, params, limited));
+            return Err(self.limited(route, params, limited, caller).await);
         };
-        match self
+        let redeemed = self
+            .shared
             .tokens
-            .redeem(TokenKind::QuotaContinue, &token, route.operation, params)
-        {
+            .redeem(
+                caller,
+                TokenKind::QuotaContinue,
+                &token,
+                route.operation,
+                params,
+            )
+            .await;
+        match redeemed {
             Ok(id) => {
                 self.continued
                     .lock()
@@ -406,11 +455,12 @@ impl<A: Adapter> AqlServer<A> {
     }
 
     /// The client's error for a limit in the way; a pause issues a continuation token.
-    fn limited(
+    async fn limited(
         &self,
         route: &'static Route,
         params: &Map<String, Value>,
         limited: Limited,
+        caller: &str,
     ) -> AqlError {
         match limited {
             Limited::Rate(error) => {
@@ -421,12 +471,19 @@ impl<A: Adapter> AqlServer<A> {
                 self.audit(route, Event::QuotaExhausted, None, Some(error.code));
                 error
             }
-            Limited::Paused(pauses) => match self.tokens.issue(
-                TokenKind::QuotaContinue,
-                route.operation,
-                route.danger_level,
-                params,
-            ) {
+            Limited::Unavailable(error) => error,
+            Limited::Paused(pauses) => match self
+                .shared
+                .tokens
+                .issue(
+                    caller,
+                    TokenKind::QuotaContinue,
+                    route.operation,
+                    route.danger_level,
+                    params,
+                )
+                .await
+            {
                 Ok(issued) => {
                     let error = paused_error(&pauses, &issued.token, &issued.expires_at);
                     self.audit(
@@ -446,19 +503,26 @@ impl<A: Adapter> AqlServer<A> {
     }
 
     /// Issues a confirmation token: `CONFIRMATION_REQUIRED` with what the call would do.
-    fn ask_confirmation(
+    async fn ask_confirmation(
         &self,
         route: &'static Route,
         params: &Map<String, Value>,
         why: &[ConfirmReason],
         request: &UpstreamRequest,
+        caller: &str,
     ) -> AqlError {
-        let issued = match self.tokens.issue(
-            TokenKind::Confirmation,
-            route.operation,
-            route.danger_level,
-            params,
-        ) {
+        let issued = self
+            .shared
+            .tokens
+            .issue(
+                caller,
+                TokenKind::Confirmation,
+                route.operation,
+                route.danger_level,
+                params,
+            )
+            .await;
+        let issued = match issued {
             Ok(issued) => issued,
             Err(error) => {
                 self.audit(route, Event::RateLimited, None, Some(error.code));
@@ -746,7 +810,15 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             peer: context.peer.clone(),
             token,
         });
-        let result = self.call(surface, arguments, progress.as_ref()).await;
+        let caller = self.session.caller(
+            context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .map(|parts| &parts.headers),
+        );
+        let result = self
+            .call(surface, arguments, &caller, progress.as_ref())
+            .await;
         self.log.flush(&context.peer).await;
         Ok(result.into())
     }

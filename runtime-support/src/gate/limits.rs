@@ -9,10 +9,10 @@
 //!   `RATE_LIMIT_QUOTA_WARNING`; past `pause` each session must continue with a
 //!   `quota_continue_` token once per window; at `hard_stop` calls stop until the window ends.
 //!
-//! Counters are per process and shared by every session. A call is counted once it passes
-//! every check, just before it is sent.
+//! Counters live in the server's state store, shared by every session and, on Redis, by
+//! every instance. A call is counted once it passes every check, just before it is sent.
 
-use std::sync::Mutex;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 pub use aql_model::Window;
@@ -21,6 +21,7 @@ use serde_json::{Value, json};
 
 use crate::clock::{from_unix_seconds, rfc3339, unix_seconds};
 use crate::error::{AqlError, ErrorCode};
+use crate::state::Store;
 use crate::warning::Warning;
 
 /// The furthest ahead an upstream can make the adapter wait.
@@ -156,6 +157,8 @@ pub enum Limited {
     Paused(Vec<Pause>),
     /// A quota at its hard stop: `RATE_LIMIT_QUOTA_EXHAUSTED`.
     Exhausted(AqlError),
+    /// The state store did not answer, so the call cannot be counted: `INTERNAL_ERROR`.
+    Unavailable(AqlError),
 }
 
 /// One quota at its pause threshold.
@@ -172,31 +175,6 @@ pub struct Pause {
 /// Which quota windows a session has continued past their pause: `(window, start)` pairs.
 pub type Continued = [(Window, u64)];
 
-#[derive(Debug, Clone, Copy, Default)]
-struct Counter {
-    start: u64,
-    count: u64,
-}
-
-impl Counter {
-    /// Calls in the window holding `now`.
-    fn current(&self, window: Window, now: u64) -> u64 {
-        if self.start == window_start(window, now) {
-            self.count
-        } else {
-            0
-        }
-    }
-
-    fn add(&mut self, window: Window, now: u64) {
-        let start = window_start(window, now);
-        if self.start != start {
-            *self = Self { start, count: 0 };
-        }
-        self.count += 1;
-    }
-}
-
 /// Where the upstream stopped the adapter.
 #[derive(Debug, Clone, Copy)]
 struct Block {
@@ -204,18 +182,24 @@ struct Block {
     limit: Option<u64>,
 }
 
-#[derive(Debug, Default)]
-struct State {
-    rates: Vec<Counter>,
-    quotas: Vec<Counter>,
-    upstream: Option<Block>,
+/// The store's keys of the upstream's block: its end (Unix seconds) and the limit it named.
+const BLOCK_KEYS: [&str; 2] = ["block:until", "block:limit"];
+
+/// What the store holds now for the limits in force.
+struct Reading {
+    /// Calls counted in the current window of each rate limit, in config order.
+    rates: Vec<u64>,
+    /// The same for each quota.
+    quotas: Vec<u64>,
+    block: Option<Block>,
 }
 
-/// The process's limits and counters.
+/// The limits in force and their counters, kept in the server's [`Store`]: per process, or
+/// shared by every instance on one Redis.
 #[derive(Debug)]
 pub struct Limiter {
     config: LimitConfig,
-    state: Mutex<State>,
+    store: Arc<Store>,
 }
 
 /// The start of the window holding `now` (Unix seconds).
@@ -224,17 +208,9 @@ pub fn window_start(window: Window, now: u64) -> u64 {
 }
 
 impl Limiter {
-    /// Counters at zero for `config`.
-    pub fn new(config: LimitConfig) -> Self {
-        let state = State {
-            rates: vec![Counter::default(); config.rates.len()],
-            quotas: vec![Counter::default(); config.quotas.len()],
-            upstream: None,
-        };
-        Self {
-            config,
-            state: Mutex::new(state),
-        }
+    /// The limits of `config`, counted in `store`.
+    pub fn new(config: LimitConfig, store: Arc<Store>) -> Self {
+        Self { config, store }
     }
 
     /// The limits in force.
@@ -242,10 +218,57 @@ impl Limiter {
         &self.config
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    /// The counter keys of the windows holding `now`, rate limits first, each with the end of
+    /// its window.
+    fn counter_keys(&self, now: u64) -> Vec<(String, SystemTime)> {
+        let rates = self.config.rates.iter().map(|limit| ("rate", limit.window));
+        let quotas = self
+            .config
+            .quotas
+            .iter()
+            .map(|quota| ("quota", quota.window));
+        rates
+            .chain(quotas)
+            .map(|(kind, window)| {
+                let start = window_start(window, now);
+                (
+                    format!("{kind}:{window}:{start}"),
+                    from_unix_seconds(start + window.seconds()),
+                )
+            })
+            .collect()
+    }
+
+    /// Reads the counters and the upstream's block in one round trip. Counters fail closed:
+    /// without the store no counted call runs. The upstream's block fails open, because the
+    /// upstream still enforces its own limit.
+    async fn read(&self, now: SystemTime) -> Result<Reading, Limited> {
+        let counters = self.counter_keys(unix_seconds(now));
+        let keys: Vec<String> = counters
+            .into_iter()
+            .map(|(key, _)| key)
+            .chain(BLOCK_KEYS.map(str::to_owned))
+            .collect();
+        let counts = match self.store.counts(&keys).await {
+            Ok(counts) => counts,
+            Err(unavailable) if keys.len() > BLOCK_KEYS.len() => {
+                return Err(Limited::Unavailable(unavailable.to_error()));
+            }
+            Err(_) => vec![0; keys.len()],
+        };
+        let number = |index: usize| u64::try_from(counts[index]).unwrap_or(0);
+        let rates = self.config.rates.len();
+        let quotas = self.config.quotas.len();
+        let until = number(rates + quotas);
+        let block = (until > 0).then(|| Block {
+            until: from_unix_seconds(until),
+            limit: Some(number(rates + quotas + 1)).filter(|limit| *limit > 0),
+        });
+        Ok(Reading {
+            rates: (0..rates).map(number).collect(),
+            quotas: (rates..rates + quotas).map(number).collect(),
+            block,
+        })
     }
 
     /// Whether a call could be sent now, without counting it.
@@ -253,35 +276,53 @@ impl Limiter {
     /// # Errors
     ///
     /// The first limit in the way, upstream blocks first, then rate limits, then quotas.
-    pub fn check(&self, now: SystemTime, continued: &Continued) -> Result<(), Limited> {
-        self.verdict(&self.state(), now, continued).map(|_| ())
+    pub async fn check(&self, now: SystemTime, continued: &Continued) -> Result<(), Limited> {
+        let reading = self.read(now).await?;
+        self.verdict(&reading, now, continued).map(|_| ())
     }
 
-    /// Checks again and counts the call, returning the quota warnings its answer carries.
+    /// Counts the call and checks the counters again, returning the quota warnings its answer
+    /// carries. The count moves first, in one atomic step, so instances sharing a store never
+    /// let more calls through than a limit allows; a refused call is taken back off.
     ///
     /// # Errors
     ///
-    /// As [`Limiter::check`].
-    pub fn commit(&self, now: SystemTime, continued: &Continued) -> Result<Vec<Warning>, Limited> {
-        let mut state = self.state();
-        let warnings = self.verdict(&state, now, continued)?;
-        let seconds = unix_seconds(now);
-        for (counter, limit) in state.rates.iter_mut().zip(&self.config.rates) {
-            counter.add(limit.window, seconds);
+    /// As [`Limiter::check`], except the upstream's block, which `check` has seen.
+    pub async fn commit(
+        &self,
+        now: SystemTime,
+        continued: &Continued,
+    ) -> Result<Vec<Warning>, Limited> {
+        let keys = self.counter_keys(unix_seconds(now));
+        if keys.is_empty() {
+            return Ok(Vec::new());
         }
-        for (counter, quota) in state.quotas.iter_mut().zip(&self.config.quotas) {
-            counter.add(quota.window, seconds);
+        let counted = self
+            .store
+            .add(&keys, 1)
+            .await
+            .map_err(|unavailable| Limited::Unavailable(unavailable.to_error()))?;
+        let before = |count: &i64| u64::try_from(count - 1).unwrap_or(0);
+        let rates = self.config.rates.len();
+        let reading = Reading {
+            rates: counted[..rates].iter().map(before).collect(),
+            quotas: counted[rates..].iter().map(before).collect(),
+            block: None,
+        };
+        let verdict = self.verdict(&reading, now, continued);
+        if verdict.is_err() && self.store.add(&keys, -1).await.is_err() {
+            tracing::warn!("a refused call stays counted: the state store did not answer");
         }
-        Ok(warnings)
+        verdict
     }
 
     fn verdict(
         &self,
-        state: &State,
+        reading: &Reading,
         now: SystemTime,
         continued: &Continued,
     ) -> Result<Vec<Warning>, Limited> {
-        if let Some(block) = state.upstream.filter(|block| block.until > now) {
+        if let Some(block) = reading.block.filter(|block| block.until > now) {
             let left = block.until.duration_since(now).unwrap_or_default();
             return Err(Limited::Rate(rate_limited(
                 block.limit,
@@ -292,8 +333,8 @@ impl Limiter {
             )));
         }
         let seconds = unix_seconds(now);
-        for (counter, limit) in state.rates.iter().zip(&self.config.rates) {
-            if counter.current(limit.window, seconds) >= limit.limit {
+        for (&current, limit) in reading.rates.iter().zip(&self.config.rates) {
+            if current >= limit.limit {
                 let resets = window_start(limit.window, seconds) + limit.window.seconds();
                 return Err(Limited::Rate(rate_limited(
                     Some(limit.limit),
@@ -306,8 +347,7 @@ impl Limiter {
         }
         let mut paused = Vec::new();
         let mut warnings = Vec::new();
-        for (counter, quota) in state.quotas.iter().zip(&self.config.quotas) {
-            let current = counter.current(quota.window, seconds);
+        for (&current, quota) in reading.quotas.iter().zip(&self.config.quotas) {
             let start = window_start(quota.window, seconds);
             if let Some(hard) = quota.hard_stop.filter(|hard| current >= *hard) {
                 return Err(Limited::Exhausted(exhausted(quota, current, hard, start)));
@@ -331,8 +371,9 @@ impl Limiter {
 
     /// Reads what an upstream answer says about its limits: `X-RateLimit-Remaining: 0` with
     /// `X-RateLimit-Reset` (Unix seconds; small values count as seconds from now) on any
-    /// answer, `Retry-After` on a 429 or 503.
-    pub fn observe(&self, status: u16, headers: &HeaderMap, now: SystemTime) {
+    /// answer, `Retry-After` on a 429 or 503. The block is kept in the store, so every
+    /// instance on it waits.
+    pub async fn observe(&self, status: u16, headers: &HeaderMap, now: SystemTime) {
         let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
         let number = |name: &str| header(name).and_then(|text| text.trim().parse::<u64>().ok());
         let mut wait: Option<u64> = None;
@@ -360,23 +401,36 @@ impl Limiter {
                 "the upstream asked for a wait of more than a day; waiting one day"
             );
         }
-        let wait = Duration::from_secs(wait).min(MAX_UPSTREAM_BLOCK);
-        self.state().upstream = Some(Block {
-            until: now + wait,
-            limit: number("x-ratelimit-limit"),
-        });
+        let until = now + Duration::from_secs(wait).min(MAX_UPSTREAM_BLOCK);
+        let limit = number("x-ratelimit-limit").unwrap_or(0);
+        let [until_key, limit_key] = BLOCK_KEYS;
+        let stored = match self.store.set(limit_key, &limit.to_string(), until).await {
+            Ok(()) => {
+                self.store
+                    .set(until_key, &unix_seconds(until).to_string(), until)
+                    .await
+            }
+            Err(unavailable) => Err(unavailable),
+        };
+        if stored.is_err() {
+            tracing::warn!(
+                "the upstream's rate-limit block is not kept: the state store did not answer"
+            );
+        }
     }
 
     /// The limits and their counters now: `_protocol.quota_status` (rate-limiting §6).
-    pub fn status(&self, now: SystemTime) -> Value {
-        let state = self.state();
+    /// Counters the store cannot read are reported as `null`.
+    pub async fn status(&self, now: SystemTime) -> Value {
+        let Ok(reading) = self.read(now).await else {
+            return json!({"api_limits": null, "quotas": null, "upstream_blocked_until": null});
+        };
         let seconds = unix_seconds(now);
-        let limits: Vec<Value> = state
+        let limits: Vec<Value> = reading
             .rates
             .iter()
             .zip(&self.config.rates)
-            .map(|(counter, limit)| {
-                let used = counter.current(limit.window, seconds);
+            .map(|(&used, limit)| {
                 json!({
                     "window": limit.window.as_str(),
                     "limit": limit.limit,
@@ -387,12 +441,11 @@ impl Limiter {
                 })
             })
             .collect();
-        let quotas: Vec<Value> = state
+        let quotas: Vec<Value> = reading
             .quotas
             .iter()
             .zip(&self.config.quotas)
-            .map(|(counter, quota)| {
-                let current = counter.current(quota.window, seconds);
+            .map(|(&current, quota)| {
                 let status = if quota.hard_stop.is_some_and(|hard| current >= hard) {
                     "exhausted"
                 } else if current >= quota.pause {
@@ -415,8 +468,8 @@ impl Limiter {
                 })
             })
             .collect();
-        let blocked_until = state
-            .upstream
+        let blocked_until = reading
+            .block
             .filter(|block| block.until > now)
             .map(|block| rfc3339(block.until));
         json!({
@@ -536,6 +589,10 @@ mod tests {
 
     const NOON: u64 = 1_800_000_000 - 1_800_000_000 % 86_400 + 43_200;
 
+    fn store() -> Arc<Store> {
+        Arc::new(Store::memory())
+    }
+
     fn at(seconds: u64) -> SystemTime {
         from_unix_seconds(seconds)
     }
@@ -611,63 +668,75 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_window_blocks_until_it_resets() {
-        let limiter = Limiter::new(LimitConfig::merged(
-            &[RateLimit {
-                window: Window::Minute,
-                limit: 2,
-            }],
-            &[],
-            Vec::new(),
-        ));
+    #[tokio::test]
+    async fn a_window_blocks_until_it_resets() {
+        let limiter = Limiter::new(
+            LimitConfig::merged(
+                &[RateLimit {
+                    window: Window::Minute,
+                    limit: 2,
+                }],
+                &[],
+                Vec::new(),
+            ),
+            store(),
+        );
         let now = at(NOON + 10);
-        assert!(limiter.commit(now, &[]).is_ok());
-        assert!(limiter.commit(now, &[]).is_ok());
-        let Err(Limited::Rate(error)) = limiter.commit(now, &[]) else {
+        assert!(limiter.commit(now, &[]).await.is_ok());
+        assert!(limiter.commit(now, &[]).await.is_ok());
+        let Err(Limited::Rate(error)) = limiter.commit(now, &[]).await else {
             panic!("third call in the minute is refused");
         };
         assert_eq!(error.details["window"], "minute");
         assert_eq!(error.details["retry_after_seconds"], 50);
         assert_eq!(error.details["resets_at"], rfc3339(at(NOON + 60)));
-        assert!(limiter.commit(at(NOON + 60), &[]).is_ok(), "next minute");
+        assert!(
+            limiter.commit(at(NOON + 60), &[]).await.is_ok(),
+            "next minute"
+        );
     }
 
-    #[test]
-    fn quota_stages() {
+    #[tokio::test]
+    async fn quota_stages() {
         let quota = Quota {
             window: Window::Day,
             warn: 2,
             pause: 3,
             hard_stop: Some(4),
         };
-        let limiter = Limiter::new(LimitConfig::merged(&[], &[], vec![quota]));
+        let limiter = Limiter::new(LimitConfig::merged(&[], &[], vec![quota]), store());
         let now = at(NOON);
-        assert_eq!(limiter.commit(now, &[]).map(|w| w.len()), Ok(0));
+        assert_eq!(limiter.commit(now, &[]).await.map(|w| w.len()), Ok(0));
         assert_eq!(
-            limiter.commit(now, &[]).map(|w| w.len()),
+            limiter.commit(now, &[]).await.map(|w| w.len()),
             Ok(1),
             "call 2 warns"
         );
-        assert_eq!(limiter.commit(now, &[]).map(|w| w.len()), Ok(1));
-        let Err(Limited::Paused(pauses)) = limiter.commit(now, &[]) else {
+        assert_eq!(limiter.commit(now, &[]).await.map(|w| w.len()), Ok(1));
+        let Err(Limited::Paused(pauses)) = limiter.commit(now, &[]).await else {
             panic!("call 4 pauses");
         };
         assert_eq!(pauses[0].current, 3);
         let continued = [(Window::Day, pauses[0].window_start)];
-        assert!(limiter.commit(now, &continued).is_ok(), "continued");
-        let Err(Limited::Exhausted(error)) = limiter.commit(now, &continued) else {
+        assert!(limiter.commit(now, &continued).await.is_ok(), "continued");
+        let Err(Limited::Exhausted(error)) = limiter.commit(now, &continued).await else {
             panic!("call 5 stops");
         };
         assert_eq!(error.code, ErrorCode::RateLimitQuotaExhausted);
         assert_eq!(error.details["current"], 4);
-        assert_eq!(limiter.status(now)["quotas"][0]["status"], "exhausted");
-        assert!(limiter.commit(at(NOON + 86_400), &[]).is_ok(), "next day");
+        assert_eq!(
+            limiter.status(now).await["quotas"][0]["status"],
+            "exhausted"
+        );
+        assert!(
+            limiter.commit(at(NOON + 86_400), &[]).await.is_ok(),
+            "next day"
+        );
     }
 
-    #[test]
-    fn the_upstream_can_stop_calls() {
-        let limiter = Limiter::new(LimitConfig::default());
+    #[tokio::test]
+    async fn the_upstream_can_stop_calls() {
+        let limiter = Limiter::new(LimitConfig::default(), store());
         let now = at(NOON);
         let mut headers = HeaderMap::new();
         headers.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));
@@ -676,28 +745,28 @@ mod tests {
             HeaderValue::from_str(&(NOON + 30).to_string()).expect("header"),
         );
         headers.insert("x-ratelimit-limit", HeaderValue::from_static("60"));
-        limiter.observe(200, &headers, now);
-        let Err(Limited::Rate(error)) = limiter.check(now, &[]) else {
+        limiter.observe(200, &headers, now).await;
+        let Err(Limited::Rate(error)) = limiter.check(now, &[]).await else {
             panic!("blocked by the upstream");
         };
         assert_eq!(error.details["scope"], "upstream");
         assert_eq!(error.details["retry_after_seconds"], 30);
         assert_eq!(error.details["limit"], 60);
-        assert!(limiter.check(at(NOON + 30), &[]).is_ok());
+        assert!(limiter.check(at(NOON + 30), &[]).await.is_ok());
 
         let mut far = HeaderMap::new();
         far.insert("retry-after", HeaderValue::from_static("99999999999"));
-        limiter.observe(429, &far, now);
-        let Err(Limited::Rate(error)) = limiter.check(now, &[]) else {
+        limiter.observe(429, &far, now).await;
+        let Err(Limited::Rate(error)) = limiter.check(now, &[]).await else {
             panic!("blocked by Retry-After");
         };
         assert_eq!(
             error.details["retry_after_seconds"], 86_400,
             "capped to a day"
         );
-        limiter.observe(200, &HeaderMap::new(), now);
+        limiter.observe(200, &HeaderMap::new(), now).await;
         assert!(
-            limiter.check(now, &[]).is_err(),
+            limiter.check(now, &[]).await.is_err(),
             "a plain answer does not lift it"
         );
     }

@@ -1,26 +1,27 @@
 //! Confirmation and quota-continuation tokens (confirmation-tokens spec).
 //!
 //! A token is `conf_` or `quota_continue_` and 256 bits from the operating system's CSPRNG
-//! as hex. It is stored here, never encoded: bound to the adapter, the operation and a
-//! SHA-256 of the canonical params, valid for a TTL that depends on the danger level plus the
-//! clock-skew tolerance, consumed before the call runs, and known only to the session that
-//! asked for it (the store dies with the session). A session may have at most
-//! [`MAX_ISSUED_PER_HOUR`] tokens issued and [`MAX_FAILURES_PER_HOUR`] failed redemptions per
-//! hour; past either, it gets `RATE_LIMIT_EXCEEDED` (confirmation-tokens §6.5).
+//! as hex. It is kept in the server's state store, never encoded in itself: bound to the
+//! adapter, the operation and a SHA-256 of the canonical params, valid for a TTL that depends
+//! on the danger level plus the clock-skew tolerance, consumed before the call runs, and
+//! known only to the caller that asked for it (a stdio or HTTP session, or on stateless HTTP
+//! the credential the request carries). A caller may have [`MAX_ISSUED_PER_HOUR`] tokens
+//! issued and [`MAX_FAILURES_PER_HOUR`] failed redemptions per UTC hour; past either, it gets
+//! `RATE_LIMIT_EXCEEDED` (confirmation-tokens §6.5).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant, SystemTime};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 use aql_model::DangerLevel;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 use super::TOKEN_PARAM;
-use super::limits::{Window, rate_limited};
-use crate::clock::rfc3339;
+use super::limits::{Window, rate_limited, window_start};
+use crate::clock::{from_unix_seconds, rfc3339, unix_seconds};
 use crate::error::{AqlError, ErrorCode};
 use crate::session::random_hex;
+use crate::state::{Store, Unavailable, unix_millis};
 
 /// Tokens one session may be issued per hour.
 pub const MAX_ISSUED_PER_HOUR: u32 = 100;
@@ -116,96 +117,103 @@ pub struct Rejected {
     pub token_id: Option<String>,
 }
 
+impl From<Unavailable> for Rejected {
+    fn from(unavailable: Unavailable) -> Self {
+        Self {
+            error: unavailable.to_error(),
+            token_id: None,
+        }
+    }
+}
+
+/// A token as the store keeps it: `<kind> <operation> <scope hex> <expiry ms>`. Operation
+/// names are identifiers, so a space never occurs inside one.
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
     kind: TokenKind,
-    operation: &'static str,
-    scope: [u8; 32],
-    expires: Instant,
-    expires_at: String,
-    consumed_at: Option<String>,
+    operation: String,
+    scope: String,
+    expires_ms: u64,
 }
 
-/// A fixed one-hour window of counted events.
-#[derive(Default)]
-struct Hourly {
-    started: Option<Instant>,
-    count: u32,
-}
-
-impl Hourly {
-    /// The count in the current window, restarting it when an hour has passed.
-    fn current(&mut self, now: Instant) -> u32 {
-        if self
-            .started
-            .is_none_or(|started| now.duration_since(started) >= Window::Hour.length())
-        {
-            self.started = Some(now);
-            self.count = 0;
-        }
-        self.count
+impl Entry {
+    fn encode(&self) -> String {
+        let kind = match self.kind {
+            TokenKind::Confirmation => "c",
+            TokenKind::QuotaContinue => "q",
+        };
+        format!(
+            "{kind} {} {} {}",
+            self.operation, self.scope, self.expires_ms
+        )
     }
 
-    /// When the current window ends.
-    fn resets(&self, now: Instant, wall: SystemTime) -> SystemTime {
-        let started = self.started.unwrap_or(now);
-        let left = Window::Hour
-            .length()
-            .saturating_sub(now.duration_since(started));
-        wall + left
+    fn decode(text: &str) -> Option<Self> {
+        let mut parts = text.split(' ');
+        let kind = match parts.next()? {
+            "c" => TokenKind::Confirmation,
+            "q" => TokenKind::QuotaContinue,
+            _ => return None,
+        };
+        Some(Self {
+            kind,
+            operation: parts.next()?.to_owned(),
+            scope: parts.next()?.to_owned(),
+            expires_ms: parts.next()?.parse().ok()?,
+        })
+    }
+
+    fn expires(&self) -> SystemTime {
+        SystemTime::UNIX_EPOCH + Duration::from_millis(self.expires_ms)
     }
 }
 
-#[derive(Default)]
-struct State {
-    entries: HashMap<String, Entry>,
-    issued: Hourly,
-    failures: Hourly,
-}
-
-/// The tokens of one session.
+/// Issues and redeems tokens, keeping them in the server's [`Store`]: in this process, or
+/// shared by every instance on one Redis.
+///
+/// A token is known only to the caller it was issued to: its key in the store is a hash of
+/// the caller's identity and the token, so another caller holding the same text finds
+/// nothing. The token itself is never stored.
 pub struct Tokens {
     adapter: &'static str,
     config: TokenConfig,
-    state: Mutex<State>,
+    store: Arc<Store>,
 }
 
 impl Tokens {
-    /// An empty store for a session of `adapter`.
-    pub fn new(adapter: &'static str, config: TokenConfig) -> Self {
+    /// Tokens of `adapter` kept in `store`.
+    pub fn new(adapter: &'static str, config: TokenConfig, store: Arc<Store>) -> Self {
         Self {
             adapter,
             config,
-            state: Mutex::new(State::default()),
+            store,
         }
     }
 
-    fn state(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
-    /// Issues a token of `kind` for `operation` with exactly these `params`.
+    /// Issues `caller` a token of `kind` for `operation` with exactly these `params`.
     ///
     /// # Errors
     ///
     /// `RATE_LIMIT_EXCEEDED` past [`MAX_ISSUED_PER_HOUR`]; `INTERNAL_ERROR` when the system's
-    /// random source fails.
-    pub fn issue(
+    /// random source fails or the store is unreachable.
+    pub async fn issue(
         &self,
+        caller: &str,
         kind: TokenKind,
         operation: &'static str,
         danger: DangerLevel,
         params: &Map<String, Value>,
     ) -> Result<Issued, AqlError> {
-        let (now, wall) = (Instant::now(), SystemTime::now());
-        let mut state = self.state();
-        self.purge(&mut state, now);
-        if state.issued.current(now) >= MAX_ISSUED_PER_HOUR {
+        let wall = SystemTime::now();
+        let (cap, hour_end) = cap_key("issued", caller, wall);
+        let [issued] = self.store.add(&[(cap, hour_end)], 1).await?[..] else {
+            return Err(Unavailable.to_error());
+        };
+        if issued > i64::from(MAX_ISSUED_PER_HOUR) {
             return Err(rate_limited(
                 Some(MAX_ISSUED_PER_HOUR.into()),
                 Window::Hour,
-                state.issued.resets(now, wall),
+                hour_end,
                 wall,
                 "confirmation_tokens",
             ));
@@ -218,58 +226,57 @@ impl Tokens {
         };
         let token = format!("{}{random}", kind.prefix());
         let ttl = self.config.ttl(kind, danger);
-        let expires_at = rfc3339(wall + ttl);
-        state.issued.count += 1;
-        state.entries.insert(
-            token.clone(),
-            Entry {
-                kind,
-                operation,
-                scope: self.scope(operation, params),
-                expires: now + ttl,
-                expires_at: expires_at.clone(),
-                consumed_at: None,
-            },
-        );
+        let entry = Entry {
+            kind,
+            operation: operation.to_owned(),
+            scope: self.scope(operation, params),
+            expires_ms: unix_millis(wall + ttl),
+        };
+        let key = entry_key(caller, &token);
+        self.store
+            .set(&key, &entry.encode(), self.kept_until(&entry))
+            .await?;
         Ok(Issued {
             id: token_id(&token),
+            expires_at: rfc3339(entry.expires()),
             token,
-            expires_at,
             ttl,
         })
     }
 
-    /// Consumes `token` when it is a live token of `kind` for exactly this call.
+    /// Consumes `token` when it is a live token of `kind` issued to `caller` for exactly this
+    /// call. Of concurrent redemptions of one token, on any instance, exactly one succeeds.
     ///
     /// # Errors
     ///
     /// `TOKEN_INVALID` (unknown, not a string, or another kind), `TOKEN_ALREADY_USED`,
-    /// `TOKEN_EXPIRED`, `TOKEN_SCOPE_MISMATCH` (other operation or params), or
-    /// `RATE_LIMIT_EXCEEDED` once the session has failed [`MAX_FAILURES_PER_HOUR`] times.
-    pub fn redeem(
+    /// `TOKEN_EXPIRED`, `TOKEN_SCOPE_MISMATCH` (other operation or params),
+    /// `RATE_LIMIT_EXCEEDED` once the caller has failed [`MAX_FAILURES_PER_HOUR`] times in
+    /// this hour, or `INTERNAL_ERROR` when the store is unreachable.
+    pub async fn redeem(
         &self,
+        caller: &str,
         kind: TokenKind,
         token: &Value,
         operation: &'static str,
         params: &Map<String, Value>,
     ) -> Result<String, Rejected> {
-        let (now, wall) = (Instant::now(), SystemTime::now());
-        let mut state = self.state();
-        self.purge(&mut state, now);
+        let wall = SystemTime::now();
         let token_id = token.as_str().map(token_id);
-        if state.failures.current(now) >= MAX_FAILURES_PER_HOUR {
+        let (cap, hour_end) = cap_key("failed", caller, wall);
+        let failures = self.store.counts(std::slice::from_ref(&cap)).await?;
+        if failures.first().copied().unwrap_or_default() >= i64::from(MAX_FAILURES_PER_HOUR) {
             return Err(Rejected {
                 error: rate_limited(
                     Some(MAX_FAILURES_PER_HOUR.into()),
                     Window::Hour,
-                    state.failures.resets(now, wall),
+                    hour_end,
                     wall,
                     "failed_confirmations",
                 ),
                 token_id,
             });
         }
-        let scope = self.scope(operation, params);
         let outcome = match token.as_str() {
             None => Err(AqlError::new(
                 ErrorCode::TokenInvalid,
@@ -278,113 +285,144 @@ impl Tokens {
                     kind.param()
                 ),
             )),
-            Some(text) => check(
-                &mut state,
-                kind,
-                text,
-                operation,
-                &scope,
-                now,
-                wall,
-                self.config.clock_skew,
-            ),
+            Some(text) => {
+                self.consume(caller, kind, text, operation, params, wall)
+                    .await?
+            }
         };
-        outcome
-            .map(|()| token_id.clone().unwrap_or_default())
-            .map_err(|error| {
-                state.failures.count += 1;
-                Rejected { error, token_id }
-            })
+        match outcome {
+            Ok(()) => Ok(token_id.unwrap_or_default()),
+            Err(error) => {
+                self.store.add(&[(cap, hour_end)], 1).await?;
+                Err(Rejected { error, token_id })
+            }
+        }
     }
 
-    fn scope(&self, operation: &str, params: &Map<String, Value>) -> [u8; 32] {
+    /// The checks of one redemption, then the one atomic step that consumes the token. The
+    /// outer error is the store's; the inner one the client's.
+    async fn consume(
+        &self,
+        caller: &str,
+        kind: TokenKind,
+        text: &str,
+        operation: &'static str,
+        params: &Map<String, Value>,
+        wall: SystemTime,
+    ) -> Result<Result<(), AqlError>, Unavailable> {
+        let fresh = format!(
+            "call the operation without '{}' to get a new one",
+            kind.param()
+        );
+        let key = entry_key(caller, text);
+        let entry = self
+            .store
+            .get(&key)
+            .await?
+            .and_then(|text| Entry::decode(&text));
+        let Some(entry) = entry.filter(|entry| entry.kind == kind) else {
+            return Ok(Err(AqlError::new(
+                ErrorCode::TokenInvalid,
+                format!("Invalid confirmation token: it is unknown to this caller; {fresh}"),
+            )
+            .with_detail("token", text)));
+        };
+        let used_key = format!("{key}:used");
+        let used = |consumed_at: Option<String>| {
+            AqlError::new(
+                ErrorCode::TokenAlreadyUsed,
+                format!("Confirmation token has already been used; {fresh}"),
+            )
+            .with_detail("token", text)
+            .with_detail("consumed_at", consumed_at.unwrap_or_else(|| rfc3339(wall)))
+        };
+        if let Some(consumed_at) = self.store.get(&used_key).await? {
+            return Ok(Err(used(Some(consumed_at))));
+        }
+        if wall > entry.expires() + self.config.clock_skew {
+            return Ok(Err(AqlError::new(
+                ErrorCode::TokenExpired,
+                format!("Confirmation token has expired; {fresh}"),
+            )
+            .with_detail("token", text)
+            .with_detail("expired_at", rfc3339(entry.expires()))
+            .with_detail("current_time", rfc3339(wall))));
+        }
+        if entry.operation != operation || entry.scope != self.scope(operation, params) {
+            return Ok(Err(AqlError::new(
+                ErrorCode::TokenScopeMismatch,
+                format!(
+                    "Confirmation token scope mismatch: it was issued for operation '{}' with other params, not for this call of '{operation}'",
+                    entry.operation
+                ),
+            )
+            .with_detail("token", text)
+            .with_detail("token_operation", entry.operation)
+            .with_detail("requested_operation", operation)));
+        }
+        let now = rfc3339(wall);
+        if self
+            .store
+            .set_new(&used_key, &now, self.kept_until(&entry))
+            .await?
+        {
+            Ok(Ok(()))
+        } else {
+            // Another redemption won the race between the checks and this step.
+            Ok(Err(used(self.store.get(&used_key).await?)))
+        }
+    }
+
+    fn scope(&self, operation: &str, params: &Map<String, Value>) -> String {
         let mut hasher = Sha256::new();
         hasher.update(self.adapter.as_bytes());
         hasher.update([0]);
         hasher.update(operation.as_bytes());
         hasher.update([0]);
         feed_object(&mut hasher, params);
-        hasher.finalize().into()
+        hex(&hasher.finalize())
     }
 
-    /// Drops tokens an hour past their expiry (confirmation-tokens §5.5); until then an
+    /// Tokens are kept an hour past their expiry (confirmation-tokens §5.5); until then an
     /// expired or used token is still told apart from an unknown one.
-    fn purge(&self, state: &mut State, now: Instant) {
-        let keep = self.config.clock_skew + Window::Hour.length();
-        state.entries.retain(|_, entry| entry.expires + keep > now);
+    fn kept_until(&self, entry: &Entry) -> SystemTime {
+        entry.expires() + self.config.clock_skew + Window::Hour.length()
     }
 }
 
-#[expect(
-    clippy::too_many_arguments,
-    reason = "one check over the locked state; a struct for its inputs would only rename them"
-)]
-fn check(
-    state: &mut State,
-    kind: TokenKind,
-    text: &str,
-    operation: &'static str,
-    scope: &[u8; 32],
-    now: Instant,
-    wall: SystemTime,
-    skew: Duration,
-) -> Result<(), AqlError> {
-    let fresh = format!(
-        "call the operation without '{}' to get a new one",
-        kind.param()
-    );
-    let entry = match state.entries.get_mut(text) {
-        Some(entry) if entry.kind == kind => entry,
-        _ => {
-            return Err(AqlError::new(
-                ErrorCode::TokenInvalid,
-                format!("Invalid confirmation token: it is unknown to this session; {fresh}"),
-            )
-            .with_detail("token", text));
-        }
-    };
-    if let Some(consumed_at) = &entry.consumed_at {
-        return Err(AqlError::new(
-            ErrorCode::TokenAlreadyUsed,
-            format!("Confirmation token has already been used; {fresh}"),
-        )
-        .with_detail("token", text)
-        .with_detail("consumed_at", consumed_at.clone()));
+/// Where the store keeps the token `text` issued to `caller`: a hash of both, so neither the
+/// token nor the caller's identity is stored.
+fn entry_key(caller: &str, text: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(caller.as_bytes());
+    hasher.update([0]);
+    hasher.update(text.as_bytes());
+    format!("tok:{}", hex(&hasher.finalize()))
+}
+
+/// The counter of `what` (issued tokens, failed redemptions) for `caller` in the UTC hour
+/// holding `wall`, and when that hour ends.
+fn cap_key(what: &str, caller: &str, wall: SystemTime) -> (String, SystemTime) {
+    let start = window_start(Window::Hour, unix_seconds(wall));
+    let caller = hex(&Sha256::digest(caller.as_bytes())[..16]);
+    (
+        format!("cap:{what}:{caller}:{start}"),
+        from_unix_seconds(start + Window::Hour.seconds()),
+    )
+}
+
+fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push_str(&format!("{byte:02x}"));
     }
-    if now > entry.expires + skew {
-        return Err(AqlError::new(
-            ErrorCode::TokenExpired,
-            format!("Confirmation token has expired; {fresh}"),
-        )
-        .with_detail("token", text)
-        .with_detail("expired_at", entry.expires_at.clone())
-        .with_detail("current_time", rfc3339(wall)));
-    }
-    if entry.operation != operation || entry.scope != *scope {
-        return Err(AqlError::new(
-            ErrorCode::TokenScopeMismatch,
-            format!(
-                "Confirmation token scope mismatch: it was issued for operation '{}' with other params, not for this call of '{operation}'",
-                entry.operation
-            ),
-        )
-        .with_detail("token", text)
-        .with_detail("token_operation", entry.operation)
-        .with_detail("requested_operation", operation));
-    }
-    entry.consumed_at = Some(rfc3339(wall));
-    Ok(())
+    text
 }
 
 /// `tok_` and the first 12 hex digits of the token's SHA-256: names a token in logs without
 /// revealing it.
 pub fn token_id(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    let mut id = String::from("tok_");
-    for byte in &digest[..6] {
-        id.push_str(&format!("{byte:02x}"));
-    }
-    id
+    format!("tok_{}", hex(&Sha256::digest(token.as_bytes())[..6]))
 }
 
 /// Feeds `object` to `hasher` in one canonical form: keys sorted, scalars as compact JSON.
@@ -422,6 +460,8 @@ mod tests {
 
     use super::*;
 
+    const CALLER: &str = "sess_a";
+
     fn object(value: Value) -> Map<String, Value> {
         match value {
             Value::Object(map) => map,
@@ -429,74 +469,136 @@ mod tests {
         }
     }
 
-    fn tokens() -> Tokens {
-        Tokens::new("todo", TokenConfig::default())
+    fn tokens_with(config: TokenConfig) -> Tokens {
+        Tokens::new("todo", config, Arc::new(Store::memory()))
     }
 
-    #[test]
-    fn token_flow_covers_every_code() {
+    fn tokens() -> Tokens {
+        tokens_with(TokenConfig::default())
+    }
+
+    async fn issue(
+        tokens: &Tokens,
+        operation: &'static str,
+        params: &Map<String, Value>,
+    ) -> Issued {
+        tokens
+            .issue(
+                CALLER,
+                TokenKind::Confirmation,
+                operation,
+                DangerLevel::Destructive,
+                params,
+            )
+            .await
+            .expect("issued")
+    }
+
+    async fn code(
+        tokens: &Tokens,
+        caller: &str,
+        kind: TokenKind,
+        token: &Value,
+        operation: &'static str,
+        params: &Map<String, Value>,
+    ) -> ErrorCode {
+        tokens
+            .redeem(caller, kind, token, operation, params)
+            .await
+            .expect_err("refused")
+            .error
+            .code
+    }
+
+    #[tokio::test]
+    async fn token_flow_covers_every_code() {
         let tokens = tokens();
         let params = object(json!({"id": "1", "tags": {"b": 1, "a": 2}}));
-        let issued = tokens
-            .issue(
-                TokenKind::Confirmation,
-                "delete_item",
-                DangerLevel::Destructive,
-                &params,
-            )
-            .expect("issued");
+        let issued = issue(&tokens, "delete_item", &params).await;
         assert!(issued.token.starts_with("conf_") && issued.token.len() == 69);
         assert!(issued.id.starts_with("tok_") && !issued.token.contains(&issued.id[4..]));
         assert_eq!(issued.ttl, Duration::from_secs(300));
         let token = json!(issued.token);
+        let confirm = TokenKind::Confirmation;
 
-        let code = |result: Result<String, Rejected>| result.expect_err("refused").error.code;
         let other = object(json!({"id": "2"}));
         assert_eq!(
-            code(tokens.redeem(TokenKind::Confirmation, &token, "delete_item", &other)),
+            code(&tokens, CALLER, confirm, &token, "delete_item", &other).await,
             ErrorCode::TokenScopeMismatch
         );
         assert_eq!(
-            code(tokens.redeem(TokenKind::Confirmation, &token, "delete_other", &params)),
+            code(&tokens, CALLER, confirm, &token, "delete_other", &params).await,
             ErrorCode::TokenScopeMismatch
         );
         assert_eq!(
-            code(tokens.redeem(TokenKind::QuotaContinue, &token, "delete_item", &params)),
-            ErrorCode::TokenInvalid,
-            "a confirmation token does not continue a quota"
-        );
-        let reordered = object(json!({"tags": {"a": 2, "b": 1}, "id": "1"}));
-        let id = tokens
-            .redeem(TokenKind::Confirmation, &token, "delete_item", &reordered)
-            .expect("confirmed");
-        assert_eq!(id, issued.id);
-        assert_eq!(
-            code(tokens.redeem(TokenKind::Confirmation, &token, "delete_item", &params)),
-            ErrorCode::TokenAlreadyUsed
-        );
-        assert_eq!(
-            code(tokens.redeem(
-                TokenKind::Confirmation,
-                &json!("conf_nope"),
-                "delete_item",
-                &params
-            )),
-            ErrorCode::TokenInvalid
-        );
-        assert_eq!(
-            code(tokens.redeem(TokenKind::Confirmation, &json!(7), "delete_item", &params)),
-            ErrorCode::TokenInvalid
-        );
-        assert_eq!(
-            code(Tokens::new("todo", TokenConfig::default()).redeem(
-                TokenKind::Confirmation,
+            code(
+                &tokens,
+                CALLER,
+                TokenKind::QuotaContinue,
                 &token,
                 "delete_item",
                 &params
-            )),
+            )
+            .await,
             ErrorCode::TokenInvalid,
-            "tokens are session-scoped"
+            "a confirmation token does not continue a quota"
         );
+        assert_eq!(
+            code(&tokens, "sess_b", confirm, &token, "delete_item", &params).await,
+            ErrorCode::TokenInvalid,
+            "tokens are known only to the caller they were issued to"
+        );
+        let reordered = object(json!({"tags": {"a": 2, "b": 1}, "id": "1"}));
+        let id = tokens
+            .redeem(CALLER, confirm, &token, "delete_item", &reordered)
+            .await
+            .expect("confirmed");
+        assert_eq!(id, issued.id);
+        assert_eq!(
+            code(&tokens, CALLER, confirm, &token, "delete_item", &params).await,
+            ErrorCode::TokenAlreadyUsed
+        );
+        assert_eq!(
+            code(
+                &tokens,
+                CALLER,
+                confirm,
+                &json!("conf_nope"),
+                "delete_item",
+                &params
+            )
+            .await,
+            ErrorCode::TokenInvalid
+        );
+        assert_eq!(
+            code(&tokens, CALLER, confirm, &json!(7), "delete_item", &params).await,
+            ErrorCode::TokenInvalid
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_redemptions_succeed_once() {
+        let tokens = Arc::new(tokens());
+        let params = Map::new();
+        let token = json!(issue(&tokens, "op", &params).await.token);
+        let attempts: Vec<_> = (0..16)
+            .map(|_| {
+                let (tokens, token, params) = (tokens.clone(), token.clone(), params.clone());
+                tokio::spawn(async move {
+                    tokens
+                        .redeem(CALLER, TokenKind::Confirmation, &token, "op", &params)
+                        .await
+                })
+            })
+            .collect();
+        let mut won = 0;
+        for attempt in attempts {
+            match attempt.await.expect("joined") {
+                Ok(_) => won += 1,
+                Err(rejected) => assert_eq!(rejected.error.code, ErrorCode::TokenAlreadyUsed),
+            }
+        }
+        assert_eq!(won, 1);
     }
 
     #[test]
@@ -516,101 +618,89 @@ mod tests {
         );
     }
 
-    #[test]
-    fn expiry_counts_the_skew_tolerance() {
+    #[tokio::test]
+    async fn expiry_counts_the_skew_tolerance() {
         let config = TokenConfig {
             confirmation_ttl: Duration::ZERO,
             clock_skew: Duration::from_secs(60),
             ..TokenConfig::default()
         };
-        let tokens = Tokens::new("todo", config);
+        let tokens = tokens_with(config);
         let params = Map::new();
-        let issued = tokens
-            .issue(
+        let issued = issue(&tokens, "op", &params).await;
+        tokens
+            .redeem(
+                CALLER,
                 TokenKind::Confirmation,
+                &json!(issued.token),
                 "op",
-                DangerLevel::Destructive,
                 &params,
             )
-            .expect("issued");
-        tokens
-            .redeem(TokenKind::Confirmation, &json!(issued.token), "op", &params)
+            .await
             .expect("inside the skew tolerance");
 
-        let strict = Tokens::new(
-            "todo",
-            TokenConfig {
-                clock_skew: Duration::ZERO,
-                ..config
-            },
-        );
-        let issued = strict
-            .issue(
+        let strict = tokens_with(TokenConfig {
+            clock_skew: Duration::ZERO,
+            ..config
+        });
+        let issued = issue(&strict, "op", &params).await;
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert_eq!(
+            code(
+                &strict,
+                CALLER,
                 TokenKind::Confirmation,
+                &json!(issued.token),
                 "op",
-                DangerLevel::Destructive,
-                &params,
+                &params
             )
-            .expect("issued");
-        std::thread::sleep(Duration::from_millis(5));
-        let expired = strict
-            .redeem(TokenKind::Confirmation, &json!(issued.token), "op", &params)
-            .expect_err("expired");
-        assert_eq!(expired.error.code, ErrorCode::TokenExpired);
+            .await,
+            ErrorCode::TokenExpired
+        );
     }
 
-    #[test]
-    fn issuing_and_failing_are_capped() {
+    #[tokio::test]
+    async fn issuing_and_failing_are_capped() {
         let tokens = tokens();
         let params = Map::new();
         for _ in 0..MAX_ISSUED_PER_HOUR {
-            tokens
-                .issue(
-                    TokenKind::Confirmation,
-                    "op",
-                    DangerLevel::Destructive,
-                    &params,
-                )
-                .expect("under the cap");
+            issue(&tokens, "op", &params).await;
         }
         let capped = tokens
             .issue(
+                CALLER,
                 TokenKind::Confirmation,
                 "op",
                 DangerLevel::Destructive,
                 &params,
             )
+            .await
             .expect_err("over the cap");
         assert_eq!(capped.code, ErrorCode::RateLimitExceeded);
         assert_eq!(capped.details["scope"], "confirmation_tokens");
 
-        let tokens = tokens_with_one_live(&params);
+        let tokens = self::tokens();
+        let live = issue(&tokens, "op", &params).await.token;
         for _ in 0..MAX_FAILURES_PER_HOUR {
-            let failed = tokens
-                .0
-                .redeem(TokenKind::Confirmation, &json!("conf_wrong"), "op", &params)
-                .expect_err("unknown");
-            assert_eq!(failed.error.code, ErrorCode::TokenInvalid);
+            assert_eq!(
+                code(
+                    &tokens,
+                    CALLER,
+                    TokenKind::Confirmation,
+                    &json!("conf_wrong"),
+                    "op",
+                    &params
+                )
+                .await,
+                ErrorCode::TokenInvalid
+            );
         }
         let locked = tokens
-            .0
-            .redeem(TokenKind::Confirmation, &json!(tokens.1), "op", &params)
+            .redeem(CALLER, TokenKind::Confirmation, &json!(live), "op", &params)
+            .await
             .expect_err("locked even for a good token");
         assert_eq!(locked.error.code, ErrorCode::RateLimitExceeded);
         assert_eq!(locked.error.details["scope"], "failed_confirmations");
-        assert!(locked.error.details["retry_after_seconds"].as_u64() > Some(3500));
-    }
-
-    fn tokens_with_one_live(params: &Map<String, Value>) -> (Tokens, String) {
-        let tokens = tokens();
-        let issued = tokens
-            .issue(
-                TokenKind::Confirmation,
-                "op",
-                DangerLevel::Destructive,
-                params,
-            )
-            .expect("issued");
-        (tokens, issued.token)
+        assert!(locked.error.details["retry_after_seconds"].as_u64() > Some(0));
     }
 }

@@ -240,7 +240,9 @@ impl Upstream {
         let status = response.status();
         let headers = response.headers().clone();
         if let Some(limiter) = &self.limiter {
-            limiter.observe(status.as_u16(), &headers, SystemTime::now());
+            limiter
+                .observe(status.as_u16(), &headers, SystemTime::now())
+                .await;
         }
         let body = self.read_body(response, &secrets).await?;
         debug!(

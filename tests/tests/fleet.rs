@@ -1,0 +1,274 @@
+//! Adapter instances as a fleet: stateless streamable HTTP, state on a real `redis-server`
+//! started here on 127.0.0.1 (`scripts/setup` installs it), requests sent with reqwest the way
+//! a load balancer would spread them.
+
+mod support;
+
+use std::net::TcpListener;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use support::{assert_result, http_server, start_upstream};
+use tokio::process::{Child, Command};
+
+/// A `redis-server` on a free port of 127.0.0.1, without persistence, stopped on drop.
+struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Redis {
+    async fn start() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        Self::start_on(port).await
+    }
+
+    async fn start_on(port: u16) -> Self {
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args(["--port", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server runs (scripts/setup installs the Debian package)");
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return Self { child, port };
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("redis-server did not listen on 127.0.0.1:{port}");
+    }
+
+    fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    async fn stop(mut self) -> u16 {
+        self.child.kill().await.expect("redis-server stops");
+        self.port
+    }
+}
+
+/// One stateless MCP request, as an agent's client sends it through a load balancer.
+async fn call(url: &str, caller: &str, tool: &str, arguments: Value) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    });
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", format!("Bearer {caller}"))
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the instance answers");
+    assert_eq!(response.status().as_u16(), 200, "{url}");
+    let text = response.text().await.expect("a body");
+    // A JSON body, or an event stream whose data line carries it.
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let message: Value = serde_json::from_str(json).expect("a JSON-RPC answer");
+    let answer: Value = serde_json::from_str(
+        message["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a tool result: {message}")),
+    )
+    .expect("MCP-AQL JSON");
+    assert_result(&answer);
+    answer
+}
+
+async fn delete(url: &str, caller: &str, id: &str, token: Option<&str>) -> Value {
+    let mut params = json!({"id": id});
+    if let Some(token) = token {
+        params["confirmation_token"] = token.into();
+    }
+    call(
+        url,
+        caller,
+        "mcp_aql_delete",
+        json!({"operation": "delete_item", "params": params}),
+    )
+    .await
+}
+
+fn code(answer: &Value) -> &str {
+    answer["error"]["code"].as_str().unwrap_or("success")
+}
+
+async fn ready(url: &str) -> u16 {
+    let probe = url.replace("/mcp", "/readyz");
+    reqwest::get(&probe)
+        .await
+        .expect("the probe answers")
+        .status()
+        .as_u16()
+}
+
+/// A token issued by one instance is redeemed on another exactly once, however many
+/// redemptions race on both; another caller cannot redeem it at all.
+#[tokio::test]
+async fn a_token_is_redeemed_once_across_instances() {
+    let redis = Redis::start().await;
+    let upstream = start_upstream().await;
+    let fleet = ["--stateless", "--state", &redis.url()];
+    let (_a, a) = http_server(&upstream, &fleet).await;
+    let (_b, b) = http_server(&upstream, &fleet).await;
+    assert_eq!((ready(&a).await, ready(&b).await), (200, 200));
+
+    let asked = delete(&a, "alice", "7", None).await;
+    assert_eq!(code(&asked), "CONFIRMATION_REQUIRED", "{asked}");
+    let token = asked["error"]["details"]["confirmation_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+
+    let stolen = delete(&b, "mallory", "7", Some(&token)).await;
+    assert_eq!(code(&stolen), "TOKEN_INVALID", "{stolen}");
+
+    let mut attempts = tokio::task::JoinSet::new();
+    for index in 0..12 {
+        let url = if index % 2 == 0 { a.clone() } else { b.clone() };
+        let token = token.clone();
+        attempts.spawn(async move { delete(&url, "alice", "7", Some(&token)).await });
+    }
+    let mut codes = Vec::new();
+    while let Some(answer) = attempts.join_next().await {
+        codes.push(code(&answer.expect("attempt")).to_owned());
+    }
+    codes.sort();
+    let mut expected = vec!["TOKEN_ALREADY_USED".to_owned(); 11];
+    expected.push("success".to_owned());
+    assert_eq!(codes, expected);
+}
+
+/// A rate limit counts the calls of every instance on the store.
+#[tokio::test]
+async fn a_rate_limit_is_shared() {
+    let redis = Redis::start().await;
+    let upstream = start_upstream().await;
+    let fleet = [
+        "--stateless",
+        "--state",
+        &redis.url(),
+        "--rate-limit",
+        "day=3",
+    ];
+    let (_a, a) = http_server(&upstream, &fleet).await;
+    let (_b, b) = http_server(&upstream, &fleet).await;
+    let get = |url: String| async move {
+        call(
+            &url,
+            "alice",
+            "mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "1"}}),
+        )
+        .await
+    };
+    for url in [&a, &b, &a] {
+        assert_eq!(code(&get(url.clone()).await), "success");
+    }
+    for url in [&b, &a] {
+        let refused = get(url.clone()).await;
+        assert_eq!(code(&refused), "RATE_LIMIT_EXCEEDED", "{refused}");
+        assert_eq!(refused["error"]["details"]["limit"], 3);
+    }
+}
+
+/// Without its store an instance refuses what needs it (tokens, counted calls) with a
+/// retryable error, reports not ready, keeps serving, and recovers when Redis returns.
+#[tokio::test]
+async fn losing_redis_fails_closed_and_recovers() {
+    let redis = Redis::start().await;
+    let upstream = start_upstream().await;
+    let fleet = [
+        "--stateless",
+        "--state",
+        &redis.url(),
+        "--rate-limit",
+        "day=100",
+    ];
+    let (mut server, url) = http_server(&upstream, &fleet).await;
+    let asked = delete(&url, "alice", "1", None).await;
+    let token = asked["error"]["details"]["confirmation_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+
+    let port = redis.stop().await;
+    assert_eq!(ready(&url).await, 503);
+    for answer in [
+        delete(&url, "alice", "1", Some(&token)).await,
+        delete(&url, "alice", "2", None).await,
+        call(
+            &url,
+            "alice",
+            "mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "1"}}),
+        )
+        .await,
+    ] {
+        assert_eq!(code(&answer), "INTERNAL_ERROR", "{answer}");
+        assert_eq!(answer["error"]["details"]["reason"], "state_unavailable");
+        assert_eq!(answer["error"]["details"]["retryable"], true);
+    }
+    // Introspection needs no state and still answers.
+    let listed = call(
+        &url,
+        "alice",
+        "mcp_aql_read",
+        json!({"operation": "introspect", "params": {"query": "types"}}),
+    )
+    .await;
+    assert_eq!(code(&listed), "success");
+
+    let _back = Redis::start_on(port).await;
+    let mut status = 0;
+    for _ in 0..50 {
+        status = ready(&url).await;
+        if status == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(status, 200, "ready again once Redis is back");
+    let again = delete(&url, "alice", "3", None).await;
+    assert_eq!(code(&again), "CONFIRMATION_REQUIRED", "{again}");
+    assert!(
+        server.try_wait().expect("status").is_none(),
+        "the instance kept running"
+    );
+}
+
+/// Stateless HTTP on the default in-process store: the token one request is given is
+/// redeemed by the next, which lands on a fresh handler.
+#[tokio::test]
+async fn stateless_requests_confirm_on_the_memory_store() {
+    let upstream = start_upstream().await;
+    let (_server, url) = http_server(&upstream, &["--stateless"]).await;
+    let asked = delete(&url, "alice", "5", None).await;
+    let token = asked["error"]["details"]["confirmation_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let done = delete(&url, "alice", "5", Some(&token)).await;
+    assert_eq!(code(&done), "success", "{done}");
+    assert_eq!(done["data"]["deleted"], "5");
+    assert_eq!(ready(&url).await, 200);
+}

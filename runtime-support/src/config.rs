@@ -414,6 +414,9 @@ pub struct Config {
     /// Whether HTTP serves every request on its own, without sessions, for any protocol
     /// revision (2026-07-28 requests always are).
     pub stateless: bool,
+    /// The HTTP request header (lowercase) whose value is the upstream credential, in place
+    /// of the server's environment; none means the environment's.
+    pub credential_header: Option<String>,
 }
 
 impl Default for Config {
@@ -430,6 +433,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             state: Backend::Memory,
             stateless: false,
+            credential_header: None,
         }
     }
 }
@@ -484,6 +488,17 @@ impl Config {
                     .help(
                         "HTTP without sessions: any instance behind a load balancer serves any \
                          request, and tokens are bound to the caller's Authorization header",
+                    ),
+            )
+            .arg(
+                Arg::new("credential-header")
+                    .long("credential-header")
+                    .env("MCP_AQL_CREDENTIAL_HEADER")
+                    .value_parser(parse_header_name)
+                    .help(
+                        "HTTP only: each request brings its own upstream credential in this \
+                         header (authorization: the token after its scheme word), in place of \
+                         the server's environment; a request without it is refused",
                     ),
             )
             .arg(
@@ -648,6 +663,7 @@ impl Config {
                 .cloned()
                 .unwrap_or(Backend::Memory),
             stateless: matches.get_flag("stateless"),
+            credential_header: matches.get_one::<String>("credential-header").cloned(),
         })
     }
 }
@@ -693,6 +709,13 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
         quotas,
         audit_log: matches.get_one::<PathBuf>("audit-log").cloned(),
     })
+}
+
+/// Checks a `--credential-header` name; returns it in lowercase, as HTTP/1.1 compares it.
+fn parse_header_name(value: &str) -> Result<String, String> {
+    axum::http::HeaderName::from_bytes(value.as_bytes())
+        .map(|name| name.as_str().to_owned())
+        .map_err(|_| format!("'{value}' is not an HTTP header name"))
 }
 
 /// Checks an `--allowed-origin`: `scheme://host` with an optional `:port` or `:*`, the way a

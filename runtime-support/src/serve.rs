@@ -67,7 +67,11 @@ fn init_tracing() {
 /// A message for the operator when the server cannot start or the transport fails.
 pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
     let store = Arc::new(Store::open(&config.state, A::INFO.name).await?);
-    let shared = Arc::new(Shared::<A>::new(config, store).map_err(|error| error.message)?);
+    let shared = Arc::new(
+        Shared::<A>::new(config, store)
+            .await
+            .map_err(|error| error.message)?,
+    );
     let config = shared.config().clone();
     let policy = shared.policy();
     let limits = shared.limits();
@@ -150,7 +154,11 @@ const LOOPBACK_ORIGINS: [&str; 6] = [
 ];
 
 async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> Result<(), String> {
+    // On SIGTERM the listener stops taking connections and lets the open ones finish their
+    // calls (within the listener's drain bound); only then are rmcp's sessions ended, so a
+    // call in flight is answered rather than cut off.
     let shutdown = CancellationToken::new();
+    let sessions_end = CancellationToken::new();
     let config = shared.config();
     let frames = FrameLimits::new(&config.limits);
     let transport = config.transport_limits;
@@ -166,7 +174,7 @@ async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> 
     let mut http_config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(!config.stateless)
         .with_json_response(config.stateless)
-        .with_cancellation_token(shutdown.child_token())
+        .with_cancellation_token(sessions_end.child_token())
         .with_max_request_body_bytes(frames.max_bytes)
         .with_allowed_origins(origins);
     if !address.ip().is_loopback() {
@@ -219,6 +227,8 @@ async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> 
         signal.cancel();
     });
     listener::serve(listener, router, connections, shutdown).await;
+    sessions_end.cancel();
+    tracing::info!("stopped");
     Ok(())
 }
 

@@ -36,13 +36,13 @@ use crate::intake::http::CarriedArguments;
 use crate::introspect::{Catalog, INTROSPECT};
 use crate::notify::{Progress, SessionLog};
 use crate::result::{self, Data};
-use crate::session::Session;
+use crate::session::{Caller, Session, UpstreamCredential};
 use crate::shape::Plan;
 use crate::shape::cursor::Cursors;
 use crate::shape::pages::PageRequest;
 use crate::state::Store;
 use crate::tools::{Surface, ToolSet, base_name};
-use crate::upstream::{Upstream, UpstreamConfig};
+use crate::upstream::{Credential, Upstream, UpstreamConfig};
 use crate::warning::Warning;
 
 /// Everything a server builds once and shares between connections.
@@ -69,7 +69,7 @@ impl<A: Adapter> Shared<A> {
     ///
     /// When the upstream client cannot be built (e.g. a malformed base URL override) or the
     /// audit log cannot be opened.
-    pub fn new(config: Config, store: Arc<Store>) -> Result<Self, AqlError> {
+    pub async fn new(config: Config, store: Arc<Store>) -> Result<Self, AqlError> {
         let safety = &config.safety;
         let (trust, trust_source) = match (safety.trust_level, A::INFO.trust) {
             (Some(trust), _) => (trust, TrustSource::Operator),
@@ -106,6 +106,21 @@ impl<A: Adapter> Shared<A> {
             },
         )?
         .observed_by(limiter.clone());
+        if config.credential_header.is_some() {
+            if config.transport != crate::config::Transport::Http {
+                return Err(AqlError::new(
+                    ErrorCode::InternalError,
+                    "--credential-header needs --transport http: requests bring credentials in HTTP headers",
+                ));
+            }
+            if !upstream.takes_request_credential() {
+                return Err(AqlError::new(
+                    ErrorCode::InternalError,
+                    "--credential-header needs a schema whose auth is one bearer token or API key",
+                ));
+            }
+        }
+        let cursors = Cursors::shared(&store).await;
         let instructions = format!(
             "MCP-AQL adapter for the {} API. Start with operation 'introspect' (params {{\"query\": \"operations\"}}) on tool '{}' to discover every operation.",
             A::INFO.name,
@@ -121,7 +136,7 @@ impl<A: Adapter> Shared<A> {
             tools,
             catalog,
             upstream,
-            cursors: Cursors::new(),
+            cursors,
             instructions,
             adapter: PhantomData,
         })
@@ -176,12 +191,12 @@ impl<A: Adapter> AqlServer<A> {
     /// Runs one `tools/call` against `surface` and returns the MCP-AQL answer: one
     /// operation, or a batch when the arguments hold `operations`. `progress` hears of each
     /// upstream call when the client asked for progress. Tokens are issued to and redeemed
-    /// by `caller` ([`Session::caller`]).
+    /// by `caller` ([`Session::caller`]), whose upstream credential the call sends.
     pub async fn call(
         &self,
         surface: Surface,
         arguments: Option<JsonObject>,
-        caller: &str,
+        caller: &Caller,
         progress: Option<&Progress>,
     ) -> CallToolResult {
         let arguments = arguments.unwrap_or_default();
@@ -214,7 +229,7 @@ impl<A: Adapter> AqlServer<A> {
         surface: Surface,
         arguments: JsonObject,
         payload: Result<(), AqlError>,
-        caller: &str,
+        caller: &Caller,
         progress: Option<&Progress>,
     ) -> Outcome {
         let shared = &*self.shared;
@@ -267,7 +282,7 @@ impl<A: Adapter> AqlServer<A> {
         surface: Surface,
         arguments: JsonObject,
         payload: Result<(), AqlError>,
-        caller: &str,
+        caller: &Caller,
         progress: Option<&Progress>,
     ) -> CallToolResult {
         let limits = &self.shared.config.limits;
@@ -306,7 +321,7 @@ impl<A: Adapter> AqlServer<A> {
         route: &'static Route,
         mut params: Map<String, Value>,
         quota_token: Option<Value>,
-        caller: &str,
+        caller: &Caller,
         progress: Option<&Progress>,
     ) -> Result<(Data, Vec<Warning>), AqlError> {
         let shared = &*self.shared;
@@ -320,6 +335,11 @@ impl<A: Adapter> AqlServer<A> {
         let mut plan = Plan::take(route, &mut params, &shared.cursors)?;
         // Parse first: nothing is issued, refused or counted for an invalid request.
         let request = (route.build)(&params)?;
+        let credential = match &caller.credential {
+            UpstreamCredential::Server => Credential::Environment,
+            UpstreamCredential::Request(value) => Credential::Request(value),
+            UpstreamCredential::Missing => return Err(missing_credential(&shared.config)),
+        };
         let why = match decision {
             Decision::Deny(denial) => {
                 let error = denial_error(route, &shared.policy, denial);
@@ -346,7 +366,7 @@ impl<A: Adapter> AqlServer<A> {
                 let redeemed = shared
                     .tokens
                     .redeem(
-                        caller,
+                        &caller.id,
                         TokenKind::Confirmation,
                         &token,
                         route.operation,
@@ -387,7 +407,7 @@ impl<A: Adapter> AqlServer<A> {
         }
         let sent = shared
             .upstream
-            .send(request, plan.if_match.as_deref())
+            .send(request, plan.if_match.as_deref(), &credential)
             .await;
         if let Some(progress) = progress {
             progress.report(1.0, 1.0, "the upstream API answered").await;
@@ -404,7 +424,7 @@ impl<A: Adapter> AqlServer<A> {
         route: &'static Route,
         params: &Map<String, Value>,
         quota_token: Option<Value>,
-        caller: &str,
+        caller: &Caller,
     ) -> Result<(), AqlError> {
         let limited = match self
             .shared
@@ -422,7 +442,7 @@ impl<A: Adapter> AqlServer<A> {
             .shared
             .tokens
             .redeem(
-                caller,
+                &caller.id,
                 TokenKind::QuotaContinue,
                 &token,
                 route.operation,
@@ -460,7 +480,7 @@ impl<A: Adapter> AqlServer<A> {
         route: &'static Route,
         params: &Map<String, Value>,
         limited: Limited,
-        caller: &str,
+        caller: &Caller,
     ) -> AqlError {
         match limited {
             Limited::Rate(error) => {
@@ -476,7 +496,7 @@ impl<A: Adapter> AqlServer<A> {
                 .shared
                 .tokens
                 .issue(
-                    caller,
+                    &caller.id,
                     TokenKind::QuotaContinue,
                     route.operation,
                     route.danger_level,
@@ -509,13 +529,13 @@ impl<A: Adapter> AqlServer<A> {
         params: &Map<String, Value>,
         why: &[ConfirmReason],
         request: &UpstreamRequest,
-        caller: &str,
+        caller: &Caller,
     ) -> AqlError {
         let issued = self
             .shared
             .tokens
             .issue(
-                caller,
+                &caller.id,
                 TokenKind::Confirmation,
                 route.operation,
                 route.danger_level,
@@ -715,6 +735,20 @@ fn dry_run(
     })
 }
 
+/// `PERMISSION_DENIED` for a call that did not bring the upstream credential the operator
+/// requires of each request.
+fn missing_credential(config: &Config) -> AqlError {
+    let header = config.credential_header.as_deref().unwrap_or_default();
+    AqlError::new(
+        ErrorCode::PermissionDenied,
+        format!(
+            "Permission denied: this server sends each caller's own upstream credential, and the request brought none; send it in the '{header}' HTTP header"
+        ),
+    )
+    .with_detail("reason", "CREDENTIAL_REQUIRED")
+    .with_detail("header", header)
+}
+
 /// Up to three known names closest to `name`: by edit distance, or containing it.
 fn closest(name: &str, known: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
     let limit = (name.len() / 3).max(2);
@@ -815,6 +849,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
                 .extensions
                 .get::<axum::http::request::Parts>()
                 .map(|parts| &parts.headers),
+            self.shared.config.credential_header.as_deref(),
         );
         let result = self
             .call(surface, arguments, &caller, progress.as_ref())

@@ -15,11 +15,16 @@ use sha2::{Digest, Sha256};
 pub fn random_hex(len: usize) -> Option<String> {
     let mut bytes = vec![0u8; len];
     getrandom::fill(&mut bytes).ok()?;
-    let mut text = String::with_capacity(len * 2);
+    Some(hex(&bytes))
+}
+
+/// `bytes` as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() * 2);
     for byte in bytes {
         text.push_str(&format!("{byte:02x}"));
     }
-    Some(text)
+    text
 }
 
 /// The state of one connection. Dropped with the connection's handler, which takes every
@@ -42,26 +47,80 @@ impl Session {
         self.start()
     }
 
-    /// Who tokens are issued to and redeemed by: this session on stdio and on HTTP sessions
-    /// (`headers` carry `Mcp-Session-Id`); on stateless HTTP, a hash of the request's
-    /// `Authorization` header, or `anonymous` when it has none. The credential itself is
-    /// never kept.
-    pub fn caller(&self, headers: Option<&HeaderMap>) -> String {
-        let Some(headers) = headers.filter(|headers| !headers.contains_key("mcp-session-id"))
-        else {
-            return self.id().to_owned();
+    /// Who is calling, from the request's HTTP `headers` (none on stdio).
+    ///
+    /// Tokens go to this session on stdio and on HTTP sessions (`headers` carry
+    /// `Mcp-Session-Id`); on stateless HTTP, to a hash of the request's `Authorization` and
+    /// `credential_header` values, or to `anonymous` when it has neither. With
+    /// `credential_header`, the upstream credential is that header's value (for
+    /// `authorization`, what follows the scheme word), and a request without it has none.
+    pub fn caller(&self, headers: Option<&HeaderMap>, credential_header: Option<&str>) -> Caller {
+        let credential = match credential_header {
+            None => UpstreamCredential::Server,
+            Some(name) => headers
+                .and_then(|headers| headers.get(name))
+                .and_then(|value| value.to_str().ok())
+                .map(|value| match name {
+                    "authorization" => value.split_once(' ').map_or(value, |(_, token)| token),
+                    _ => value,
+                })
+                .map(str::trim)
+                .filter(|value| !value.is_empty())
+                .map_or(UpstreamCredential::Missing, |value| {
+                    UpstreamCredential::Request(value.to_owned())
+                }),
         };
-        match headers.get(AUTHORIZATION) {
-            Some(credential) => {
-                let digest = Sha256::digest(credential.as_bytes());
-                let mut caller = String::from("cred_");
-                for byte in &digest[..16] {
-                    caller.push_str(&format!("{byte:02x}"));
+        let id = match headers.filter(|headers| !headers.contains_key("mcp-session-id")) {
+            None => self.id().to_owned(),
+            Some(headers) => {
+                let mut hasher = Sha256::new();
+                let mut any = false;
+                let names = [Some(AUTHORIZATION.as_str()), credential_header];
+                for name in names.into_iter().flatten() {
+                    if let Some(value) = headers.get(name) {
+                        hasher.update(name.as_bytes());
+                        hasher.update([0]);
+                        hasher.update(value.as_bytes());
+                        hasher.update([0]);
+                        any = true;
+                    }
                 }
-                caller
+                if any {
+                    format!("cred_{}", hex(&hasher.finalize()[..16]))
+                } else {
+                    "anonymous".to_owned()
+                }
             }
-            None => "anonymous".to_owned(),
-        }
+        };
+        Caller { id, credential }
+    }
+}
+
+/// Who is calling: the identity tokens are bound to, and the upstream credential to use.
+pub struct Caller {
+    /// A session id, `cred_<hash>` or `anonymous`; never a credential.
+    pub id: String,
+    /// Where the upstream credential comes from.
+    pub credential: UpstreamCredential,
+}
+
+/// The upstream credential of one call. Its `Debug` never shows the value.
+pub enum UpstreamCredential {
+    /// The server's environment, as the schema names it.
+    Server,
+    /// The value the request brought.
+    Request(String),
+    /// The operator requires requests to bring one, and this one did not.
+    Missing,
+}
+
+impl std::fmt::Debug for UpstreamCredential {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Server => "Server",
+            Self::Request(_) => "Request([REDACTED])",
+            Self::Missing => "Missing",
+        })
     }
 }
 
@@ -93,22 +152,49 @@ mod tests {
     #[test]
     fn callers_are_sessions_or_credentials() {
         let session = Session::default();
-        assert_eq!(session.caller(None), session.id(), "stdio");
+        let id = |headers: Option<&HeaderMap>| session.caller(headers, None).id;
+        assert_eq!(id(None), session.id(), "stdio");
         let mut headers = HeaderMap::new();
         headers.insert("mcp-session-id", "abc".parse().expect("header"));
         headers.insert(AUTHORIZATION, "Bearer one".parse().expect("header"));
-        assert_eq!(
-            session.caller(Some(&headers)),
-            session.id(),
-            "an HTTP session"
-        );
+        assert_eq!(id(Some(&headers)), session.id(), "an HTTP session");
 
         headers.remove("mcp-session-id");
-        let one = session.caller(Some(&headers));
+        let one = id(Some(&headers));
         assert!(one.starts_with("cred_") && !one.contains("one"));
         headers.insert(AUTHORIZATION, "Bearer two".parse().expect("header"));
-        assert_ne!(session.caller(Some(&headers)), one);
+        assert_ne!(id(Some(&headers)), one);
         headers.remove(AUTHORIZATION);
-        assert_eq!(session.caller(Some(&headers)), "anonymous");
+        assert_eq!(id(Some(&headers)), "anonymous");
+    }
+
+    #[test]
+    fn requests_bring_credentials_only_when_asked() {
+        let session = Session::default();
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, "Bearer ghp_one".parse().expect("header"));
+        headers.insert("x-upstream-key", " k2 ".parse().expect("header"));
+        let credential = |name| session.caller(Some(&headers), name).credential;
+        assert!(matches!(credential(None), UpstreamCredential::Server));
+        assert!(
+            matches!(credential(Some("authorization")), UpstreamCredential::Request(v) if v == "ghp_one")
+        );
+        assert!(
+            matches!(credential(Some("x-upstream-key")), UpstreamCredential::Request(v) if v == "k2")
+        );
+        assert!(matches!(
+            credential(Some("x-other")),
+            UpstreamCredential::Missing
+        ));
+        assert_eq!(
+            format!("{:?}", credential(Some("authorization"))),
+            "Request([REDACTED])"
+        );
+        let by_key = session.caller(Some(&headers), Some("x-upstream-key")).id;
+        assert_ne!(
+            by_key,
+            session.caller(Some(&headers), None).id,
+            "the key is part of who calls"
+        );
     }
 }

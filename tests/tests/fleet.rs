@@ -6,8 +6,10 @@ mod support;
 
 use std::net::TcpListener;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use axum::extract::Path;
 use serde_json::{Value, json};
 use support::{assert_result, http_server, start_upstream};
 use tokio::process::{Child, Command};
@@ -271,4 +273,130 @@ async fn stateless_requests_confirm_on_the_memory_store() {
     assert_eq!(code(&done), "success", "{done}");
     assert_eq!(done["data"]["deleted"], "5");
     assert_eq!(ready(&url).await, 200);
+}
+
+const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
+
+/// A to-do API on 127.0.0.1 that records the key each request carried, by item id; ids from
+/// 1000 up answer after a second.
+async fn recording_upstream() -> (String, Arc<Mutex<Vec<(String, String)>>>) {
+    let seen: Arc<Mutex<Vec<(String, String)>>> = Arc::default();
+    let log = seen.clone();
+    let router = axum::Router::new().route(
+        "/todos/{id}",
+        axum::routing::get(
+            move |Path(id): Path<u64>, headers: axum::http::HeaderMap| async move {
+                let key = headers
+                    .get("x-api-key")
+                    .and_then(|value| value.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned();
+                log.lock().expect("log").push((id.to_string(), key));
+                if id >= 1000 {
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                axum::Json(json!({"id": id, "title": "t", "completed": false}))
+            },
+        ),
+    );
+    (support::serve(router).await, seen)
+}
+
+fn get_todo(id: u64) -> Value {
+    json!({"operation": "get_todo", "params": {"id": id}})
+}
+
+/// With `--credential-header`, each caller's upstream requests carry that caller's own key,
+/// never another's and never the server's; a request without one is refused before anything
+/// is sent, and no key shows in an answer.
+#[tokio::test]
+async fn per_request_credentials_never_cross() {
+    let (upstream, seen) = recording_upstream().await;
+    let env = [
+        ("TODO_BASE_URL", upstream.as_str()),
+        ("TODO_API_KEY", "server-key"),
+    ];
+    let args = ["--stateless", "--credential-header", "authorization"];
+    let (_server, url) = support::http_server_for(TODO_BIN, &args, &env).await;
+
+    let mut calls = tokio::task::JoinSet::new();
+    for index in 0..20u64 {
+        let (url, caller) = (
+            url.clone(),
+            if index % 2 == 0 {
+                "alice-key"
+            } else {
+                "bob-key"
+            },
+        );
+        calls.spawn(async move {
+            let answer = call(&url, caller, "mcp_aql_read", get_todo(index + 1)).await;
+            assert_eq!(code(&answer), "success", "{answer}");
+            assert!(!answer.to_string().contains("-key"), "{answer}");
+        });
+    }
+    while let Some(done) = calls.join_next().await {
+        done.expect("call");
+    }
+    let bare = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                   "params": {"name": "mcp_aql_read", "arguments": get_todo(99)}})
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("an answer")
+        .text()
+        .await
+        .expect("a body");
+    assert!(bare.contains("CREDENTIAL_REQUIRED"), "{bare}");
+
+    let seen = seen.lock().expect("log").clone();
+    assert_eq!(seen.len(), 20, "the call without a key sent nothing");
+    for (id, key) in seen {
+        let id: u64 = id.parse().expect("an id");
+        let expected = if (id - 1).is_multiple_of(2) {
+            "alice-key"
+        } else {
+            "bob-key"
+        };
+        assert_eq!(key, expected, "item {id}");
+    }
+}
+
+/// SIGTERM: the instance stops taking connections, answers the call in flight, and exits 0.
+#[tokio::test]
+async fn sigterm_drains_calls_in_flight() {
+    let (upstream, _seen) = recording_upstream().await;
+    let env = [("TODO_BASE_URL", upstream.as_str()), ("TODO_API_KEY", "k")];
+    let (mut server, url) = support::http_server_for(TODO_BIN, &["--stateless"], &env).await;
+    let slow = tokio::spawn({
+        let url = url.clone();
+        async move { call(&url, "alice", "mcp_aql_read", get_todo(1000)).await }
+    });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let pid = server.id().expect("running").to_string();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .await
+        .expect("kill runs");
+    assert!(killed.success());
+
+    let answer = slow.await.expect("the call in flight");
+    assert_eq!(code(&answer), "success", "{answer}");
+    assert_eq!(answer["data"]["id"], 1000);
+    let status = tokio::time::timeout(Duration::from_secs(10), server.wait())
+        .await
+        .expect("exits within the drain bound")
+        .expect("exit status");
+    assert!(status.success(), "{status}");
+    assert!(
+        reqwest::get(url.replace("/mcp", "/healthz")).await.is_err(),
+        "nothing listens any more"
+    );
 }

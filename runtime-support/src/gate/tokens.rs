@@ -20,7 +20,7 @@ use super::TOKEN_PARAM;
 use super::limits::{Window, rate_limited, window_start};
 use crate::clock::{from_unix_seconds, rfc3339, unix_seconds};
 use crate::error::{AqlError, ErrorCode};
-use crate::session::random_hex;
+use crate::session::{hex, random_hex};
 use crate::state::{Store, Unavailable, unix_millis};
 
 /// Tokens one session may be issued per hour.
@@ -409,14 +409,6 @@ fn cap_key(what: &str, caller: &str, wall: SystemTime) -> (String, SystemTime) {
         format!("cap:{what}:{caller}:{start}"),
         from_unix_seconds(start + Window::Hour.seconds()),
     )
-}
-
-fn hex(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push_str(&format!("{byte:02x}"));
-    }
-    text
 }
 
 /// `tok_` and the first 12 hex digits of the token's SHA-256: names a token in logs without

@@ -1,7 +1,10 @@
 //! Cursors: opaque, URL-safe and tamper-proof (pagination §6.4). A cursor is the base64url
-//! text of a small JSON position followed by an HMAC-SHA256 tag under a key the server draws
-//! at start, so the server needs no state to resume from one and a client cannot forge or
-//! alter one. It is bound to its operation and to the request's params other than paging.
+//! text of a small JSON position followed by an HMAC-SHA256 tag under a key drawn at start
+//! and shared through the state store, so no instance needs state to resume from one, any
+//! instance on the same store reads another's, and a client cannot forge or alter one. It is
+//! bound to its operation and to the request's params other than paging.
+
+use std::time::{Duration, SystemTime};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -11,6 +14,13 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{AqlError, ErrorCode};
 use crate::gate::tokens::feed_object;
+use crate::session::hex;
+use crate::state::Store;
+
+/// Where the store keeps the signing key, and for how long: long enough that a fleet never
+/// sees it change while running.
+const KEY_NAME: &str = "cursor-key";
+const KEY_LIFETIME: Duration = Duration::from_secs(10 * 365 * 86_400);
 
 /// Bytes of the tag kept: 128 bits.
 const TAG_BYTES: usize = 16;
@@ -62,6 +72,27 @@ impl Cursors {
             key = Sha256::digest(seed.as_bytes()).into();
         }
         Self { key }
+    }
+
+    /// Cursors signed with the key every instance on `store` shares: the first instance to
+    /// start draws it, the others read it. A store that does not answer leaves this process
+    /// a key of its own, and its cursors are read only here.
+    pub async fn shared(store: &Store) -> Self {
+        let fresh = Self::new();
+        let until = SystemTime::now() + KEY_LIFETIME;
+        let stored = match store.set_new(KEY_NAME, &hex(&fresh.key), until).await {
+            Ok(_) => store.get(KEY_NAME).await.ok().flatten(),
+            Err(_) => None,
+        };
+        match stored.as_deref().and_then(key_from_hex) {
+            Some(key) => Self { key },
+            None => {
+                tracing::warn!(
+                    "cursors are signed with a key of this instance only: the state store gave none"
+                );
+                fresh
+            }
+        }
     }
 
     /// The cursor resuming `operation` with `params` at `resume`.
@@ -182,6 +213,18 @@ pub fn invalid(param: &str) -> AqlError {
     )
     .with_detail("param_name", param)
     .with_detail("reason", "invalid_cursor")
+}
+
+/// A 32-byte key from its 64 hex digits.
+fn key_from_hex(text: &str) -> Option<[u8; 32]> {
+    let mut key = [0u8; 32];
+    if text.len() != 64 {
+        return None;
+    }
+    for (byte, pair) in key.iter_mut().zip(text.as_bytes().chunks(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(key)
 }
 
 #[cfg(test)]

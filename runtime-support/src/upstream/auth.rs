@@ -37,6 +37,14 @@ pub(crate) enum AuthPlan {
     },
 }
 
+/// Where one upstream request's credential comes from.
+pub enum Credential<'a> {
+    /// The variables the schema names, in the server's environment.
+    Environment,
+    /// The value the MCP request brought (`--credential-header`).
+    Request(&'a str),
+}
+
 /// Credentials for one request.
 #[derive(Debug, Default)]
 pub(crate) struct Credentials {
@@ -98,6 +106,25 @@ impl AuthPlan {
     /// Whether requests carry credentials.
     pub(crate) fn sends_credentials(&self) -> bool {
         !matches!(self, Self::None)
+    }
+
+    /// Whether one value is the whole credential (a bearer token or an API key), so a
+    /// request can bring it in place of the environment variable.
+    pub(crate) fn takes_one_value(&self) -> bool {
+        matches!(self, Self::Header { .. } | Self::Query { .. })
+    }
+
+    /// The credentials for `credential`: the environment's, or the value a request brought
+    /// in place of the schema's variable.
+    ///
+    /// # Errors
+    ///
+    /// As [`resolve`](Self::resolve).
+    pub(crate) fn resolve_for(&self, credential: &Credential<'_>) -> Result<Credentials, AqlError> {
+        match credential {
+            Credential::Environment => self.resolve(),
+            Credential::Request(value) => self.resolve_with(&|_| Some((*value).into())),
+        }
     }
 
     /// Reads the credentials from the environment.

@@ -12,7 +12,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::adapter::{AdapterInfo, ApiKeyLocation, Auth, Method, UpstreamRequest};
 use crate::error::{AqlError, ErrorCode};
-use crate::upstream::{Upstream, UpstreamConfig};
+use crate::upstream::{Credential, Upstream, UpstreamConfig};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -25,7 +25,9 @@ const PASSWORD: &str = "pw-SECRET-55d1";
 impl Upstream {
     /// `send` with no precondition, for the answer's body.
     async fn send_plain(&self, request: UpstreamRequest) -> Result<String, AqlError> {
-        self.send(request, None).await.map(|answer| answer.body)
+        self.send(request, None, &Credential::Environment)
+            .await
+            .map(|answer| answer.body)
     }
 }
 

@@ -52,6 +52,7 @@ use crate::adapter::{AdapterInfo, Method, UpstreamRequest};
 use crate::error::{AqlError, ErrorCode};
 use crate::gate::limits::Limiter;
 use crate::shape::Answer;
+pub use auth::Credential;
 use auth::{AuthPlan, Secrets};
 use response::UpstreamResponse;
 
@@ -166,6 +167,12 @@ impl Upstream {
         })
     }
 
+    /// Whether a request can bring the whole credential: the schema's auth is one bearer
+    /// token or API key.
+    pub fn takes_request_credential(&self) -> bool {
+        self.auth.takes_one_value()
+    }
+
     /// The base URL requests go to.
     pub fn base_url(&self) -> &str {
         self.base.as_str()
@@ -190,6 +197,7 @@ impl Upstream {
         &self,
         request: UpstreamRequest,
         if_match: Option<&str>,
+        credential: &Credential<'_>,
     ) -> Result<Answer, AqlError> {
         let credentials = if self.auth.sends_credentials() {
             if !self.credentials_allowed {
@@ -204,12 +212,17 @@ impl Upstream {
                 )
                 .with_detail("reason", "INSECURE_TRANSPORT"));
             }
-            self.auth.resolve()?
+            self.auth.resolve_for(credential)?
         } else {
             auth::Credentials::default()
         };
         let secrets = credentials.secrets;
-        secrets.keep_out_of_logs();
+        // The server's own credentials join every log line's scrub list. A request's are
+        // never logged, and are kept out of that list, which would otherwise grow with
+        // every caller.
+        if matches!(credential, Credential::Environment) {
+            secrets.keep_out_of_logs();
+        }
         let url = self.url_for(&request, credentials.query.as_ref())?;
 
         let mut builder = self

@@ -388,6 +388,43 @@ fn parse_danger(value: &str) -> Result<DangerLevel, String> {
     })
 }
 
+/// How log lines are written to stderr (`--log-format`, `MCP_AQL_LOG_FORMAT`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    /// One human-readable line per event.
+    Text,
+    /// One JSON object per line, for log collectors.
+    Json,
+}
+
+impl LogFormat {
+    fn parse(value: &str) -> Result<Self, String> {
+        match value {
+            "text" => Ok(Self::Text),
+            "json" => Ok(Self::Json),
+            other => Err(format!("'{other}' is not a log format; use text or json")),
+        }
+    }
+
+    /// The format the process was asked for, read before the rest of the command line so
+    /// that what parsing it logs is already in that format. A bad value is reported by the
+    /// full parse.
+    pub fn from_process() -> Self {
+        let mut args = std::env::args().skip(1);
+        let mut chosen = std::env::var("MCP_AQL_LOG_FORMAT").ok();
+        while let Some(arg) = args.next() {
+            if arg == "--log-format" {
+                chosen = args.next();
+            } else if let Some(value) = arg.strip_prefix("--log-format=") {
+                chosen = Some(value.to_owned());
+            }
+        }
+        chosen
+            .and_then(|value| Self::parse(&value).ok())
+            .unwrap_or(Self::Text)
+    }
+}
+
 /// The resolved configuration of one server process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Config {
@@ -467,6 +504,13 @@ impl Config {
                     .value_parser(value_parser!(IpAddr))
                     .default_value("127.0.0.1")
                     .help("Address the HTTP transport listens on"),
+            )
+            .arg(
+                Arg::new("log-format")
+                    .long("log-format")
+                    .env("MCP_AQL_LOG_FORMAT")
+                    .value_parser(LogFormat::parse)
+                    .help("Log lines on stderr: text (the default) or json, one object per line"),
             )
             .arg(
                 Arg::new("state")

@@ -11,7 +11,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use crate::adapter::Adapter;
-use crate::config::{Config, Transport};
+use crate::config::{Config, LogFormat, Transport};
 use crate::gate::TrustSource;
 use crate::intake::FrameLimits;
 use crate::intake::http::{HttpIntake, guard};
@@ -24,9 +24,10 @@ use crate::state::Store;
 /// Runs a generated adapter binary: parses its command line and environment, then serves
 /// MCP until the client disconnects (stdio) or the process is interrupted (HTTP).
 ///
-/// Logs go to stderr, without colours; `RUST_LOG` picks the level (default `info`).
+/// Logs go to stderr, without colours, as text or (`--log-format json`) one JSON object per
+/// line; `RUST_LOG` picks the level (default `info`).
 pub fn run<A: Adapter>() -> ExitCode {
-    init_tracing();
+    init_tracing(LogFormat::from_process());
     let config = Config::from_env(A::INFO);
     // One stdio connection is served best by one thread: no hand-offs between workers.
     let mut builder = match config.transport {
@@ -49,15 +50,18 @@ pub fn run<A: Adapter>() -> ExitCode {
     }
 }
 
-fn init_tracing() {
+fn init_tracing(format: LogFormat) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
-    // A second initialisation (e.g. a test harness already set one) keeps the first.
-    let _ = tracing_subscriber::fmt()
+    let builder = tracing_subscriber::fmt()
         .with_writer(crate::redact::RedactingStderr)
         .with_ansi(false)
-        .with_env_filter(filter)
-        .try_init();
+        .with_env_filter(filter);
+    // A second initialisation (e.g. a test harness already set one) keeps the first.
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().flatten_event(true).try_init(),
+    };
 }
 
 /// Serves `A` with `config` until the transport ends.

@@ -69,3 +69,39 @@ async fn trace_logs_hold_no_spelling_of_the_token() {
         );
     }
 }
+
+/// `--log-format json`: every line on stderr is one JSON object with a level and a message,
+/// and the token stays out of those too.
+#[tokio::test]
+async fn json_log_lines_are_objects() {
+    let upstream = echo_upstream().await;
+    let output = support::command_for(
+        GITHUB_BIN,
+        &["--log-format", "json"],
+        &[
+            ("GITHUB_BASE_URL", upstream.as_str()),
+            ("GITHUB_TOKEN", TOKEN),
+            ("RUST_LOG", "debug"),
+        ],
+    )
+    .stdin(std::process::Stdio::null())
+    .output()
+    .await
+    .expect("the adapter runs and stops at the end of its input");
+    let stderr = String::from_utf8(output.stderr).expect("UTF-8 logs");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert!(lines.len() >= 2, "{stderr}");
+    for line in lines {
+        let event: Value =
+            serde_json::from_str(line).unwrap_or_else(|_| panic!("not JSON: {line}"));
+        assert!(
+            event["level"].is_string() && event["message"].is_string(),
+            "{line}"
+        );
+        assert!(!line.contains(TOKEN), "{line}");
+    }
+    assert!(
+        stderr.contains("\"message\":\"starting MCP-AQL server\""),
+        "{stderr}"
+    );
+}

@@ -668,11 +668,19 @@ impl Config {
                 .unwrap_or((limit.get)(&limits));
             (limit.set)(&mut limits, value);
         }
+        let transport = match matches.get_one::<String>("transport").map(String::as_str) {
+            Some("http") => Transport::Http,
+            _ => Transport::Stdio,
+        };
+        let credential_header = matches.get_one::<String>("credential-header").cloned();
+        if credential_header.is_some() && transport != Transport::Http {
+            return Err(
+                "--credential-header needs --transport http: requests bring credentials in HTTP headers"
+                    .to_owned(),
+            );
+        }
         Ok(Self {
-            transport: match matches.get_one::<String>("transport").map(String::as_str) {
-                Some("http") => Transport::Http,
-                _ => Transport::Stdio,
-            },
+            transport,
             bind: matches
                 .get_one::<IpAddr>("bind")
                 .copied()
@@ -707,7 +715,7 @@ impl Config {
                 .cloned()
                 .unwrap_or(Backend::Memory),
             stateless: matches.get_flag("stateless"),
-            credential_header: matches.get_one::<String>("credential-header").cloned(),
+            credential_header,
         })
     }
 }

@@ -106,19 +106,11 @@ impl<A: Adapter> Shared<A> {
             },
         )?
         .observed_by(limiter.clone());
-        if config.credential_header.is_some() {
-            if config.transport != crate::config::Transport::Http {
-                return Err(AqlError::new(
-                    ErrorCode::InternalError,
-                    "--credential-header needs --transport http: requests bring credentials in HTTP headers",
-                ));
-            }
-            if !upstream.takes_request_credential() {
-                return Err(AqlError::new(
-                    ErrorCode::InternalError,
-                    "--credential-header needs a schema whose auth is one bearer token or API key",
-                ));
-            }
+        if config.credential_header.is_some() && !upstream.takes_request_credential() {
+            return Err(AqlError::new(
+                ErrorCode::InternalError,
+                "--credential-header needs a schema whose auth is one bearer token or API key",
+            ));
         }
         let cursors = Cursors::shared(&store).await;
         let instructions = format!(

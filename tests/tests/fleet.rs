@@ -110,6 +110,25 @@ async fn delete(url: &str, caller: &str, id: &str, token: Option<&str>) -> Value
     .await
 }
 
+/// Alice reads item 1.
+async fn get_item(url: &str) -> Value {
+    call(
+        url,
+        "alice",
+        "mcp_aql_read",
+        json!({"operation": "get_item", "params": {"id": "1"}}),
+    )
+    .await
+}
+
+/// The confirmation token a `CONFIRMATION_REQUIRED` answer carries.
+fn token_of(asked: &Value) -> String {
+    asked["error"]["details"]["confirmation_token"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a token: {asked}"))
+        .to_owned()
+}
+
 fn code(answer: &Value) -> &str {
     answer["error"]["code"].as_str().unwrap_or("success")
 }
@@ -136,10 +155,7 @@ async fn a_token_is_redeemed_once_across_instances() {
 
     let asked = delete(&a, "alice", "7", None).await;
     assert_eq!(code(&asked), "CONFIRMATION_REQUIRED", "{asked}");
-    let token = asked["error"]["details"]["confirmation_token"]
-        .as_str()
-        .expect("a token")
-        .to_owned();
+    let token = token_of(&asked);
 
     let stolen = delete(&b, "mallory", "7", Some(&token)).await;
     assert_eq!(code(&stolen), "TOKEN_INVALID", "{stolen}");
@@ -174,20 +190,11 @@ async fn a_rate_limit_is_shared() {
     ];
     let (_a, a) = http_server(&upstream, &fleet).await;
     let (_b, b) = http_server(&upstream, &fleet).await;
-    let get = |url: String| async move {
-        call(
-            &url,
-            "alice",
-            "mcp_aql_read",
-            json!({"operation": "get_item", "params": {"id": "1"}}),
-        )
-        .await
-    };
     for url in [&a, &b, &a] {
-        assert_eq!(code(&get(url.clone()).await), "success");
+        assert_eq!(code(&get_item(url).await), "success");
     }
     for url in [&b, &a] {
-        let refused = get(url.clone()).await;
+        let refused = get_item(url).await;
         assert_eq!(code(&refused), "RATE_LIMIT_EXCEEDED", "{refused}");
         assert_eq!(refused["error"]["details"]["limit"], 3);
     }
@@ -208,23 +215,14 @@ async fn losing_redis_fails_closed_and_recovers() {
     ];
     let (mut server, url) = http_server(&upstream, &fleet).await;
     let asked = delete(&url, "alice", "1", None).await;
-    let token = asked["error"]["details"]["confirmation_token"]
-        .as_str()
-        .expect("a token")
-        .to_owned();
+    let token = token_of(&asked);
 
     let port = redis.stop().await;
     assert_eq!(ready(&url).await, 503);
     for answer in [
         delete(&url, "alice", "1", Some(&token)).await,
         delete(&url, "alice", "2", None).await,
-        call(
-            &url,
-            "alice",
-            "mcp_aql_read",
-            json!({"operation": "get_item", "params": {"id": "1"}}),
-        )
-        .await,
+        get_item(&url).await,
     ] {
         assert_eq!(code(&answer), "INTERNAL_ERROR", "{answer}");
         assert_eq!(answer["error"]["details"]["reason"], "state_unavailable");
@@ -265,10 +263,7 @@ async fn stateless_requests_confirm_on_the_memory_store() {
     let upstream = start_upstream().await;
     let (_server, url) = http_server(&upstream, &["--stateless"]).await;
     let asked = delete(&url, "alice", "5", None).await;
-    let token = asked["error"]["details"]["confirmation_token"]
-        .as_str()
-        .expect("a token")
-        .to_owned();
+    let token = token_of(&asked);
     let done = delete(&url, "alice", "5", Some(&token)).await;
     assert_eq!(code(&done), "success", "{done}");
     assert_eq!(done["data"]["deleted"], "5");

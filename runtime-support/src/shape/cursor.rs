@@ -196,11 +196,7 @@ fn scope(operation: &str, params: &Map<String, Value>) -> String {
     hasher.update(operation.as_bytes());
     hasher.update([0]);
     feed_object(&mut hasher, params);
-    let digest = hasher.finalize();
-    digest[..8]
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    hex(&hasher.finalize()[..8])
 }
 
 /// `VALIDATION_INVALID_VALUE` for a cursor in `param` that is not one of ours.

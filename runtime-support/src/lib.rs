@@ -17,6 +17,7 @@ mod intake;
 mod introspect;
 mod json_scan;
 mod listener;
+mod metrics;
 mod notify;
 pub mod params;
 mod probes;

@@ -1,5 +1,6 @@
-//! What a load balancer or orchestrator asks: `/healthz` (the process serves HTTP) and
-//! `/readyz` (it can take calls: the state store answers and no shutdown has begun).
+//! What a load balancer or orchestrator asks: `/healthz` (the process serves HTTP),
+//! `/readyz` (it can take calls: the state store answers and no shutdown has begun), and what
+//! Prometheus scrapes: `/metrics`.
 
 use std::sync::Arc;
 
@@ -27,6 +28,7 @@ pub fn router<A: Adapter>(shared: Arc<Shared<A>>, shutdown: CancellationToken) -
             get(|| async { answer(StatusCode::OK, &json!({"status": "ok"})) }),
         )
         .route("/readyz", get(ready::<A>))
+        .route("/metrics", get(metrics::<A>))
         .with_state(Arc::new(Probes { shared, shutdown }))
 }
 
@@ -44,6 +46,14 @@ async fn ready<A: Adapter>(State(probes): State<Arc<Probes<A>>>) -> Response {
         Some(reason) => json!({"status": "unavailable", "state": state, "reason": reason}),
     };
     answer(status, &body)
+}
+
+async fn metrics<A: Adapter>(State(probes): State<Arc<Probes<A>>>) -> Response {
+    (
+        [(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+        probes.shared.metrics().render(),
+    )
+        .into_response()
 }
 
 fn answer(status: StatusCode, body: &Value) -> Response {

@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::{Arc, Mutex};
-use std::time::SystemTime;
+use std::time::{Instant, SystemTime};
 
 #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`
 use rmcp::model::SetLevelRequestParams;
@@ -34,6 +34,7 @@ use crate::gate::{
 };
 use crate::intake::http::CarriedArguments;
 use crate::introspect::{Catalog, INTROSPECT};
+use crate::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
 use crate::notify::{Progress, SessionLog};
 use crate::result::{self, Data};
 use crate::session::{Caller, Session, UpstreamCredential};
@@ -57,6 +58,7 @@ pub struct Shared<A: Adapter> {
     catalog: Catalog,
     upstream: Upstream,
     cursors: Cursors,
+    metrics: Arc<Metrics>,
     instructions: String,
     adapter: PhantomData<fn() -> A>,
 }
@@ -97,6 +99,7 @@ impl<A: Adapter> Shared<A> {
         };
         let tools = ToolSet::new::<A>(config.mode, &config.tool_prefix, &policy);
         let catalog = Catalog::new::<A>(&config, &tools, &policy, &limiter);
+        let metrics = Arc::new(Metrics::default());
         let upstream = Upstream::new(
             A::INFO,
             UpstreamConfig {
@@ -105,7 +108,8 @@ impl<A: Adapter> Shared<A> {
                 ..UpstreamConfig::default()
             },
         )?
-        .observed_by(limiter.clone());
+        .observed_by(limiter.clone())
+        .measured_by(metrics.clone());
         if config.credential_header.is_some() && !upstream.takes_request_credential() {
             return Err(AqlError::new(
                 ErrorCode::InternalError,
@@ -129,6 +133,7 @@ impl<A: Adapter> Shared<A> {
             catalog,
             upstream,
             cursors,
+            metrics,
             instructions,
             adapter: PhantomData,
         })
@@ -157,6 +162,11 @@ impl<A: Adapter> Shared<A> {
     /// Where tokens and counters are kept.
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// This instance's calls, upstream answers and gate decisions, counted.
+    pub fn metrics(&self) -> &Metrics {
+        &self.metrics
     }
 }
 
@@ -214,8 +224,7 @@ impl<A: Adapter> AqlServer<A> {
         }
     }
 
-    /// One operation, from its arguments to its outcome (SPEC §3.2): envelope, routing,
-    /// endpoint check, payload limits, then `introspect` or the operation itself.
+    /// One operation, counted in the metrics under its name and outcome.
     async fn call_one(
         &self,
         surface: Surface,
@@ -224,10 +233,35 @@ impl<A: Adapter> AqlServer<A> {
         caller: &Caller,
         progress: Option<&Progress>,
     ) -> Outcome {
+        let started = Instant::now();
+        let (operation, outcome) = self
+            .operate(surface, arguments, payload, caller, progress)
+            .await;
+        let counted = match &outcome {
+            Outcome::Success { .. } => CallOutcome::Success,
+            Outcome::Failure { error, .. } => CallOutcome::Failed(error.code),
+        };
+        self.shared
+            .metrics
+            .call(operation, counted, started.elapsed());
+        outcome
+    }
+
+    /// One operation, from its arguments to its outcome (SPEC §3.2): envelope, routing,
+    /// endpoint check, payload limits, then `introspect` or the operation itself. Also the
+    /// name the metrics count it under.
+    async fn operate(
+        &self,
+        surface: Surface,
+        arguments: JsonObject,
+        payload: Result<(), AqlError>,
+        caller: &Caller,
+        progress: Option<&Progress>,
+    ) -> (&'static str, Outcome) {
         let shared = &*self.shared;
         let envelope = match Envelope::parse(Some(arguments)) {
             Ok(envelope) => envelope,
-            Err(error) => return self.failed(None, false, error),
+            Err(error) => return (UNKNOWN_OPERATION, self.failed(None, false, error)),
         };
         let operation = envelope.operation.as_str();
         let route = if operation == INTROSPECT {
@@ -235,19 +269,26 @@ impl<A: Adapter> AqlServer<A> {
         } else {
             match A::route(operation) {
                 Some(route) => Some(route),
-                None => return self.failed(Some(operation), false, self.not_found(operation)),
+                None => {
+                    let error = self.not_found(operation);
+                    return (
+                        UNKNOWN_OPERATION,
+                        self.failed(Some(operation), false, error),
+                    );
+                }
             }
         };
+        let name = route.map_or(INTROSPECT, |route| route.operation);
         let introspect = route.is_none();
         let category = route.map_or(Category::Read, |route| route.category);
         if let Surface::Family(family) = surface
             && family != category
         {
             let error = self.mismatch(operation, category, surface);
-            return self.failed(Some(operation), introspect, error);
+            return (name, self.failed(Some(operation), introspect, error));
         }
         if let Err(error) = payload {
-            return self.failed(Some(operation), introspect, error);
+            return (name, self.failed(Some(operation), introspect, error));
         }
         let answer = match route {
             None => shared
@@ -261,10 +302,11 @@ impl<A: Adapter> AqlServer<A> {
                     .await
             }
         };
-        match answer {
+        let outcome = match answer {
             Ok((data, warnings)) => Outcome::Success { data, warnings },
             Err(error) => self.failed(Some(operation), introspect, error),
-        }
+        };
+        (name, outcome)
     }
 
     /// A batch (operations §7): each item runs as [`Self::call_one`] would run it alone, in
@@ -586,6 +628,7 @@ impl<A: Adapter> AqlServer<A> {
                 "code": code.map(ErrorCode::as_str),
             }),
         );
+        self.shared.metrics.decision(event);
         self.shared.audit.record(Record {
             event,
             operation: route.operation,

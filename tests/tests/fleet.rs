@@ -395,3 +395,63 @@ async fn sigterm_drains_calls_in_flight() {
         "nothing listens any more"
     );
 }
+
+/// `/metrics` counts calls by operation and outcome, upstream answers by status class, gate
+/// decisions and tokens; a name the client made up is counted as `(unknown)`, never echoed.
+#[tokio::test]
+async fn metrics_count_calls_answers_and_tokens() {
+    let upstream = start_upstream().await;
+    let (_server, url) = http_server(&upstream, &["--stateless"]).await;
+    assert_eq!(code(&get_item(&url).await), "success");
+    let missing = call(
+        &url,
+        "alice",
+        "mcp_aql_read",
+        json!({"operation": "get_item", "params": {"id": "missing"}}),
+    )
+    .await;
+    assert_eq!(code(&missing), "NOT_FOUND_RESOURCE", "{missing}");
+    let token = token_of(&delete(&url, "alice", "6", None).await);
+    assert_eq!(
+        code(&delete(&url, "alice", "6", Some(&token)).await),
+        "success"
+    );
+    let made_up = call(
+        &url,
+        "alice",
+        "mcp_aql_read",
+        json!({"operation": "drop_tables_now", "params": {}}),
+    )
+    .await;
+    assert_eq!(code(&made_up), "NOT_FOUND_OPERATION");
+
+    let scraped = reqwest::get(url.replace("/mcp", "/metrics"))
+        .await
+        .expect("the metrics answer");
+    assert_eq!(scraped.status().as_u16(), 200);
+    assert!(
+        scraped.headers()["content-type"]
+            .to_str()
+            .expect("ascii")
+            .starts_with("application/openmetrics-text")
+    );
+    let text = scraped.text().await.expect("a body");
+    for line in [
+        r#"mcp_aql_calls_total{operation="get_item",outcome="success"} 1"#.to_owned(),
+        r#"mcp_aql_calls_total{operation="get_item",outcome="NOT_FOUND_RESOURCE"} 1"#.to_owned(),
+        r#"mcp_aql_calls_total{operation="delete_item",outcome="CONFIRMATION_REQUIRED"} 1"#
+            .to_owned(),
+        r#"mcp_aql_calls_total{operation="delete_item",outcome="success"} 1"#.to_owned(),
+        r#"mcp_aql_calls_total{operation="(unknown)",outcome="NOT_FOUND_OPERATION"} 1"#.to_owned(),
+        r#"mcp_aql_call_duration_seconds_count{operation="get_item"} 2"#.to_owned(),
+        r#"mcp_aql_upstream_responses_total{class="2xx"} 2"#.to_owned(),
+        r#"mcp_aql_upstream_responses_total{class="4xx"} 1"#.to_owned(),
+        r#"mcp_aql_gate_decisions_total{decision="confirmation_issued"} 1"#.to_owned(),
+        r#"mcp_aql_gate_decisions_total{decision="token_accepted"} 1"#.to_owned(),
+        r#"mcp_aql_tokens_issued_total{kind="confirmation"} 1"#.to_owned(),
+        r#"mcp_aql_tokens_redeemed_total{kind="confirmation"} 1"#.to_owned(),
+    ] {
+        assert!(text.contains(&line), "{line} missing from:\n{text}");
+    }
+    assert!(!text.contains("drop_tables_now"), "{text}");
+}

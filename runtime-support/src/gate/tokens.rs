@@ -42,6 +42,14 @@ pub enum TokenKind {
 }
 
 impl TokenKind {
+    /// The kind's name in metrics.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Confirmation => "confirmation",
+            Self::QuotaContinue => "quota_continue",
+        }
+    }
+
     const fn prefix(self) -> &'static str {
         match self {
             Self::Confirmation => "conf_",

@@ -51,6 +51,7 @@ use tracing::debug;
 use crate::adapter::{AdapterInfo, Method, UpstreamRequest};
 use crate::error::{AqlError, ErrorCode};
 use crate::gate::limits::Limiter;
+use crate::metrics::{Metrics, UpstreamOutcome};
 use crate::shape::Answer;
 pub use auth::Credential;
 use auth::{AuthPlan, Secrets};
@@ -97,6 +98,8 @@ pub struct Upstream {
     config: UpstreamConfig,
     /// Told what every answer says about the upstream's rate limits.
     limiter: Option<Arc<Limiter>>,
+    /// Counts every request by the status class of its answer.
+    metrics: Option<Arc<Metrics>>,
 }
 
 impl Upstream {
@@ -118,6 +121,13 @@ impl Upstream {
     #[must_use]
     pub fn observed_by(mut self, limiter: Arc<Limiter>) -> Self {
         self.limiter = Some(limiter);
+        self
+    }
+
+    /// Counts every request in `metrics` by the status class of its answer.
+    #[must_use]
+    pub fn measured_by(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
         self
     }
 
@@ -164,6 +174,7 @@ impl Upstream {
             credentials_allowed,
             config,
             limiter: None,
+            metrics: None,
         })
     }
 
@@ -246,10 +257,14 @@ impl Upstream {
             "upstream request"
         );
         let started = Instant::now();
-        let response = builder
-            .send()
-            .await
-            .map_err(|err| self.transport_error(&err, &secrets))?;
+        let sent = builder.send().await;
+        if let Some(metrics) = &self.metrics {
+            metrics.upstream(match &sent {
+                Ok(response) => UpstreamOutcome::Status(response.status().as_u16()),
+                Err(_) => UpstreamOutcome::NoAnswer,
+            });
+        }
+        let response = sent.map_err(|err| self.transport_error(&err, &secrets))?;
         let status = response.status();
         let headers = response.headers().clone();
         if let Some(limiter) = &self.limiter {

@@ -1,0 +1,252 @@
+//! Prometheus metrics of one instance, served at `/metrics` over HTTP: calls by operation and
+//! outcome with their latency, upstream answers by status class, gate decisions, and tokens
+//! issued and redeemed. Each instance counts its own; a fleet's totals are sums in the query.
+//!
+//! Every label value is a name the adapter or the runtime owns (an operation of the schema,
+//! an error code, a gate event), never text a client sent, so a hostile client cannot grow
+//! the number of series.
+
+use std::time::Duration;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+use crate::error::ErrorCode;
+use crate::gate::audit::Event;
+use crate::gate::tokens::TokenKind;
+
+/// The `operation` label of a call that named no operation of the schema.
+pub const UNKNOWN_OPERATION: &str = "(unknown)";
+
+/// The content type of [`Metrics::render`]'s text.
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// How a call ended: `success`, or the error code it failed with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CallOutcome {
+    /// The call answered `success: true`.
+    Success,
+    /// The call failed with this code.
+    Failed(ErrorCode),
+}
+
+impl CallOutcome {
+    const fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Failed(code) => code.as_str(),
+        }
+    }
+}
+
+/// What happened to one upstream request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UpstreamOutcome {
+    /// The upstream answered with this HTTP status.
+    Status(u16),
+    /// No answer came: refused, timed out, DNS, TLS or network.
+    NoAnswer,
+}
+
+impl UpstreamOutcome {
+    const fn class(self) -> &'static str {
+        match self {
+            Self::Status(100..=199) => "1xx",
+            Self::Status(200..=299) => "2xx",
+            Self::Status(300..=399) => "3xx",
+            Self::Status(400..=499) => "4xx",
+            Self::Status(_) => "5xx",
+            Self::NoAnswer => "no_answer",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct CallLabels {
+    operation: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct OperationLabels {
+    operation: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ClassLabels {
+    class: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct DecisionLabels {
+    decision: &'static str,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct KindLabels {
+    kind: &'static str,
+}
+
+/// Latency buckets: 250 µs to about 8 s, doubling.
+fn latency_histogram() -> Histogram {
+    Histogram::new(exponential_buckets(0.000_25, 2.0, 16))
+}
+
+/// The instance's metrics and the registry that renders them.
+#[derive(Debug)]
+pub struct Metrics {
+    registry: Registry,
+    calls: Family<CallLabels, Counter>,
+    latency: Family<OperationLabels, Histogram, fn() -> Histogram>,
+    upstream: Family<ClassLabels, Counter>,
+    decisions: Family<DecisionLabels, Counter>,
+    issued: Family<KindLabels, Counter>,
+    redeemed: Family<KindLabels, Counter>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("mcp_aql");
+        let calls = Family::default();
+        registry.register(
+            "calls",
+            "Operations run, by operation and outcome (success or the error code)",
+            calls.clone(),
+        );
+        let latency = Family::new_with_constructor(latency_histogram as fn() -> Histogram);
+        registry.register(
+            "call_duration_seconds",
+            "Time from a call's arguments to its answer, by operation",
+            latency.clone(),
+        );
+        let upstream = Family::default();
+        registry.register(
+            "upstream_responses",
+            "Upstream requests by HTTP status class, or no_answer",
+            upstream.clone(),
+        );
+        let decisions = Family::default();
+        registry.register(
+            "gate_decisions",
+            "Safety gate decisions, by the audit log's event name",
+            decisions.clone(),
+        );
+        let issued = Family::default();
+        registry.register(
+            "tokens_issued",
+            "Confirmation and quota continuation tokens issued",
+            issued.clone(),
+        );
+        let redeemed = Family::default();
+        registry.register(
+            "tokens_redeemed",
+            "Confirmation and quota continuation tokens redeemed",
+            redeemed.clone(),
+        );
+        Self {
+            registry,
+            calls,
+            latency,
+            upstream,
+            decisions,
+            issued,
+            redeemed,
+        }
+    }
+}
+
+impl Metrics {
+    /// Counts one operation (`introspect`, a schema operation, or [`UNKNOWN_OPERATION`]) and
+    /// how long it took.
+    pub fn call(&self, operation: &'static str, outcome: CallOutcome, elapsed: Duration) {
+        self.calls
+            .get_or_create(&CallLabels {
+                operation,
+                outcome: outcome.as_str(),
+            })
+            .inc();
+        self.latency
+            .get_or_create(&OperationLabels { operation })
+            .observe(elapsed.as_secs_f64());
+    }
+
+    /// Counts one upstream request.
+    pub fn upstream(&self, outcome: UpstreamOutcome) {
+        self.upstream
+            .get_or_create(&ClassLabels {
+                class: outcome.class(),
+            })
+            .inc();
+    }
+
+    /// Counts one gate decision, and the token it issued or redeemed.
+    pub fn decision(&self, event: Event) {
+        self.decisions
+            .get_or_create(&DecisionLabels {
+                decision: event.as_str(),
+            })
+            .inc();
+        let (family, kind) = match event {
+            Event::ConfirmationIssued => (&self.issued, TokenKind::Confirmation),
+            Event::QuotaPaused => (&self.issued, TokenKind::QuotaContinue),
+            Event::TokenAccepted => (&self.redeemed, TokenKind::Confirmation),
+            Event::QuotaContinued => (&self.redeemed, TokenKind::QuotaContinue),
+            Event::Allowed
+            | Event::Denied
+            | Event::TokenRejected
+            | Event::RateLimited
+            | Event::QuotaExhausted => return,
+        };
+        family
+            .get_or_create(&KindLabels {
+                kind: kind.as_str(),
+            })
+            .inc();
+    }
+
+    /// The OpenMetrics text exposition, as Prometheus scrapes it.
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = prometheus_client::encoding::text::encode(&mut text, &self.registry);
+        text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_every_family_with_owned_label_values() {
+        let metrics = Metrics::default();
+        metrics.call("get_repo", CallOutcome::Success, Duration::from_millis(3));
+        metrics.call(
+            UNKNOWN_OPERATION,
+            CallOutcome::Failed(ErrorCode::NotFoundOperation),
+            Duration::from_micros(40),
+        );
+        metrics.upstream(UpstreamOutcome::Status(404));
+        metrics.upstream(UpstreamOutcome::NoAnswer);
+        metrics.decision(Event::ConfirmationIssued);
+        metrics.decision(Event::TokenAccepted);
+        metrics.decision(Event::Allowed);
+        let text = metrics.render();
+        for line in [
+            r#"mcp_aql_calls_total{operation="get_repo",outcome="success"} 1"#,
+            r#"mcp_aql_calls_total{operation="(unknown)",outcome="NOT_FOUND_OPERATION"} 1"#,
+            r#"mcp_aql_call_duration_seconds_bucket{le="0.004",operation="get_repo"} 1"#,
+            r#"mcp_aql_upstream_responses_total{class="4xx"} 1"#,
+            r#"mcp_aql_upstream_responses_total{class="no_answer"} 1"#,
+            r#"mcp_aql_gate_decisions_total{decision="allowed"} 1"#,
+            r#"mcp_aql_tokens_issued_total{kind="confirmation"} 1"#,
+            r#"mcp_aql_tokens_redeemed_total{kind="confirmation"} 1"#,
+        ] {
+            assert!(text.contains(line), "{line} missing from:\n{text}");
+        }
+        assert!(text.ends_with("# EOF\n"));
+    }
+}

@@ -520,8 +520,9 @@ impl Config {
                     .value_parser(Backend::parse)
                     .help(
                         "Where confirmation tokens, rate-limit and quota counters live: memory \
-                         (this process, the default) or redis://[:password@]host:port[/db], \
-                         shared by every instance on it",
+                         (this process, the default), file:PATH (this process, kept in PATH \
+                         across restarts) or redis://[:password@]host:port[/db], shared by \
+                         every instance on it",
                     ),
             )
             .arg(

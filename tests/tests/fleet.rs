@@ -455,3 +455,47 @@ async fn metrics_count_calls_answers_and_tokens() {
     }
     assert!(!text.contains("drop_tables_now"), "{text}");
 }
+
+/// `--state file:PATH` keeps tokens and counters across a killed process: a redeemed token
+/// stays spent, an unredeemed one still works, a rate limit keeps its count, and a second
+/// process cannot take the same file.
+#[tokio::test]
+async fn the_file_store_survives_a_killed_process() {
+    let dir = std::env::temp_dir().join(format!("aqlgen-state-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let state = format!("file:{}", dir.join("state.jsonl").display());
+    let upstream = start_upstream().await;
+    let args = ["--stateless", "--state", &state, "--rate-limit", "day=4"];
+
+    let (mut first, url) = http_server(&upstream, &args).await;
+    assert_eq!(code(&get_item(&url).await), "success");
+    assert_eq!(code(&get_item(&url).await), "success");
+    let kept = token_of(&delete(&url, "alice", "7", None).await);
+    let spent = token_of(&delete(&url, "alice", "8", None).await);
+    assert_eq!(
+        code(&delete(&url, "alice", "8", Some(&spent)).await),
+        "success"
+    );
+    first.kill().await.expect("SIGKILL");
+
+    let (_second, url) = http_server(&upstream, &args).await;
+    let again = delete(&url, "alice", "8", Some(&spent)).await;
+    assert_eq!(code(&again), "TOKEN_ALREADY_USED", "{again}");
+    let redeemed = delete(&url, "alice", "7", Some(&kept)).await;
+    assert_eq!(code(&redeemed), "success", "{redeemed}");
+    let over = get_item(&url).await;
+    assert_eq!(code(&over), "RATE_LIMIT_EXCEEDED", "{over}");
+
+    let mut all = vec!["--transport", "http", "--port", "0"];
+    all.extend_from_slice(&args);
+    let refused = support::command_for(support::BIN, &all, &[("FIXTURE_BASE_URL", &upstream)])
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("the third process runs");
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("another process"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -5,7 +5,8 @@
 //! entry lives once, beside its user ([`crate::gate::tokens`], [`crate::gate::limits`]), and a
 //! backend only keeps strings:
 //!
-//! * [`memory`] (the default): one process, gone with it;
+//! * [`memory`] (the default): one process, gone with it, or kept in a [`journal`] file
+//!   (`--state file:PATH`) so it survives restarts;
 //! * [`redis`] (`--state redis://…`): shared by every instance pointing at the same server.
 //!   Single use holds across instances because a token is consumed with one atomic
 //!   set-if-absent, and counters move with one atomic increment.
@@ -13,9 +14,11 @@
 //! Every operation is bounded by [`TIMEOUT`]. A store that cannot answer yields
 //! [`Unavailable`]; callers fail closed on it (no token, no confirmed call, no counted call).
 
+mod journal;
 pub mod memory;
 pub mod redis;
 
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use crate::error::{AqlError, ErrorCode};
@@ -28,12 +31,14 @@ pub const TIMEOUT: Duration = Duration::from_millis(500);
 pub enum Backend {
     /// In this process only.
     Memory,
+    /// In this process, kept in a journal file so it survives restarts.
+    File(PathBuf),
     /// A Redis server; the URL may carry a password, so it is never logged whole.
     Redis(String),
 }
 
 impl Backend {
-    /// Parses `memory` or a `redis://` / `rediss://` URL.
+    /// Parses `memory`, `file:PATH` or a `redis://` / `rediss://` URL.
     ///
     /// # Errors
     ///
@@ -44,8 +49,19 @@ impl Backend {
             Ok(Self::Memory)
         } else if text.starts_with("redis://") || text.starts_with("rediss://") {
             Ok(Self::Redis(text.to_owned()))
+        } else if let Some(path) = text.strip_prefix("file:") {
+            // `file:///var/lib/x` and `file:/var/lib/x` name the same file.
+            let path = path.strip_prefix("//").unwrap_or(path);
+            if path.is_empty() {
+                Err(
+                    "state backend: 'file:' needs a path, e.g. file:/var/lib/aqlgen/state.jsonl"
+                        .to_owned(),
+                )
+            } else {
+                Ok(Self::File(PathBuf::from(path)))
+            }
         } else {
-            Err("state backend: expected 'memory' or a redis:// URL".to_owned())
+            Err("state backend: expected 'memory', file:PATH or a redis:// URL".to_owned())
         }
     }
 
@@ -53,6 +69,7 @@ impl Backend {
     pub fn describe(&self) -> &'static str {
         match self {
             Self::Memory => "memory",
+            Self::File(_) => "file",
             Self::Redis(_) => "redis",
         }
     }
@@ -110,6 +127,7 @@ impl Store {
     pub async fn open(backend: &Backend, adapter: &str) -> Result<Self, String> {
         match backend {
             Backend::Memory => Ok(Self::Memory(memory::Memory::default())),
+            Backend::File(path) => Ok(Self::Memory(memory::Memory::on_file(path)?)),
             Backend::Redis(url) => Ok(Self::Redis(redis::RedisStore::open(url, adapter).await?)),
         }
     }
@@ -139,10 +157,7 @@ impl Store {
     /// Sets `key` to `value` until `until`.
     pub async fn set(&self, key: &str, value: &str, until: SystemTime) -> Result<(), Unavailable> {
         match self {
-            Self::Memory(store) => {
-                store.set(key, value, until);
-                Ok(())
-            }
+            Self::Memory(store) => store.set(key, value, until),
             Self::Redis(store) => store.set(key, value, until).await,
         }
     }
@@ -156,7 +171,7 @@ impl Store {
         until: SystemTime,
     ) -> Result<bool, Unavailable> {
         match self {
-            Self::Memory(store) => Ok(store.set_new(key, value, until)),
+            Self::Memory(store) => store.set_new(key, value, until),
             Self::Redis(store) => store.set_new(key, value, until).await,
         }
     }
@@ -172,7 +187,7 @@ impl Store {
             return Ok(Vec::new());
         }
         match self {
-            Self::Memory(store) => Ok(store.add(keys, delta)),
+            Self::Memory(store) => store.add(keys, delta),
             Self::Redis(store) => store.add(keys, delta).await,
         }
     }
@@ -180,7 +195,8 @@ impl Store {
     /// Whether the store answers now.
     pub async fn ping(&self) -> Result<(), Unavailable> {
         match self {
-            Self::Memory(_) => Ok(()),
+            Self::Memory(store) if store.healthy() => Ok(()),
+            Self::Memory(_) => Err(Unavailable),
             Self::Redis(store) => store.ping().await,
         }
     }
@@ -204,5 +220,15 @@ mod tests {
         let redis = Backend::parse("redis://:secret@127.0.0.1:6379/0").expect("redis");
         assert_eq!(redis.describe(), "redis");
         assert!(Backend::parse("postgres://x").is_err());
+        let file = PathBuf::from("/var/lib/aqlgen/state.jsonl");
+        assert_eq!(
+            Backend::parse("file:/var/lib/aqlgen/state.jsonl"),
+            Ok(Backend::File(file.clone()))
+        );
+        assert_eq!(
+            Backend::parse("file:///var/lib/aqlgen/state.jsonl"),
+            Ok(Backend::File(file))
+        );
+        assert!(Backend::parse("file:").is_err());
     }
 }

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 use std::marker::PhantomData;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`
@@ -21,7 +21,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Map, Value, json};
 
-use crate::adapter::{Adapter, Category, DangerLevel, Route, UpstreamRequest, Window};
+use crate::adapter::{Adapter, Category, DangerLevel, Route, UpstreamRequest};
 use crate::batch;
 use crate::config::Config;
 use crate::envelope::{Envelope, check_payload, shorten};
@@ -170,12 +170,11 @@ impl<A: Adapter> Shared<A> {
     }
 }
 
-/// The handler of one MCP connection (or of one stateless HTTP request). Its session state
-/// dies with it: the quota windows it continued past. Tokens live in the shared store.
+/// The handler of one MCP connection (or of one stateless HTTP request). What outlives it
+/// (tokens, counters, quota continuations) lives in the shared store.
 pub struct AqlServer<A: Adapter> {
     shared: Arc<Shared<A>>,
     session: Session,
-    continued: Mutex<Vec<(Window, u64)>>,
     log: SessionLog,
 }
 
@@ -185,7 +184,6 @@ impl<A: Adapter> AqlServer<A> {
         Self {
             shared,
             session: Session::default(),
-            continued: Mutex::new(Vec::new()),
             log: SessionLog::default(),
         }
     }
@@ -421,11 +419,7 @@ impl<A: Adapter> AqlServer<A> {
                 }
             }
         }
-        let mut warnings = match shared
-            .limiter
-            .commit(SystemTime::now(), &self.continued())
-            .await
-        {
+        let mut warnings = match shared.limiter.commit(SystemTime::now(), &caller.id).await {
             Ok(warnings) => warnings,
             Err(limited) => return Err(self.limited(route, &params, limited, caller).await),
         };
@@ -463,7 +457,7 @@ impl<A: Adapter> AqlServer<A> {
         let limited = match self
             .shared
             .limiter
-            .check(SystemTime::now(), &self.continued())
+            .check(SystemTime::now(), &caller.id)
             .await
         {
             Ok(()) => return Ok(()),
@@ -485,16 +479,12 @@ impl<A: Adapter> AqlServer<A> {
             .await;
         match redeemed {
             Ok(id) => {
-                self.continued
-                    .lock()
-                    .unwrap_or_else(|poisoned| poisoned.into_inner())
-                    .extend(
-                        pauses
-                            .iter()
-                            .map(|pause| (pause.quota.window, pause.window_start)),
-                    );
                 self.audit(route, Event::QuotaContinued, Some(&id), None);
-                Ok(())
+                self.shared
+                    .limiter
+                    .continue_past(&caller.id, pauses)
+                    .await
+                    .map_err(AqlError::from)
             }
             Err(rejected) => {
                 self.audit(
@@ -601,13 +591,6 @@ impl<A: Adapter> AqlServer<A> {
         .with_detail("confirmation_token", issued.token)
         .with_detail("expires_at", issued.expires_at)
         .with_detail("ttl_seconds", issued.ttl.as_secs())
-    }
-
-    fn continued(&self) -> Vec<(Window, u64)> {
-        self.continued
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
     }
 
     fn audit(

@@ -499,3 +499,49 @@ async fn the_file_store_survives_a_killed_process() {
     assert!(stderr.contains("another process"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A quota continuation is the caller's, on every instance: once Alice continues past the
+/// pause on one, her next calls run on either without a token, while Bob is still paused.
+#[tokio::test]
+async fn a_quota_continuation_holds_across_instances_for_its_caller() {
+    let redis = Redis::start().await;
+    let upstream = start_upstream().await;
+    let fleet = [
+        "--stateless",
+        "--state",
+        &redis.url(),
+        "--quota",
+        "requests_per_day=1/2",
+    ];
+    let (_a, a) = http_server(&upstream, &fleet).await;
+    let (_b, b) = http_server(&upstream, &fleet).await;
+    let read = |url: String, caller: &'static str, token: Option<String>| async move {
+        let mut params = json!({"id": "1"});
+        if let Some(token) = token {
+            params["_quota_continue"] = token.into();
+        }
+        call(
+            &url,
+            caller,
+            "mcp_aql_read",
+            json!({"operation": "get_item", "params": params}),
+        )
+        .await
+    };
+    assert_eq!(code(&read(a.clone(), "alice", None).await), "success");
+    assert_eq!(code(&read(b.clone(), "alice", None).await), "success");
+    let paused = read(a.clone(), "alice", None).await;
+    assert_eq!(code(&paused), "RATE_LIMIT_QUOTA_PAUSE", "{paused}");
+    let token = paused["error"]["details"]["confirmation_token"]
+        .as_str()
+        .expect("a continuation token")
+        .to_owned();
+    let continued = read(b.clone(), "alice", Some(token)).await;
+    assert_eq!(code(&continued), "success", "{continued}");
+    for url in [&a, &b] {
+        let next = read(url.clone(), "alice", None).await;
+        assert_eq!(code(&next), "success", "{next}");
+    }
+    let bob = read(b.clone(), "bob", None).await;
+    assert_eq!(code(&bob), "RATE_LIMIT_QUOTA_PAUSE", "{bob}");
+}

@@ -6,7 +6,7 @@
 //! * **The upstream's own word**: `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` on any
 //!   answer, or `Retry-After` on a 429 or 503, stops calls until then (at most a day ahead).
 //! * **Quotas** (the operator's `--quota`): past `warn` calls in a window a success carries a
-//!   `RATE_LIMIT_QUOTA_WARNING`; past `pause` each session must continue with a
+//!   `RATE_LIMIT_QUOTA_WARNING`; past `pause` each caller must continue with a
 //!   `quota_continue_` token once per window; at `hard_stop` calls stop until the window ends.
 //!
 //! Counters live in the server's state store, shared by every session and, on Redis, by
@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::clock::{from_unix_seconds, rfc3339, unix_seconds};
 use crate::error::{AqlError, ErrorCode};
-use crate::state::Store;
+use crate::state::{Store, Unavailable};
 use crate::warning::Warning;
 
 /// The furthest ahead an upstream can make the adapter wait.
@@ -43,7 +43,7 @@ pub struct Quota {
     pub window: Window,
     /// Calls after which successes carry a warning.
     pub warn: u64,
-    /// Calls after which each session must continue with a token.
+    /// Calls after which each caller must continue with a token.
     pub pause: u64,
     /// Calls after which nothing runs until the window ends.
     pub hard_stop: Option<u64>,
@@ -153,7 +153,7 @@ impl LimitConfig {
 pub enum Limited {
     /// A rate limit, the upstream's or the adapter's: `RATE_LIMIT_EXCEEDED`.
     Rate(AqlError),
-    /// Quotas at their pause threshold that this session has not continued past.
+    /// Quotas at their pause threshold that this caller has not continued past.
     Paused(Vec<Pause>),
     /// A quota at its hard stop: `RATE_LIMIT_QUOTA_EXHAUSTED`.
     Exhausted(AqlError),
@@ -172,9 +172,6 @@ pub struct Pause {
     pub window_start: u64,
 }
 
-/// Which quota windows a session has continued past their pause: `(window, start)` pairs.
-pub type Continued = [(Window, u64)];
-
 /// Where the upstream stopped the adapter.
 #[derive(Debug, Clone, Copy)]
 struct Block {
@@ -191,6 +188,8 @@ struct Reading {
     rates: Vec<u64>,
     /// The same for each quota.
     quotas: Vec<u64>,
+    /// Whether the caller continued past each quota's pause in its current window.
+    continued: Vec<bool>,
     block: Option<Block>,
 }
 
@@ -200,6 +199,15 @@ struct Reading {
 pub struct Limiter {
     config: LimitConfig,
     store: Arc<Store>,
+}
+
+/// The key marking that `caller` continued past a quota's pause in the `window` starting at
+/// `start`, and the end of that window.
+fn continued_key(caller: &str, window: Window, start: u64) -> (String, SystemTime) {
+    (
+        format!("continued:{caller}:{window}:{start}"),
+        from_unix_seconds(start + window.seconds()),
+    )
 }
 
 /// The start of the window holding `now` (Unix seconds).
@@ -239,13 +247,28 @@ impl Limiter {
             .collect()
     }
 
-    /// Reads the counters and the upstream's block in one round trip. Counters fail closed:
-    /// without the store no counted call runs. The upstream's block fails open, because the
-    /// upstream still enforces its own limit.
-    async fn read(&self, now: SystemTime) -> Result<Reading, Limited> {
-        let counters = self.counter_keys(unix_seconds(now));
-        let keys: Vec<String> = counters
+    /// The keys marking that `caller` continued past each quota's pause in the window holding
+    /// `now`, each with the end of its window.
+    fn continued_keys(&self, caller: &str, now: u64) -> Vec<(String, SystemTime)> {
+        self.config
+            .quotas
+            .iter()
+            .map(|quota| continued_key(caller, quota.window, window_start(quota.window, now)))
+            .collect()
+    }
+
+    /// Reads the counters, `caller`'s continuations (none without a caller) and the
+    /// upstream's block in one round trip. Counters fail closed: without the store no counted
+    /// call runs. The upstream's block fails open, because the upstream still enforces its
+    /// own limit.
+    async fn read(&self, now: SystemTime, caller: Option<&str>) -> Result<Reading, Limited> {
+        let seconds = unix_seconds(now);
+        let continued = caller.map_or_else(Vec::new, |caller| self.continued_keys(caller, seconds));
+        let flags = continued.len();
+        let keys: Vec<String> = self
+            .counter_keys(seconds)
             .into_iter()
+            .chain(continued)
             .map(|(key, _)| key)
             .chain(BLOCK_KEYS.map(str::to_owned))
             .collect();
@@ -259,14 +282,18 @@ impl Limiter {
         let number = |index: usize| u64::try_from(counts[index]).unwrap_or(0);
         let rates = self.config.rates.len();
         let quotas = self.config.quotas.len();
-        let until = number(rates + quotas);
+        let counted = rates + quotas;
+        let until = number(counted + flags);
         let block = (until > 0).then(|| Block {
             until: from_unix_seconds(until),
-            limit: Some(number(rates + quotas + 1)).filter(|limit| *limit > 0),
+            limit: Some(number(counted + flags + 1)).filter(|limit| *limit > 0),
         });
+        let mut continued: Vec<bool> = (counted..counted + flags).map(|i| number(i) > 0).collect();
+        continued.resize(quotas, false);
         Ok(Reading {
             rates: (0..rates).map(number).collect(),
-            quotas: (rates..rates + quotas).map(number).collect(),
+            quotas: (rates..counted).map(number).collect(),
+            continued,
             block,
         })
     }
@@ -276,9 +303,23 @@ impl Limiter {
     /// # Errors
     ///
     /// The first limit in the way, upstream blocks first, then rate limits, then quotas.
-    pub async fn check(&self, now: SystemTime, continued: &Continued) -> Result<(), Limited> {
-        let reading = self.read(now).await?;
-        self.verdict(&reading, now, continued).map(|_| ())
+    pub async fn check(&self, now: SystemTime, caller: &str) -> Result<(), Limited> {
+        let reading = self.read(now, Some(caller)).await?;
+        self.verdict(&reading, now).map(|_| ())
+    }
+
+    /// Lets `caller` go past the pause of each of `pauses` until its window ends, on every
+    /// instance sharing the store.
+    ///
+    /// # Errors
+    ///
+    /// When the store does not answer.
+    pub async fn continue_past(&self, caller: &str, pauses: &[Pause]) -> Result<(), Unavailable> {
+        let keys: Vec<(String, SystemTime)> = pauses
+            .iter()
+            .map(|pause| continued_key(caller, pause.quota.window, pause.window_start))
+            .collect();
+        self.store.add(&keys, 1).await.map(|_| ())
     }
 
     /// Counts the call and checks the counters again, returning the quota warnings its answer
@@ -288,11 +329,7 @@ impl Limiter {
     /// # Errors
     ///
     /// As [`Limiter::check`], except the upstream's block, which `check` has seen.
-    pub async fn commit(
-        &self,
-        now: SystemTime,
-        continued: &Continued,
-    ) -> Result<Vec<Warning>, Limited> {
+    pub async fn commit(&self, now: SystemTime, caller: &str) -> Result<Vec<Warning>, Limited> {
         let keys = self.counter_keys(unix_seconds(now));
         if keys.is_empty() {
             return Ok(Vec::new());
@@ -304,24 +341,32 @@ impl Limiter {
             .map_err(|unavailable| Limited::Unavailable(unavailable.to_error()))?;
         let before = |count: &i64| u64::try_from(count - 1).unwrap_or(0);
         let rates = self.config.rates.len();
-        let reading = Reading {
+        let mut reading = Reading {
             rates: counted[..rates].iter().map(before).collect(),
             quotas: counted[rates..].iter().map(before).collect(),
+            continued: vec![false; self.config.quotas.len()],
             block: None,
         };
-        let verdict = self.verdict(&reading, now, continued);
+        let mut verdict = self.verdict(&reading, now);
+        if let Err(Limited::Paused(_)) = verdict {
+            // Only a caller at a pause needs its continuations read.
+            let continued = self.continued_keys(caller, unix_seconds(now));
+            let keys: Vec<String> = continued.into_iter().map(|(key, _)| key).collect();
+            match self.store.counts(&keys).await {
+                Ok(flags) => {
+                    reading.continued = flags.iter().map(|flag| *flag > 0).collect();
+                    verdict = self.verdict(&reading, now);
+                }
+                Err(unavailable) => verdict = Err(Limited::Unavailable(unavailable.to_error())),
+            }
+        }
         if verdict.is_err() && self.store.add(&keys, -1).await.is_err() {
             tracing::warn!("a refused call stays counted: the state store did not answer");
         }
         verdict
     }
 
-    fn verdict(
-        &self,
-        reading: &Reading,
-        now: SystemTime,
-        continued: &Continued,
-    ) -> Result<Vec<Warning>, Limited> {
+    fn verdict(&self, reading: &Reading, now: SystemTime) -> Result<Vec<Warning>, Limited> {
         if let Some(block) = reading.block.filter(|block| block.until > now) {
             let left = block.until.duration_since(now).unwrap_or_default();
             return Err(Limited::Rate(rate_limited(
@@ -347,12 +392,13 @@ impl Limiter {
         }
         let mut paused = Vec::new();
         let mut warnings = Vec::new();
-        for (&current, quota) in reading.quotas.iter().zip(&self.config.quotas) {
+        let quotas = reading.quotas.iter().zip(&reading.continued);
+        for ((&current, &continued), quota) in quotas.zip(&self.config.quotas) {
             let start = window_start(quota.window, seconds);
             if let Some(hard) = quota.hard_stop.filter(|hard| current >= *hard) {
                 return Err(Limited::Exhausted(exhausted(quota, current, hard, start)));
             }
-            if current >= quota.pause && !continued.contains(&(quota.window, start)) {
+            if current >= quota.pause && !continued {
                 paused.push(Pause {
                     quota: *quota,
                     current,
@@ -422,7 +468,7 @@ impl Limiter {
     /// The limits and their counters now: `_protocol.quota_status` (rate-limiting §6).
     /// Counters the store cannot read are reported as `null`.
     pub async fn status(&self, now: SystemTime) -> Value {
-        let Ok(reading) = self.read(now).await else {
+        let Ok(reading) = self.read(now, None).await else {
             return json!({"api_limits": null, "quotas": null, "upstream_blocked_until": null});
         };
         let seconds = unix_seconds(now);
@@ -682,16 +728,16 @@ mod tests {
             store(),
         );
         let now = at(NOON + 10);
-        assert!(limiter.commit(now, &[]).await.is_ok());
-        assert!(limiter.commit(now, &[]).await.is_ok());
-        let Err(Limited::Rate(error)) = limiter.commit(now, &[]).await else {
+        assert!(limiter.commit(now, "alice").await.is_ok());
+        assert!(limiter.commit(now, "alice").await.is_ok());
+        let Err(Limited::Rate(error)) = limiter.commit(now, "alice").await else {
             panic!("third call in the minute is refused");
         };
         assert_eq!(error.details["window"], "minute");
         assert_eq!(error.details["retry_after_seconds"], 50);
         assert_eq!(error.details["resets_at"], rfc3339(at(NOON + 60)));
         assert!(
-            limiter.commit(at(NOON + 60), &[]).await.is_ok(),
+            limiter.commit(at(NOON + 60), "alice").await.is_ok(),
             "next minute"
         );
     }
@@ -706,20 +752,27 @@ mod tests {
         };
         let limiter = Limiter::new(LimitConfig::merged(&[], &[], vec![quota]), store());
         let now = at(NOON);
-        assert_eq!(limiter.commit(now, &[]).await.map(|w| w.len()), Ok(0));
+        assert_eq!(limiter.commit(now, "alice").await.map(|w| w.len()), Ok(0));
         assert_eq!(
-            limiter.commit(now, &[]).await.map(|w| w.len()),
+            limiter.commit(now, "alice").await.map(|w| w.len()),
             Ok(1),
             "call 2 warns"
         );
-        assert_eq!(limiter.commit(now, &[]).await.map(|w| w.len()), Ok(1));
-        let Err(Limited::Paused(pauses)) = limiter.commit(now, &[]).await else {
+        assert_eq!(limiter.commit(now, "alice").await.map(|w| w.len()), Ok(1));
+        let Err(Limited::Paused(pauses)) = limiter.commit(now, "alice").await else {
             panic!("call 4 pauses");
         };
         assert_eq!(pauses[0].current, 3);
-        let continued = [(Window::Day, pauses[0].window_start)];
-        assert!(limiter.commit(now, &continued).await.is_ok(), "continued");
-        let Err(Limited::Exhausted(error)) = limiter.commit(now, &continued).await else {
+        limiter
+            .continue_past("alice", &pauses)
+            .await
+            .expect("continued");
+        let Err(Limited::Paused(_)) = limiter.commit(now, "bob").await else {
+            panic!("another caller is still paused");
+        };
+        assert!(limiter.check(now, "alice").await.is_ok(), "alice continues");
+        assert!(limiter.commit(now, "alice").await.is_ok(), "continued");
+        let Err(Limited::Exhausted(error)) = limiter.commit(now, "alice").await else {
             panic!("call 5 stops");
         };
         assert_eq!(error.code, ErrorCode::RateLimitQuotaExhausted);
@@ -729,7 +782,7 @@ mod tests {
             "exhausted"
         );
         assert!(
-            limiter.commit(at(NOON + 86_400), &[]).await.is_ok(),
+            limiter.commit(at(NOON + 86_400), "alice").await.is_ok(),
             "next day"
         );
     }
@@ -746,18 +799,18 @@ mod tests {
         );
         headers.insert("x-ratelimit-limit", HeaderValue::from_static("60"));
         limiter.observe(200, &headers, now).await;
-        let Err(Limited::Rate(error)) = limiter.check(now, &[]).await else {
+        let Err(Limited::Rate(error)) = limiter.check(now, "alice").await else {
             panic!("blocked by the upstream");
         };
         assert_eq!(error.details["scope"], "upstream");
         assert_eq!(error.details["retry_after_seconds"], 30);
         assert_eq!(error.details["limit"], 60);
-        assert!(limiter.check(at(NOON + 30), &[]).await.is_ok());
+        assert!(limiter.check(at(NOON + 30), "alice").await.is_ok());
 
         let mut far = HeaderMap::new();
         far.insert("retry-after", HeaderValue::from_static("99999999999"));
         limiter.observe(429, &far, now).await;
-        let Err(Limited::Rate(error)) = limiter.check(now, &[]).await else {
+        let Err(Limited::Rate(error)) = limiter.check(now, "alice").await else {
             panic!("blocked by Retry-After");
         };
         assert_eq!(
@@ -766,7 +819,7 @@ mod tests {
         );
         limiter.observe(200, &HeaderMap::new(), now).await;
         assert!(
-            limiter.check(now, &[]).await.is_err(),
+            limiter.check(now, "alice").await.is_err(),
             "a plain answer does not lift it"
         );
     }

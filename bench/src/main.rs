@@ -2,12 +2,13 @@
 //! and its peers, and writes the table into the README.
 //!
 //! ```text
-//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--no-readme] [--quick]
+//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--fleet-only] [--no-readme] [--quick]
 //! ```
 
 mod agent;
 mod client;
 mod figures;
+mod fleet;
 mod measure;
 mod ours;
 mod peers;
@@ -23,11 +24,13 @@ use anyhow::{Context as _, bail};
 
 use crate::figures::Figures;
 
-const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--no-readme] [--quick]
+const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--fleet-only] [--no-readme] [--quick]
 
   --reuse-build  keep the generated server binary from an earlier run instead of a cold build
   --skip-peers   measure aqlgen and the direct floor only
   --shaping-only measure only what field selection and pagination save, and write only that
+  --fleet-only   measure only the state stores and two instances (needs redis-server), and
+                 write only that
   --no-readme    print the section instead of writing it into README.md
   --quick        fewer spawns and calls, for trying the harness (not for the README)";
 
@@ -37,6 +40,7 @@ struct Options {
     reuse_build: bool,
     skip_peers: bool,
     shaping_only: bool,
+    fleet_only: bool,
     no_readme: bool,
     quick: bool,
 }
@@ -49,6 +53,7 @@ impl Options {
                 "--reuse-build" => options.reuse_build = true,
                 "--skip-peers" => options.skip_peers = true,
                 "--shaping-only" => options.shaping_only = true,
+                "--fleet-only" => options.fleet_only = true,
                 "--no-readme" => options.no_readme = true,
                 "--quick" => options.quick = true,
                 "-h" | "--help" => {
@@ -84,7 +89,13 @@ async fn main() -> anyhow::Result<()> {
     );
 
     let load_average = proc::load_average();
-    let upstream = demo_upstream::spawn(demo_upstream::Options::default()).await?;
+    // The load runs far more calls than GitHub's 5,000 an hour, which demo-upstream enforces
+    // by default.
+    let upstream = demo_upstream::spawn(demo_upstream::Options {
+        github_rate_limit: Some(u64::from(u32::MAX)),
+        ..demo_upstream::Options::default()
+    })
+    .await?;
     let url = format!("{}/repos/octo/hello-world", upstream.base_url());
     let setup = ours::Setup {
         binary: built.binary.clone(),
@@ -100,15 +111,27 @@ async fn main() -> anyhow::Result<()> {
         floor_url: url.clone(),
         overhead_rounds: 20,
     };
-    eprintln!("bench: field selection and pagination");
-    let shaping = shaping::measure(setup.command("crude"), &upstream.base_url()).await?;
-    let shaping_section = shaping::render(&shaping);
-    println!("{shaping_section}");
     let readme = root.join("README.md");
-    if !options.no_readme {
-        report::write_shaping_into_readme(&readme, &shaping_section)?;
+    if !options.fleet_only {
+        eprintln!("bench: field selection and pagination");
+        let shaping = shaping::measure(setup.command("crude"), &upstream.base_url()).await?;
+        let shaping_section = shaping::render(&shaping);
+        println!("{shaping_section}");
+        if !options.no_readme {
+            report::write_shaping_into_readme(&readme, &shaping_section)?;
+        }
     }
     if options.shaping_only {
+        return Ok(());
+    }
+    let rows = fleet::measure(&setup, &work).await?;
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let fleet_section = fleet::render(&rows, setup.calls_c32, cores);
+    println!("{fleet_section}");
+    if !options.no_readme {
+        report::write_fleet_into_readme(&readme, &fleet_section)?;
+    }
+    if options.fleet_only {
         return Ok(());
     }
     let crude = ours::measure(&setup, "crude").await?;

@@ -39,13 +39,34 @@ pub async fn load(
     concurrency: usize,
     calls: usize,
 ) -> anyhow::Result<Load> {
+    load_over(
+        std::slice::from_ref(client),
+        tool,
+        arguments,
+        concurrency,
+        calls,
+    )
+    .await
+}
+
+/// As [`load`], each call sent to the next of `clients` in turn, as a load balancer spreads
+/// requests over instances.
+pub async fn load_over(
+    clients: &[Client],
+    tool: &str,
+    arguments: Value,
+    concurrency: usize,
+    calls: usize,
+) -> anyhow::Result<Load> {
     let tool: Arc<str> = tool.into();
     let arguments = Arc::new(arguments);
-    let client = client.clone();
+    let clients: Arc<[Client]> = clients.into();
+    let turn = Arc::new(AtomicUsize::new(0));
     run_load(concurrency, calls, move || {
-        let (client, tool, arguments) = (client.clone(), tool.clone(), arguments.clone());
+        let (clients, tool, arguments) = (clients.clone(), tool.clone(), arguments.clone());
+        let next = turn.fetch_add(1, Ordering::Relaxed) % clients.len();
         async move {
-            let reply = client.call_tool(&tool, (*arguments).clone()).await?;
+            let reply = clients[next].call_tool(&tool, (*arguments).clone()).await?;
             reply.ensure_tool_success()
         }
     })

@@ -147,22 +147,32 @@ pub fn write_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
 /// Writes `section` between the shaping markers of README.md, added after the benchmark
 /// section when missing.
 pub fn write_shaping_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
-    const SHAPING_BEGIN: &str = "<!-- bench-shaping:begin -->";
-    const SHAPING_END: &str = "<!-- bench-shaping:end -->";
+    write_between(
+        readme,
+        ("<!-- bench-shaping:begin -->", "<!-- bench-shaping:end -->"),
+        section,
+    )
+}
+
+/// Writes `section` between the fleet markers of README.md (in "Running a fleet"), added
+/// after the benchmark section when missing.
+pub fn write_fleet_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
+    write_between(
+        readme,
+        ("<!-- bench-fleet:begin -->", "<!-- bench-fleet:end -->"),
+        section,
+    )
+}
+
+fn write_between(readme: &Path, (begin, end): (&str, &str), section: &str) -> anyhow::Result<()> {
     let text = std::fs::read_to_string(readme).with_context(|| readme.display().to_string())?;
-    let updated = match (text.find(SHAPING_BEGIN), text.find(SHAPING_END)) {
-        (Some(begin), Some(end)) if begin < end => format!(
-            "{}{SHAPING_BEGIN}\n{section}{}",
-            &text[..begin],
-            &text[end..]
-        ),
+    let updated = match (text.find(begin), text.find(end)) {
+        (Some(from), Some(to)) if from < to => {
+            format!("{}{begin}\n{section}{}", &text[..from], &text[to..])
+        }
         _ => {
-            let at = text.find(END).map_or(text.len(), |end| end + END.len());
-            format!(
-                "{}\n\n{SHAPING_BEGIN}\n{section}{SHAPING_END}{}",
-                &text[..at],
-                &text[at..]
-            )
+            let at = text.find(END).map_or(text.len(), |found| found + END.len());
+            format!("{}\n\n{begin}\n{section}{end}{}", &text[..at], &text[at..])
         }
     };
     std::fs::write(readme, updated)?;
@@ -432,7 +442,7 @@ fn ms(value: f64) -> String {
 }
 
 /// `1234567` as `1,234,567`.
-fn thousands(value: usize) -> String {
+pub fn thousands(value: usize) -> String {
     let digits = value.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (index, digit) in digits.chars().enumerate() {

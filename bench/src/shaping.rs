@@ -85,7 +85,8 @@ async fn walk(client: &Client, fields: Option<&str>) -> anyhow::Result<(usize, u
     let (mut calls, mut spent) = (0, 0);
     let mut after: Option<Value> = None;
     for _ in 0..3 {
-        let mut params = json!({"owner": "octo", "repo": "hello-world", "state": "all", "first": PAGE});
+        let mut params =
+            json!({"owner": "octo", "repo": "hello-world", "state": "all", "first": PAGE});
         if let Some(fields) = fields {
             params["fields"] = fields.into();
         }

@@ -120,7 +120,7 @@ impl Journal {
                     tracing::error!(
                         path = %self.path.display(),
                         %error,
-                        "cannot append to the state file; calls that need state are refused"
+                        "cannot append to the state file; calls needing state are refused"
                     );
                 }
                 self.failed = true;
@@ -197,7 +197,7 @@ fn replay(
             Err(_) => tracing::warn!(
                 path = %path.display(),
                 line = index + 1,
-                "skipping a state file line that is not an entry"
+                "skipping a state file line which is not an entry"
             ),
         }
     }

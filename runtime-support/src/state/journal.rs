@@ -66,6 +66,13 @@ impl Journal {
         let failed = |doing: &str, error: std::io::Error| {
             format!("state file {}: cannot {doing}: {error}", path.display())
         };
+        if path.is_dir() {
+            return Err(format!(
+                "state file {}: is a directory; name a file in it, e.g. {}",
+                path.display(),
+                path.join("state.jsonl").display()
+            ));
+        }
         let lock_path = sidecar(path, "lock");
         let lock = OpenOptions::new()
             .create(true)
@@ -82,7 +89,17 @@ impl Journal {
         })?;
         let entries = match File::open(path) {
             Ok(file) => {
-                replay(BufReader::new(file), now, path).map_err(|error| failed("read it", error))?
+                let replayed = replay(BufReader::new(file), now, path)
+                    .map_err(|error| failed("read it", error))?;
+                // Lines, none of them an entry: some other file, which a rewrite would destroy.
+                if replayed.entry_lines == 0 && replayed.other_lines > 0 {
+                    return Err(format!(
+                        "state file {}: holds no state entry, so it is not an aqlgen state file; \
+                         name a new file or move this one away",
+                        path.display()
+                    ));
+                }
+                replayed.entries
             }
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => HashMap::new(),
             Err(error) => return Err(failed("open it", error)),
@@ -103,7 +120,12 @@ impl Journal {
         &mut self,
         writes: impl Iterator<Item = (&'a str, &'a str, SystemTime)>,
     ) -> Result<(), Unavailable> {
-        let mut text = String::new();
+        // After a failed write, start on a fresh line: a torn fragment stays a line of its own.
+        let mut text = if self.failed {
+            String::from("\n")
+        } else {
+            String::new()
+        };
         let mut count = 0;
         for (key, value, until) in writes {
             push_line(&mut text, key, value, until);
@@ -174,18 +196,29 @@ fn push_line(text: &mut String, key: &str, value: &str, until: SystemTime) {
     }
 }
 
-/// The live entries of a journal: the last line of each key, unless expired. A line that is
-/// not a journal line (a torn last line after a crash) is skipped with a warning.
-fn replay(
-    reader: impl BufRead,
-    now: SystemTime,
-    path: &Path,
-) -> std::io::Result<HashMap<String, Entry>> {
+/// What replaying a journal found.
+struct Replayed {
+    /// The last line of each key, unless expired.
+    entries: HashMap<String, Entry>,
+    /// Lines that are entries.
+    entry_lines: usize,
+    /// Lines that are not (a torn write), skipped.
+    other_lines: usize,
+}
+
+/// Replays a journal; a line that is not an entry (a write torn by a crash or a full disk) is
+/// skipped with a warning.
+fn replay(reader: impl BufRead, now: SystemTime, path: &Path) -> std::io::Result<Replayed> {
     let mut entries = HashMap::new();
+    let (mut entry_lines, mut other_lines) = (0, 0);
     for (index, line) in reader.lines().enumerate() {
         let line = line?;
+        if line.is_empty() {
+            continue;
+        }
         match serde_json::from_str::<Line<'_>>(&line) {
             Ok(Line { k, v, u }) => {
+                entry_lines += 1;
                 entries.insert(
                     k.into_owned(),
                     Entry {
@@ -194,15 +227,22 @@ fn replay(
                     },
                 );
             }
-            Err(_) => tracing::warn!(
-                path = %path.display(),
-                line = index + 1,
-                "skipping a state file line which is not an entry"
-            ),
+            Err(_) => {
+                other_lines += 1;
+                tracing::warn!(
+                    path = %path.display(),
+                    line = index + 1,
+                    "skipping a state file line which is not an entry"
+                );
+            }
         }
     }
     entries.retain(|_, entry| entry.until > now);
-    Ok(entries)
+    Ok(Replayed {
+        entries,
+        entry_lines,
+        other_lines,
+    })
 }
 
 /// Writes `entries` to `PATH.new`, syncs it and renames it over `path`; returns the new file
@@ -258,6 +298,31 @@ mod tests {
         assert_eq!(entries["a"].value, "2");
         let rewritten = fs::read_to_string(&path).expect("reads");
         assert_eq!(rewritten.lines().count(), 1, "{rewritten}");
+    }
+
+    #[test]
+    fn a_directory_is_refused_before_anything_is_written() {
+        let path = temp_path("directory");
+        let dir = path.parent().expect("a parent");
+        let error = Journal::open(dir, SystemTime::now())
+            .err()
+            .expect("a directory is refused");
+        assert!(error.contains("is a directory"), "{error}");
+        assert!(!sidecar(dir, "lock").exists());
+    }
+
+    #[test]
+    fn a_file_with_no_entry_is_left_as_it_is() {
+        let path = temp_path("foreign");
+        fs::write(&path, "[server]\nport = 8080\n").expect("writes");
+        let error = Journal::open(&path, SystemTime::now())
+            .err()
+            .expect("refused");
+        assert!(error.contains("not an aqlgen state file"), "{error}");
+        assert_eq!(
+            fs::read_to_string(&path).expect("reads"),
+            "[server]\nport = 8080\n"
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File, OpenOptions, TryLockError};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
@@ -80,12 +80,13 @@ impl Journal {
             .write(true)
             .open(&lock_path)
             .map_err(|error| failed("create its lock file", error))?;
-        lock.try_lock().map_err(|_| {
-            format!(
+        lock.try_lock().map_err(|error| match error {
+            TryLockError::WouldBlock => format!(
                 "state file {}: another process is using it (it holds {})",
                 path.display(),
                 lock_path.display()
-            )
+            ),
+            TryLockError::Error(error) => failed("lock it", error),
         })?;
         let entries = match File::open(path) {
             Ok(file) => {

@@ -12,7 +12,7 @@ use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
-use prometheus_client::registry::Registry;
+use prometheus_client::registry::{Metric, Registry};
 
 use crate::error::ErrorCode;
 use crate::gate::audit::Event;
@@ -110,41 +110,41 @@ pub struct Metrics {
 impl Default for Metrics {
     fn default() -> Self {
         let mut registry = Registry::with_prefix("mcp_aql");
-        let calls = Family::default();
-        registry.register(
+        let calls = registered(
+            &mut registry,
             "calls",
             "Operations run, by operation and outcome (success or the error code)",
-            calls.clone(),
+            Family::default(),
         );
-        let latency = Family::new_with_constructor(latency_histogram as fn() -> Histogram);
-        registry.register(
+        let latency = registered(
+            &mut registry,
             "call_duration_seconds",
             "Time from a call's arguments to its answer, by operation",
-            latency.clone(),
+            Family::new_with_constructor(latency_histogram as fn() -> Histogram),
         );
-        let upstream = Family::default();
-        registry.register(
+        let upstream = registered(
+            &mut registry,
             "upstream_responses",
             "Upstream requests by HTTP status class, or no_answer",
-            upstream.clone(),
+            Family::default(),
         );
-        let decisions = Family::default();
-        registry.register(
+        let decisions = registered(
+            &mut registry,
             "gate_decisions",
             "Safety gate decisions, by the audit log's event name",
-            decisions.clone(),
+            Family::default(),
         );
-        let issued = Family::default();
-        registry.register(
+        let issued = registered(
+            &mut registry,
             "tokens_issued",
             "Confirmation and quota continuation tokens issued",
-            issued.clone(),
+            Family::default(),
         );
-        let redeemed = Family::default();
-        registry.register(
+        let redeemed = registered(
+            &mut registry,
             "tokens_redeemed",
             "Confirmation and quota continuation tokens redeemed",
-            redeemed.clone(),
+            Family::default(),
         );
         Self {
             registry,
@@ -156,6 +156,13 @@ impl Default for Metrics {
             redeemed,
         }
     }
+}
+
+/// `metric`, registered in `registry` under `name` with `help`; the registry keeps a handle
+/// on the same counters.
+fn registered<T: Metric + Clone>(registry: &mut Registry, name: &str, help: &str, metric: T) -> T {
+    registry.register(name, help, metric.clone());
+    metric
 }
 
 impl Metrics {

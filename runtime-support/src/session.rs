@@ -5,6 +5,7 @@
 //! to speak of: the handler lives for that one request. What ties its calls together is
 //! the caller, identified by the credential the request carries ([`Session::caller`]).
 
+use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use axum::http::HeaderMap;
@@ -22,7 +23,8 @@ pub fn random_hex(len: usize) -> Option<String> {
 pub fn hex(bytes: &[u8]) -> String {
     let mut text = String::with_capacity(bytes.len() * 2);
     for byte in bytes {
-        text.push_str(&format!("{byte:02x}"));
+        // Writing into a String cannot fail.
+        let _ = write!(text, "{byte:02x}");
     }
     text
 }

@@ -129,17 +129,19 @@ impl Memory {
     ) -> Result<Vec<i64>, Unavailable> {
         let now = SystemTime::now();
         let mut map = self.map();
-        let writes: Vec<(String, String, SystemTime)> = keys
+        let totals: Vec<i64> = keys
             .iter()
-            .map(|(key, until)| {
-                let total = map
-                    .live(key, now)
+            .map(|(key, _)| {
+                map.live(key, now)
                     .map_or(0, |entry| number(&entry.value))
-                    .saturating_add(delta);
-                (key.clone(), total.to_string(), *until)
+                    .saturating_add(delta)
             })
             .collect();
-        let totals = writes.iter().map(|(_, total, _)| number(total)).collect();
+        let writes = keys
+            .iter()
+            .zip(&totals)
+            .map(|((key, until), total)| (key.clone(), total.to_string(), *until))
+            .collect();
         map.put(writes, now)?;
         Ok(totals)
     }

@@ -60,6 +60,18 @@ impl Redis {
     }
 }
 
+/// Two stateless instances of the fixture adapter on `upstream`, sharing `redis`, with
+/// `extra` flags: each process (stopped on drop) and its endpoint.
+async fn pair(upstream: &str, redis: &Redis, extra: &[&str]) -> [(Child, String); 2] {
+    let url = redis.url();
+    let mut args = vec!["--stateless", "--state", &url];
+    args.extend_from_slice(extra);
+    [
+        http_server(upstream, &args).await,
+        http_server(upstream, &args).await,
+    ]
+}
+
 /// One stateless MCP request, as an agent's client sends it through a load balancer.
 async fn call(url: &str, caller: &str, tool: &str, arguments: Value) -> Value {
     let body = json!({
@@ -148,9 +160,7 @@ async fn ready(url: &str) -> u16 {
 async fn a_token_is_redeemed_once_across_instances() {
     let redis = Redis::start().await;
     let upstream = start_upstream().await;
-    let fleet = ["--stateless", "--state", &redis.url()];
-    let (_a, a) = http_server(&upstream, &fleet).await;
-    let (_b, b) = http_server(&upstream, &fleet).await;
+    let [(_a, a), (_b, b)] = pair(&upstream, &redis, &[]).await;
     assert_eq!((ready(&a).await, ready(&b).await), (200, 200));
 
     let asked = delete(&a, "alice", "7", None).await;
@@ -181,15 +191,7 @@ async fn a_token_is_redeemed_once_across_instances() {
 async fn a_rate_limit_is_shared() {
     let redis = Redis::start().await;
     let upstream = start_upstream().await;
-    let fleet = [
-        "--stateless",
-        "--state",
-        &redis.url(),
-        "--rate-limit",
-        "day=3",
-    ];
-    let (_a, a) = http_server(&upstream, &fleet).await;
-    let (_b, b) = http_server(&upstream, &fleet).await;
+    let [(_a, a), (_b, b)] = pair(&upstream, &redis, &["--rate-limit", "day=3"]).await;
     for url in [&a, &b, &a] {
         assert_eq!(code(&get_item(url).await), "success");
     }
@@ -506,15 +508,8 @@ async fn the_file_store_survives_a_killed_process() {
 async fn a_quota_continuation_holds_across_instances_for_its_caller() {
     let redis = Redis::start().await;
     let upstream = start_upstream().await;
-    let fleet = [
-        "--stateless",
-        "--state",
-        &redis.url(),
-        "--quota",
-        "requests_per_day=1/2",
-    ];
-    let (_a, a) = http_server(&upstream, &fleet).await;
-    let (_b, b) = http_server(&upstream, &fleet).await;
+    let quota = ["--quota", "requests_per_day=1/2"];
+    let [(_a, a), (_b, b)] = pair(&upstream, &redis, &quota).await;
     let read = |url: String, caller: &'static str, token: Option<String>| async move {
         let mut params = json!({"id": "1"});
         if let Some(token) = token {

@@ -26,7 +26,7 @@ pub const INTROSPECT: &str = "introspect";
 /// Parameter names `introspect` accepts.
 pub const PARAMS: &[&str] = &["query", "name", "endpoint", "search"];
 
-const INTROSPECT_DESCRIPTION: &str = "Discover the operations and types of this adapter. With query 'operations' and no name: every operation with its category and endpoint, plus '_protocol' metadata (spec version, endpoint mode, tools, limits, session). Narrow the list with 'endpoint' (a family: create, read, update, delete, execute) and/or 'search' (words separated by spaces: an operation is kept when every word appears, case-insensitive, in its name or description). With a name: the full details of one operation or type (parameters, permissions, return type, examples), or null when no such name exists. With query 'types': the named types.";
+const INTROSPECT_DESCRIPTION: &str = "Discover the operations and types of this adapter. With query 'operations' and no name: every operation with its category and endpoint, plus '_protocol' metadata (spec version, endpoint mode, tools, limits, session). Narrow the list with 'endpoint' (a family: create, read, update, delete, execute) and/or 'search' (words separated by spaces: an operation is kept when every word appears, case-insensitive, in its name or description); a narrowed list's '_protocol' holds only version, conformance, mode and session. With a name: the full details of one operation or type (parameters, permissions, return type, examples), or null when no such name exists. With query 'types': the named types.";
 
 struct OperationEntry {
     name: &'static str,
@@ -103,6 +103,9 @@ struct TypeEntry {
 pub struct Catalog {
     /// `_protocol` as JSON text without its closing brace; the session id is appended.
     protocol_open: String,
+    /// The same for a filtered list: only what INTRO §4.1.1 asks of every list (version,
+    /// conformance, mode), since an agent narrowing the list already has the rest.
+    brief_protocol_open: String,
     operations: Vec<OperationEntry>,
     operation_index: HashMap<&'static str, usize>,
     /// Every operation summary, comma-joined.
@@ -289,12 +292,18 @@ impl Catalog {
 
         let limits = &config.limits;
         let field_selection = A::ROUTES.iter().any(|route| route.fields.is_some());
+        // Level 2 needs both endpoint modes (always served), batch (always) and field
+        // selection (SPEC §10.1), which only the schema can switch on.
+        let conformance = if field_selection {
+            "level-2"
+        } else {
+            "level-1"
+        };
+        let mode = config.mode.protocol_name();
         let protocol = json!({
             "version": SPEC_VERSION,
-            // Level 2 needs both endpoint modes (always served), batch (always) and field
-            // selection (SPEC §10.1), which only the schema can switch on.
-            "conformance": if field_selection { "level-2" } else { "level-1" },
-            "mode": config.mode.protocol_name(),
+            "conformance": conformance,
+            "mode": mode,
             "capabilities": {
                 "batch": true,
                 "field_selection": field_selection,
@@ -329,15 +338,18 @@ impl Catalog {
             },
             "concurrency": "fully-concurrent",
             "supports_etag": true
-        })
-        .to_string();
-        let protocol_open = protocol
-            .strip_suffix('}')
-            .map(str::to_owned)
-            .unwrap_or(protocol);
+        });
+        let brief_protocol =
+            json!({"version": SPEC_VERSION, "conformance": conformance, "mode": mode});
+        let open = |protocol: &Value| {
+            let text = protocol.to_string();
+            text.strip_suffix('}').map(str::to_owned).unwrap_or(text)
+        };
+        let (protocol_open, brief_protocol_open) = (open(&protocol), open(&brief_protocol));
 
         Self {
             protocol_open,
+            brief_protocol_open,
             operations,
             operation_index,
             operations_joined,
@@ -429,10 +441,16 @@ impl Catalog {
         session_id: &str,
         limiter: &Limiter,
     ) -> String {
+        let filtered = endpoint.is_some() || search.is_some();
+        let protocol_open = if filtered {
+            &self.brief_protocol_open
+        } else {
+            &self.protocol_open
+        };
         let mut text =
-            String::with_capacity(self.protocol_open.len() + self.operations_joined.len() + 96);
+            String::with_capacity(protocol_open.len() + self.operations_joined.len() + 96);
         text.push_str("{\"_protocol\":");
-        text.push_str(&self.protocol_open);
+        text.push_str(protocol_open);
         text.push_str(",\"session_id\":");
         text.push_str(&Value::String(session_id.to_owned()).to_string());
         let config = limiter.config();
@@ -441,7 +459,7 @@ impl Catalog {
             text.push_str(&limiter.status(SystemTime::now()).await.to_string());
         }
         text.push_str("},\"operations\":[");
-        if endpoint.is_none() && search.is_none() {
+        if !filtered {
             text.push_str(&self.operations_joined);
         } else {
             let terms = search.map(search_terms).unwrap_or_default();
@@ -571,6 +589,15 @@ mod tests {
 
     /// Operation names `introspect` lists for these params.
     fn listed(params: Value) -> Vec<String> {
+        answer_of(params)["operations"]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|op| op["name"].as_str().expect("a name").to_owned())
+            .collect()
+    }
+
+    fn answer_of(params: Value) -> Value {
         let config = Config::default();
         let policy = Policy::at(TrustLevel::Validated, TrustSource::Schema);
         let limiter = Limiter::new(
@@ -589,13 +616,36 @@ mod tests {
         let answer = runtime
             .block_on(catalog.answer(&params, "s", &limiter))
             .expect("a valid query");
-        let answer: Value = serde_json::from_str(&answer).expect("JSON");
-        answer["operations"]
-            .as_array()
-            .expect("a list")
-            .iter()
-            .map(|op| op["name"].as_str().expect("a name").to_owned())
-            .collect()
+        serde_json::from_str(&answer).expect("JSON")
+    }
+
+    #[test]
+    fn a_narrowed_list_carries_only_the_protocol_basics() {
+        let keys = |params: Value| -> Vec<String> {
+            let answer = answer_of(params);
+            let protocol = answer["_protocol"].as_object().expect("_protocol");
+            protocol.keys().cloned().collect()
+        };
+        let whole = keys(json!({"query": "operations"}));
+        for key in [
+            "version",
+            "mode",
+            "limits",
+            "capabilities",
+            "safety",
+            "session_id",
+        ] {
+            assert!(whole.contains(&key.to_owned()), "{key} in {whole:?}");
+        }
+        for narrowed in [
+            json!({"query": "operations", "endpoint": "read"}),
+            json!({"query": "operations", "search": "issues"}),
+        ] {
+            assert_eq!(
+                keys(narrowed),
+                ["conformance", "mode", "session_id", "version"]
+            );
+        }
     }
 
     #[test]

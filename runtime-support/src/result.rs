@@ -1,9 +1,10 @@
 //! Answers as MCP sees them: the MCP-AQL discriminated union as JSON text content of a
-//! `CallToolResult` (seed mcp-integration §4.1), with `isError` set from the error code, and
-//! the same object as `structuredContent` for clients that read it (MCP 2025-06-18 tools:
-//! structured content comes with its serialized JSON as text). Tools declare no
-//! `outputSchema`: the result union is the same for every tool and `introspect` describes
-//! each operation's data, so a schema would only lengthen `tools/list`.
+//! `CallToolResult` (seed mcp-integration §4.1), with `isError` set from the error code.
+//! Tools declare no `outputSchema`, so the answer is not repeated as `structuredContent`
+//! (optional without one, MCP 2025-06-18 tools): every client reads the text, and a second
+//! copy would double what an agent pays for each answer. The result union is the same for
+//! every tool and `introspect` describes each operation's data, so a schema would only
+//! lengthen `tools/list`.
 
 use crate::envelope::serialized_len;
 use crate::error::{AqlError, ErrorCode};
@@ -43,9 +44,9 @@ impl Data {
 pub fn success_with_warnings(data: Data, warnings: &[Warning]) -> CallToolResult {
     let warnings =
         (!warnings.is_empty()).then(|| serde_json::Value::Array(warning::collect(warnings)));
-    let (data_json, rebuilt) = match data {
-        Data::Text(text) => (text, None),
-        Data::Value(value) => (value.to_string(), Some(value)),
+    let data_json = match data {
+        Data::Text(text) => text,
+        Data::Value(value) => value.to_string(),
     };
     let mut text = String::with_capacity(data_json.len() + 26);
     text.push_str("{\"success\":true,\"data\":");
@@ -55,18 +56,7 @@ pub fn success_with_warnings(data: Data, warnings: &[Warning]) -> CallToolResult
         text.push_str(&warnings.to_string());
     }
     text.push('}');
-    let value = match rebuilt {
-        Some(data) => {
-            let mut body = serde_json::json!({"success": true, "data": data});
-            if let Some(warnings) = warnings {
-                body["warnings"] = warnings;
-            }
-            Some(body)
-        }
-        // The data arrived as text: parsed once, here.
-        None => serde_json::from_str(&text).ok(),
-    };
-    structured(CallToolResult::success, text, value)
+    CallToolResult::success(vec![ContentBlock::text(text)])
 }
 
 /// `{"success":false,"error":{code,message,details?}}`, whose `details` also name the
@@ -127,7 +117,7 @@ pub fn failure_value(error: &AqlError, session: Option<&str>) -> serde_json::Val
 /// A batch's answer, `{"success":true,"data":null,"results":[...],"summary":{...}}`
 /// (operations §7.2), built by the batch.
 pub fn batch_success(body: serde_json::Value) -> CallToolResult {
-    structured(CallToolResult::success, body.to_string(), Some(body))
+    CallToolResult::success(vec![ContentBlock::text(body.to_string())])
 }
 
 fn wrap_failure(error: &AqlError, body: serde_json::Value) -> CallToolResult {
@@ -136,18 +126,7 @@ fn wrap_failure(error: &AqlError, body: serde_json::Value) -> CallToolResult {
     } else {
         CallToolResult::error
     };
-    structured(make, body.to_string(), Some(body))
-}
-
-/// The answer `text` as text content and `value`, the same answer, as `structuredContent`.
-fn structured(
-    make: fn(Vec<ContentBlock>) -> CallToolResult,
-    text: String,
-    value: Option<serde_json::Value>,
-) -> CallToolResult {
-    let mut result = make(vec![ContentBlock::text(text)]);
-    result.structured_content = value;
-    result
+    make(vec![ContentBlock::text(body.to_string())])
 }
 
 #[cfg(test)]
@@ -156,12 +135,12 @@ mod tests {
 
     use super::*;
 
-    /// The answer, which the text content and `structuredContent` both hold.
+    /// The answer, the text content alone.
     fn text(result: &CallToolResult) -> Value {
+        assert_eq!(result.content.len(), 1);
+        assert!(result.structured_content.is_none());
         let raw = result.content[0].as_text().expect("text content");
-        let value: Value = serde_json::from_str(&raw.text).expect("JSON text");
-        assert_eq!(result.structured_content.as_ref(), Some(&value));
-        value
+        serde_json::from_str(&raw.text).expect("JSON text")
     }
 
     #[test]

@@ -7,11 +7,11 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::json;
 
-use crate::adapter::{Adapter, Category, Route, ToolDocs};
+use crate::adapter::{Adapter, Category, DangerLevel, Route, ToolDocs};
 use crate::config::EndpointMode;
 use crate::gate::{Decision, Denial, Policy, TOKEN_PARAM};
 
-/// Operations a safety note names per list before "and N more".
+/// Operations a safety note names one by one; a longer list is counted per danger level.
 const NOTE_NAMES: usize = 10;
 
 /// Which entry point a tool is.
@@ -175,17 +175,16 @@ fn safety_note<'a>(
     let mut confirmed = Vec::new();
     let mut refused = Vec::new();
     for route in routes {
-        let label = format!("{} ({})", route.operation, route.danger_level);
         match policy.decide(route.danger_level, route.requires_confirmation) {
             Decision::Allow => {}
-            Decision::Confirm(_) => confirmed.push(label),
+            Decision::Confirm(_) => confirmed.push(*route),
             Decision::Deny(Denial::Untested) => {
                 return Some(
                     "Safety: this adapter is untested, so only 'introspect' runs until its schema declares a trust level or the operator vouches for one (--trust-level)."
                         .to_owned(),
                 );
             }
-            Decision::Deny(_) => refused.push(label),
+            Decision::Deny(_) => refused.push(*route),
         }
     }
     if confirmed.is_empty() && refused.is_empty() {
@@ -195,24 +194,37 @@ fn safety_note<'a>(
     if !confirmed.is_empty() {
         note.push_str(&format!(
             " needs confirmation: {}; the first call answers CONFIRMATION_REQUIRED with a token to send back as '{TOKEN_PARAM}'.",
-            names(&confirmed)
+            listing(&confirmed)
         ));
     }
     if !refused.is_empty() {
-        note.push_str(&format!(" Refused: {}.", names(&refused)));
+        note.push_str(&format!(" Refused: {}.", listing(&refused)));
     }
     Some(note)
 }
 
-fn names(labels: &[String]) -> String {
-    let mut text = labels[..labels.len().min(NOTE_NAMES)].join(", ");
-    if labels.len() > NOTE_NAMES {
-        text.push_str(&format!(
-            " and {} more (see introspect)",
-            labels.len() - NOTE_NAMES
-        ));
+/// A few operations by name with their danger levels; a longer list as counts per level,
+/// since a sample of names would tell an agent nothing about the one it wants.
+fn listing(routes: &[&Route]) -> String {
+    if routes.len() <= NOTE_NAMES {
+        let labels: Vec<String> = routes
+            .iter()
+            .map(|route| format!("{} ({})", route.operation, route.danger_level))
+            .collect();
+        return labels.join(", ");
     }
-    text
+    let per_level: Vec<String> = DangerLevel::ALL
+        .iter()
+        .filter_map(|level| {
+            let count = routes.iter().filter(|r| r.danger_level == *level).count();
+            (count > 0).then(|| format!("{count} {level}"))
+        })
+        .collect();
+    format!(
+        "{} operations ({}); introspect an operation to see its decision",
+        routes.len(),
+        per_level.join(", ")
+    )
 }
 
 fn tool(
@@ -234,4 +246,48 @@ fn tool(
             .destructive(destructive),
     );
     tool
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapter::UpstreamRequest;
+    use crate::params::ParamError;
+    use serde_json::{Map, Value};
+
+    fn unbuildable(_: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+        unreachable!("a safety note never builds a request")
+    }
+
+    fn route(operation: &'static str, danger_level: DangerLevel) -> &'static Route {
+        Box::leak(Box::new(Route {
+            operation,
+            description: "",
+            category: Category::Delete,
+            danger_level,
+            requires_confirmation: false,
+            build: unbuildable,
+            features: &[],
+            fields: None,
+            paging: None,
+        }))
+    }
+
+    #[test]
+    fn a_few_operations_are_named_and_many_are_counted_per_level() {
+        let few = [
+            route("purge", DangerLevel::Dangerous),
+            route("wipe", DangerLevel::Forbidden),
+        ];
+        assert_eq!(listing(&few), "purge (dangerous), wipe (forbidden)");
+
+        let mut many: Vec<&Route> = (0..NOTE_NAMES)
+            .map(|_| route("remove", DangerLevel::Destructive))
+            .collect();
+        many.push(route("wipe", DangerLevel::Forbidden));
+        assert_eq!(
+            listing(&many),
+            "11 operations (10 destructive, 1 forbidden); introspect an operation to see its decision"
+        );
+    }
 }

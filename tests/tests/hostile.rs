@@ -1,7 +1,7 @@
 //! Hostile and careless clients against the real fixture binary, over a stdio pipe and over
 //! HTTP: every request carrying an id gets exactly one answer with that id, text that is not
 //! JSON gets a parse error with `id: null`, notifications get nothing, and the server's peak
-//! memory stays under 96 MB. The message mix is seeded (`AQLGEN_HOSTILE_SEED`) and bounded,
+//! memory stays under 80 MB. The message mix is seeded (`AQLGEN_HOSTILE_SEED`) and bounded,
 //! so a run takes seconds and a failure can be replayed.
 
 mod support;
@@ -14,9 +14,8 @@ use serde_json::{Value, json};
 use support::{INITIALIZE, command, http_server, post_initialize, start_upstream};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-/// Peak resident memory the server may reach, in kB. Each answer is held twice, as text and
-/// as `structuredContent`, which the four largest bodies feel most.
-const RSS_CEILING_KB: u64 = 96 * 1024;
+/// Peak resident memory the server may reach, in kB.
+const RSS_CEILING_KB: u64 = 80 * 1024;
 /// Messages per run.
 const MESSAGES: usize = 1200;
 

@@ -4,12 +4,14 @@
 //! Every answer validates against the root of the introspection response schema, which is
 //! closed: failures carry only `code` and `message`, and extra list facts live in `_protocol`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::time::SystemTime;
 
 use serde_json::{Map, Value, json};
 
-use crate::adapter::{Adapter, Category};
+use crate::adapter::{Adapter, Category, Route};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
 use crate::gate::limits::Limiter;
@@ -30,40 +32,20 @@ const INTROSPECT_DESCRIPTION: &str = "Discover the operations and types of this 
 
 struct OperationEntry {
     name: &'static str,
-    family: &'static str,
-    /// The name and description, lowercased and joined by a newline, for `search`.
-    search_text: String,
-    summary: String,
+    category: Category,
+    description: &'static str,
+    summary: Cow<'static, str>,
     details: Details,
 }
 
-/// An operation's `OperationDetails`, built when asked for.
+/// An operation's `OperationDetails`, completed when asked for.
 enum Details {
     /// Complete JSON text (`introspect`'s own).
     Ready(String),
-    /// The generated details and what the runtime adds to them: `mcpTool`, the gate's
-    /// sentence at the end of `description`, and the `confirmation_token` param when the gate
-    /// confirms the operation.
-    Generated {
-        json: &'static str,
-        tool: String,
-        gate_note: String,
-        confirms: bool,
-    },
-}
-
-impl Details {
-    fn text(&self) -> String {
-        match self {
-            Self::Ready(text) => text.clone(),
-            Self::Generated {
-                json,
-                tool,
-                gate_note,
-                confirms,
-            } => with_gate(json, tool, gate_note, *confirms),
-        }
-    }
+    /// The generated details, without what the runtime adds: `mcpTool`, the gate's sentence
+    /// at the end of `description`, and the `confirmation_token` param when the gate confirms
+    /// the operation.
+    Generated(&'static str),
 }
 
 /// Generated details with what the runtime adds (see [`Details::Generated`]).
@@ -95,11 +77,12 @@ fn with_gate(json: &str, tool: &str, gate_note: &str, confirms: bool) -> String 
 }
 
 struct TypeEntry {
-    summary: String,
-    details: String,
+    summary: Cow<'static, str>,
+    details: Cow<'static, str>,
 }
 
-/// Introspection answers for one server, built once at start-up.
+/// Introspection answers for one server. Start-up only indexes the generated documents, which
+/// stay where the binary holds them; what depends on the configuration is added per answer.
 pub struct Catalog {
     /// `_protocol` as JSON text without its closing brace; the session id is appended.
     protocol_open: String,
@@ -108,12 +91,17 @@ pub struct Catalog {
     brief_protocol_open: String,
     operations: Vec<OperationEntry>,
     operation_index: HashMap<&'static str, usize>,
-    /// Every operation summary, comma-joined.
-    operations_joined: String,
+    /// Every operation summary, comma-joined, once the whole list is first asked for.
+    operations_joined: OnceLock<String>,
     types: Vec<TypeEntry>,
-    type_index: HashMap<String, usize>,
-    /// `{"types":[...]}`.
-    types_list: String,
+    type_index: HashMap<&'static str, usize>,
+    /// `{"types":[...]}`, once first asked for.
+    types_list: OnceLock<String>,
+    /// The routes the details' gate sentences come from.
+    route: fn(&str) -> Option<&'static Route>,
+    policy: Policy,
+    /// The tool serving each category, by [`Category::ALL`] order.
+    tool_names: Vec<(Category, String)>,
 }
 
 /// The introspection documents of the protocol types every adapter shares (INTRO §7.3).
@@ -225,70 +213,53 @@ impl Catalog {
         });
         operations.push(OperationEntry {
             name: INTROSPECT,
-            family: "read",
-            search_text: search_text(INTROSPECT, INTROSPECT_DESCRIPTION),
-            summary: introspect_summary.to_string(),
+            category: Category::Read,
+            description: INTROSPECT_DESCRIPTION,
+            summary: Cow::Owned(introspect_summary.to_string()),
             details: Details::Ready(introspect_details.to_string()),
         });
-        for doc in A::INTROSPECTION.operations {
-            let (gate_note, confirms) = A::route(doc.name).map_or_else(
-                || (String::new(), false),
-                |route| {
-                    let decision = policy.decide(route.danger_level, route.requires_confirmation);
-                    (
-                        gate::describe(route, policy),
-                        matches!(decision, Decision::Confirm(_)),
-                    )
-                },
-            );
-            operations.push(OperationEntry {
-                name: doc.name,
-                family: doc.category.family(),
-                search_text: search_text(doc.name, doc.description),
-                summary: doc.summary_json.to_owned(),
-                details: Details::Generated {
-                    json: doc.details_json,
-                    tool: tools.tool_for(doc.category),
-                    gate_note,
-                    confirms,
-                },
-            });
-        }
+        operations.extend(
+            A::INTROSPECTION
+                .operations
+                .iter()
+                .map(|doc| OperationEntry {
+                    name: doc.name,
+                    category: doc.category,
+                    description: doc.description,
+                    summary: Cow::Borrowed(doc.summary_json),
+                    details: Details::Generated(doc.details_json),
+                }),
+        );
         let operation_index = operations
             .iter()
             .enumerate()
             .map(|(index, entry)| (entry.name, index))
             .collect();
-        let operations_joined = join(operations.iter().map(|entry| entry.summary.as_str()));
 
         let mut types: Vec<TypeEntry> = A::INTROSPECTION
             .types
             .iter()
             .map(|doc| TypeEntry {
-                summary: doc.summary_json.to_owned(),
-                details: doc.details_json.to_owned(),
+                summary: Cow::Borrowed(doc.summary_json),
+                details: Cow::Borrowed(doc.details_json),
             })
             .collect();
-        let mut type_index: HashMap<String, usize> = A::INTROSPECTION
+        let mut type_index: HashMap<&'static str, usize> = A::INTROSPECTION
             .types
             .iter()
             .enumerate()
-            .map(|(index, doc)| (doc.name.to_owned(), index))
+            .map(|(index, doc)| (doc.name, index))
             .collect();
         for (name, details) in protocol_types() {
             if type_index.contains_key(name) {
                 continue;
             }
-            type_index.insert(name.to_owned(), types.len());
+            type_index.insert(name, types.len());
             types.push(TypeEntry {
-                summary: type_summary(&details).to_string(),
-                details: details.to_string(),
+                summary: Cow::Owned(type_summary(&details).to_string()),
+                details: Cow::Owned(details.to_string()),
             });
         }
-        let types_list = format!(
-            "{{\"types\":[{}]}}",
-            join(types.iter().map(|entry| entry.summary.as_str()))
-        );
 
         let limits = &config.limits;
         let field_selection = A::ROUTES.iter().any(|route| route.fields.is_some());
@@ -352,10 +323,16 @@ impl Catalog {
             brief_protocol_open,
             operations,
             operation_index,
-            operations_joined,
+            operations_joined: OnceLock::new(),
             types,
             type_index,
-            types_list,
+            types_list: OnceLock::new(),
+            route: A::route,
+            policy: policy.clone(),
+            tool_names: Category::ALL
+                .iter()
+                .map(|&category| (category, tools.tool_for(category)))
+                .collect(),
         }
     }
 
@@ -413,12 +390,20 @@ impl Catalog {
                 Some(&index) => {
                     format!(
                         "{{\"operation\":{}}}",
-                        self.operations[index].details.text()
+                        self.details(&self.operations[index])
                     )
                 }
                 None => "{\"operation\":null}".to_owned(),
             }),
-            ("types", None) if !filtered => Ok(self.types_list.clone()),
+            ("types", None) if !filtered => Ok(self
+                .types_list
+                .get_or_init(|| {
+                    format!(
+                        "{{\"types\":[{}]}}",
+                        join(self.types.iter().map(|entry| entry.summary.as_ref()))
+                    )
+                })
+                .clone()),
             ("types", Some(name)) if !filtered => Ok(match self.type_index.get(name) {
                 Some(&index) => format!("{{\"type\":{}}}", self.types[index].details),
                 None => "{\"type\":null}".to_owned(),
@@ -431,6 +416,34 @@ impl Catalog {
                 ErrorCode::ValidationInvalidValue,
                 format!("Parameter 'query' must be one of 'operations', 'types', got '{other}'"),
             )),
+        }
+    }
+
+    /// An operation's details as served: the generated text completed with its tool and what
+    /// the gate does to it under this server's policy.
+    fn details(&self, entry: &OperationEntry) -> String {
+        match &entry.details {
+            Details::Ready(text) => text.clone(),
+            Details::Generated(json) => {
+                let tool = self
+                    .tool_names
+                    .iter()
+                    .find(|(category, _)| *category == entry.category)
+                    .map_or("", |(_, tool)| tool.as_str());
+                let (gate_note, confirms) = (self.route)(entry.name).map_or_else(
+                    || (String::new(), false),
+                    |route| {
+                        let decision = self
+                            .policy
+                            .decide(route.danger_level, route.requires_confirmation);
+                        (
+                            gate::describe(route, &self.policy),
+                            matches!(decision, Decision::Confirm(_)),
+                        )
+                    },
+                );
+                with_gate(json, tool, &gate_note, confirms)
+            }
         }
     }
 
@@ -447,8 +460,7 @@ impl Catalog {
         } else {
             &self.protocol_open
         };
-        let mut text =
-            String::with_capacity(protocol_open.len() + self.operations_joined.len() + 96);
+        let mut text = String::with_capacity(protocol_open.len() + 96);
         text.push_str("{\"_protocol\":");
         text.push_str(protocol_open);
         text.push_str(",\"session_id\":");
@@ -460,14 +472,18 @@ impl Catalog {
         }
         text.push_str("},\"operations\":[");
         if !filtered {
-            text.push_str(&self.operations_joined);
+            text.push_str(
+                self.operations_joined.get_or_init(|| {
+                    join(self.operations.iter().map(|entry| entry.summary.as_ref()))
+                }),
+            );
         } else {
             let terms = search.map(search_terms).unwrap_or_default();
             let matching = self.operations.iter().filter(|entry| {
-                endpoint.is_none_or(|family| entry.family == family)
-                    && matches_terms(&entry.search_text, &terms)
+                endpoint.is_none_or(|family| entry.category.family() == family)
+                    && matches_terms(&search_text(entry.name, entry.description), &terms)
             });
-            text.push_str(&join(matching.map(|entry| entry.summary.as_str())));
+            text.push_str(&join(matching.map(|entry| entry.summary.as_ref())));
         }
         text.push_str("]}");
         text

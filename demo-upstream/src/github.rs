@@ -330,6 +330,20 @@ impl Github {
                 }
                 Reply::created(self.insert_comment(&key, number, &call.body))
             }
+            ["labels"] if method == Method::POST => {
+                let Some(names) = call.body.get("labels").filter(|names| names.is_array()) else {
+                    return validation_failed("Label", "labels", "missing_field");
+                };
+                let issue = self.issue_mut(&key, number);
+                let mut labels = issue["labels"].as_array().cloned().unwrap_or_default();
+                for added in label_objects(names).as_array().into_iter().flatten() {
+                    if !labels.iter().any(|label| label["name"] == added["name"]) {
+                        labels.push(added.clone());
+                    }
+                }
+                issue["labels"] = Value::Array(labels.clone());
+                Reply::ok(Value::Array(labels))
+            }
             _ => not_found(),
         }
     }

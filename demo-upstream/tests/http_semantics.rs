@@ -480,3 +480,37 @@ async fn activity_is_a_todo_route() {
         "not GitHub's budget"
     );
 }
+
+#[tokio::test]
+async fn adding_labels_keeps_the_issue_s_own_and_answers_them_all() {
+    let (server, client) = start().await;
+    let labels = format!(
+        "{}/repos/octo/hello-world/issues/1/labels",
+        server.base_url()
+    );
+    let added = client
+        .post(&labels)
+        .json(&json!({"labels": ["bug", "triaged"]}))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(added.status(), StatusCode::OK);
+    let names: Vec<Value> = json(added)
+        .await
+        .as_array()
+        .expect("an array of labels")
+        .iter()
+        .map(|label| label["name"].clone())
+        .collect();
+    assert_eq!(names, [json!("bug"), json!("triaged")]);
+    let issue = json(get(&client, &labels.replace("/labels", "")).await).await;
+    assert_eq!(issue["labels"].as_array().map(Vec::len), Some(2));
+
+    let refused = client
+        .post(&labels)
+        .json(&json!({"names": ["bug"]}))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+}

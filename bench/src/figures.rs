@@ -45,6 +45,8 @@ pub struct Figures {
     pub overhead_c1_rounds_us: Vec<f64>,
     /// CPU time (user + system) of the server process per `get_repo` call, in microseconds.
     pub cpu_us_per_call: Option<f64>,
+    /// The five scripted tasks, each from a fresh connection.
+    pub tasks: Vec<crate::tasks::Outcome>,
     /// Why a figure is missing or how it was bounded; printed under the table.
     pub notes: Vec<String>,
 }

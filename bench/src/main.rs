@@ -16,6 +16,7 @@ mod pipeline;
 mod proc;
 mod report;
 mod shaping;
+mod tasks;
 mod tokens;
 
 use std::path::{Path, PathBuf};

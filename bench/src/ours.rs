@@ -9,7 +9,10 @@ use tokio::process::Command;
 use crate::agent;
 use crate::client::Client;
 use crate::figures::Figures;
-use crate::{measure, proc, tokens};
+use crate::{measure, proc, tasks, tokens};
+
+/// The trust level the five tasks run at.
+const TASK_TRUST: &str = "validated";
 
 /// How to start the server and how hard to load it.
 #[derive(Debug, Clone)]
@@ -68,6 +71,19 @@ pub async fn measure(setup: &Setup, mode: &str) -> anyhow::Result<Figures> {
     figures
         .notes
         .push(format!("first call steps: {}", steps.join(", ")));
+
+    eprintln!("bench: aqlgen {mode}: five tasks");
+    figures.tasks = tasks::run_all_aqlgen(|| async {
+        let mut command = setup.command(mode);
+        command.env("MCP_AQL_TRUST_LEVEL", TASK_TRUST);
+        Client::stdio(command)
+    })
+    .await;
+    figures.notes.push(format!(
+        "tasks: run with `--trust-level {TASK_TRUST}`, which the operator sets for an agent \
+         that opens pull requests and labels issues (the import's own level, `generated`, \
+         refuses every operation that changes something)"
+    ));
 
     let client = Client::stdio(setup.command(mode))?;
     client.initialize().await?;

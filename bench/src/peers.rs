@@ -20,6 +20,7 @@ use tokio::process::Command;
 
 use crate::client::{Client, Reply};
 use crate::figures::{Figures, Load};
+use crate::tasks::{self, DiscreteTools};
 use crate::{measure, proc, tokens};
 
 /// What every peer measurement needs.
@@ -312,21 +313,23 @@ async fn load_and_rss(
 struct DiscreteStdio<'a> {
     /// Starts a fresh server process.
     spawn: &'a dyn Fn() -> Command,
-    /// Its tool for GitHub's `issues/list-for-repo`.
-    issues_tool: &'a str,
-    /// Its tool for GitHub's `repos/get`.
-    repo_tool: &'a str,
+    /// How it names its tools and takes a body.
+    tools: DiscreteTools,
 }
 
 /// Spawns for a discrete-tool peer's cold-start medians.
 const COLD_RUNS: usize = 20;
 
 /// Every figure of a discrete-tool stdio peer into `figures`: tools/list, the scripted first
-/// call (tools/list, then the issues tool), load and RSS on that same process, cold start.
+/// call (tools/list, then the issues tool), load and RSS on that same process, the five
+/// tasks, cold start.
 async fn measure_discrete_stdio(peer: &DiscreteStdio<'_>, figures: &mut Figures) {
     if let Err(error) = session_discrete(peer, figures).await {
         figures.notes.push(format!("session failed: {error:#}"));
     }
+    eprintln!("bench: {}: five tasks", figures.name);
+    figures.tasks =
+        tasks::run_all_discrete(|| async { Client::stdio((peer.spawn)()) }, peer.tools).await;
     match measure::cold_start(peer.spawn, COLD_RUNS).await {
         Ok((initialize, tools_list)) => {
             figures.cold_start_initialize_ms = Some(initialize);
@@ -344,13 +347,13 @@ async fn session_discrete(peer: &DiscreteStdio<'_>, figures: &mut Figures) -> an
 
     let mut tally = Tally::default();
     tally.add("tools/list", &listed.reply.request, &listed.reply.text);
-    let issues = listed.find(peer.issues_tool)?;
+    let issues = listed.find(&(peer.tools.tool_name)("issues/list-for-repo"))?;
     let arguments = json!({"owner": OWNER, "repo": REPO, "state": "open"});
     let call = client.call_tool(&issues, arguments).await?;
     ensure_payload(&call, ISSUES_MARKER)?;
     tally.finish(&issues, &call, figures);
 
-    let repo = listed.find(peer.repo_tool)?;
+    let repo = listed.find(&(peer.tools.tool_name)("repos/get"))?;
     let arguments = json!({"owner": OWNER, "repo": REPO});
     load_and_rss(&client, client.pid(), &repo, arguments, figures).await;
     client.close().await

@@ -29,9 +29,9 @@ pub struct Built {
     pub generate_secs: f64,
     /// Whether the import declared bearer auth from `GITHUB_TOKEN`.
     pub bearer_auth: bool,
-    /// Cold release build seconds; `None` when an earlier binary was reused and its time
-    /// is unknown.
-    pub build_secs: Option<f64>,
+    /// Build times of the generated crate; `None` when an earlier binary was reused and its
+    /// times are unknown.
+    pub builds: Option<BuildTimes>,
     /// Whether the build was reused from an earlier run.
     pub build_reused: bool,
     /// The stripped server binary and its size.
@@ -87,15 +87,15 @@ pub fn run(root: &Path, work: &Path, reuse_build: bool) -> anyhow::Result<Built>
     let binary = target_dir.join("release").join(&bin_name);
     let build_record = work.join("build-seconds.txt");
     let build_reused = reuse_build && binary.exists();
-    let build_secs = if build_reused {
+    let builds = if build_reused {
         eprintln!("bench: reusing {}", binary.display());
         std::fs::read_to_string(&build_record)
             .ok()
-            .and_then(|text| text.trim().parse().ok())
+            .and_then(|text| BuildTimes::parse(&text))
     } else {
-        let secs = cold_build(&crate_dir, &target_dir)?;
-        std::fs::write(&build_record, format!("{secs:.1}\n"))?;
-        Some(secs)
+        let builds = BuildTimes::measure(&aqlgen, &schema, &crate_dir, &target_dir)?;
+        std::fs::write(&build_record, builds.record())?;
+        Some(builds)
     };
     let binary_bytes = std::fs::metadata(&binary)
         .with_context(|| format!("no binary at {}", binary.display()))?
@@ -106,7 +106,7 @@ pub fn run(root: &Path, work: &Path, reuse_build: bool) -> anyhow::Result<Built>
         import_secs,
         generate_secs,
         bearer_auth,
-        build_secs,
+        builds,
         build_reused,
         binary,
         binary_bytes,
@@ -171,23 +171,127 @@ fn import_help(aqlgen: &Path) -> anyhow::Result<String> {
 
 /// Release build of the generated crate from an empty target directory (dependencies
 /// included), symbols stripped; returns the seconds it took.
-fn cold_build(crate_dir: &Path, target_dir: &Path) -> anyhow::Result<f64> {
-    if target_dir.exists() {
-        std::fs::remove_dir_all(target_dir)?;
+/// Build times of the generated crate, in seconds: cold (dependencies included, from an empty
+/// target directory) and incremental (after a one-operation schema change, regenerated,
+/// dependencies already built), for each profile.
+#[derive(Debug, Clone, Copy)]
+pub struct BuildTimes {
+    pub release_cold: f64,
+    pub release_incremental: f64,
+    pub debug_cold: f64,
+    pub debug_incremental: f64,
+}
+
+/// The operation whose description the incremental builds change.
+const EDITED_LINE: &str = "    description: Get a repository\n";
+
+impl BuildTimes {
+    /// Builds release cold, then release after a one-operation change and after its undo (the
+    /// incremental figure is their mean), then the same in debug. The release binary left
+    /// behind is the unchanged schema's.
+    fn measure(
+        aqlgen: &Path,
+        schema: &Path,
+        crate_dir: &Path,
+        target_dir: &Path,
+    ) -> anyhow::Result<BuildTimes> {
+        if target_dir.exists() {
+            std::fs::remove_dir_all(target_dir)?;
+        }
+        let original = std::fs::read_to_string(schema)?;
+        if !original.contains(EDITED_LINE) {
+            bail!("{} has no line {EDITED_LINE:?} to edit", schema.display());
+        }
+        let edited = original.replacen(EDITED_LINE, "    description: Get one repository\n", 1);
+        let regenerate = |text: &str| -> anyhow::Result<()> {
+            std::fs::write(schema, text)?;
+            run_checked(
+                Command::new(aqlgen)
+                    .arg(schema)
+                    .arg("-o")
+                    .arg(crate_dir)
+                    .arg("--quiet"),
+            )
+        };
+        let mut times = [0.0; 4];
+        for (profile, at) in [(Profile::Release, 0), (Profile::Debug, 2)] {
+            eprintln!("bench: cold {profile:?} build of the generated crate (minutes)");
+            times[at] = build(crate_dir, target_dir, profile)?;
+            eprintln!("bench: {profile:?} builds after a one-operation change and its undo");
+            let mut incremental = 0.0;
+            for text in [&edited, &original] {
+                regenerate(text)?;
+                incremental += build(crate_dir, target_dir, profile)? / 2.0;
+            }
+            times[at + 1] = incremental;
+        }
+        let [
+            release_cold,
+            release_incremental,
+            debug_cold,
+            debug_incremental,
+        ] = times;
+        Ok(BuildTimes {
+            release_cold,
+            release_incremental,
+            debug_cold,
+            debug_incremental,
+        })
     }
-    eprintln!("bench: cold release build of the generated crate (minutes)");
+
+    /// The four figures on one line, as [`BuildTimes::parse`] reads them.
+    fn record(&self) -> String {
+        format!(
+            "{:.1} {:.1} {:.1} {:.1}\n",
+            self.release_cold, self.release_incremental, self.debug_cold, self.debug_incremental
+        )
+    }
+
+    fn parse(text: &str) -> Option<BuildTimes> {
+        let figures: Vec<f64> = text
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<_, _>>()
+            .ok()?;
+        let [
+            release_cold,
+            release_incremental,
+            debug_cold,
+            debug_incremental,
+        ] = figures.try_into().ok()?;
+        Some(BuildTimes {
+            release_cold,
+            release_incremental,
+            debug_cold,
+            debug_incremental,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Profile {
+    Release,
+    Debug,
+}
+
+/// One timed `cargo build` of the generated crate; the release binary is stripped, as
+/// shipped.
+fn build(crate_dir: &Path, target_dir: &Path, profile: Profile) -> anyhow::Result<f64> {
+    let mut cargo = Command::new("cargo");
+    cargo.args(["build", "--quiet"]);
+    if let Profile::Release = profile {
+        cargo.arg("--release");
+    }
+    cargo
+        .arg("--manifest-path")
+        .arg(crate_dir.join("Cargo.toml"))
+        .env("CARGO_TARGET_DIR", target_dir)
+        .env("CARGO_PROFILE_RELEASE_STRIP", "symbols");
     let started = Instant::now();
-    run_checked(
-        Command::new("cargo")
-            .args(["build", "--release", "--quiet", "--manifest-path"])
-            .arg(crate_dir.join("Cargo.toml"))
-            .env("CARGO_TARGET_DIR", target_dir)
-            .env("CARGO_PROFILE_RELEASE_STRIP", "symbols"),
-    )?;
+    run_checked(&mut cargo)?;
     Ok(started.elapsed().as_secs_f64())
 }
 
-/// The median wall-clock seconds of `GENERATOR_RUNS` runs of `command`.
 fn time_median(command: &mut Command) -> anyhow::Result<f64> {
     let mut secs = Vec::with_capacity(GENERATOR_RUNS);
     for _ in 0..GENERATOR_RUNS {

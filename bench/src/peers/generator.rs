@@ -9,13 +9,16 @@ use tokio::process::Command;
 
 use super::{Context, DiscreteStdio, failed_row, measure_discrete_stdio, npm_install, run_step};
 use crate::figures::Figures;
+use crate::tasks::DiscreteTools;
 
 const PACKAGE: &str = "openapi-mcp-generator";
 const VERSION: &str = "4.0.1";
 
-/// Tool names: `<tag>_<operationId after the slash>`.
-const ISSUES_TOOL: &str = "issues_list-for-repo";
-const REPO_TOOL: &str = "repos_get";
+/// Tool names: `<tag>_<operationId after the slash>`; a request body goes in `requestBody`.
+const TOOLS: DiscreteTools = DiscreteTools {
+    tool_name: |id| id.replacen('/', "_", 1),
+    body_member: Some("requestBody"),
+};
 
 pub async fn measure(ctx: &Context) -> Figures {
     let name = format!("{PACKAGE} {VERSION}");
@@ -38,8 +41,7 @@ pub async fn measure(ctx: &Context) -> Figures {
     figures.notes.append(&mut notes);
     let peer = DiscreteStdio {
         spawn: &spawn,
-        issues_tool: ISSUES_TOOL,
-        repo_tool: REPO_TOOL,
+        tools: TOOLS,
     };
     measure_discrete_stdio(&peer, &mut figures).await;
     figures

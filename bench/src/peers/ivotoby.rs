@@ -15,13 +15,17 @@ use super::{
 use crate::client::{Client, truncate};
 use crate::figures::Figures;
 use crate::measure;
+use crate::tasks::DiscreteTools;
 
 const PACKAGE: &str = "@ivotoby/openapi-mcp-server";
 const VERSION: &str = "1.16.1";
 
-/// `--tools all` names tools `<operationId with / as ->`.
-const ISSUES_TOOL: &str = "issues-list-for-repo";
-const REPO_TOOL: &str = "repos-get";
+/// `--tools all` names tools `<operationId with / as ->` and takes body fields beside the
+/// path and query params.
+const TOOLS: DiscreteTools = DiscreteTools {
+    tool_name: |id| id.replace('/', "-"),
+    body_member: None,
+};
 
 /// The dynamic mode's meta-tools.
 const LIST_ENDPOINTS: &str = "list-api-endpoints";
@@ -68,8 +72,7 @@ async fn measure_all_tools(ctx: &Context, entry: &Path, name: String) -> Figures
     };
     let peer = DiscreteStdio {
         spawn: &spawn,
-        issues_tool: ISSUES_TOOL,
-        repo_tool: REPO_TOOL,
+        tools: TOOLS,
     };
     measure_discrete_stdio(&peer, &mut figures).await;
     figures

@@ -142,21 +142,9 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
 pub struct CrateLocation {
     /// runtime-support's directory relative to the crate's, `/`-separated.
     pub runtime_path: String,
-    /// The workspace the crate builds in.
-    pub workspace: Workspace,
-}
-
-/// The Cargo workspace a generated crate builds in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Workspace {
-    /// Its own: the crate is the root, so the release profile its manifest sets applies.
-    Own,
-    /// A member of an enclosing workspace, whose root sets the profiles; `lints` when that
-    /// declares `[workspace.lints]`, which the crate then inherits (`[lints] workspace = true`).
-    Member {
-        /// Whether the workspace declares `[workspace.lints]`.
-        lints: bool,
-    },
+    /// Whether the crate is a member of a workspace that declares `[workspace.lints]`, whose
+    /// lints it then inherits (`[lints] workspace = true`).
+    pub workspace_lints: bool,
 }
 
 impl CrateLocation {
@@ -164,7 +152,7 @@ impl CrateLocation {
     pub fn standalone(runtime_path: impl Into<String>) -> Self {
         Self {
             runtime_path: runtime_path.into(),
-            workspace: Workspace::Own,
+            workspace_lints: false,
         }
     }
 
@@ -172,7 +160,7 @@ impl CrateLocation {
     pub fn workspace_member(runtime_path: impl Into<String>) -> Self {
         Self {
             runtime_path: runtime_path.into(),
-            workspace: Workspace::Member { lints: true },
+            workspace_lints: true,
         }
     }
 }

@@ -255,7 +255,7 @@ fn conformance(command: &Conformance) -> Result<serde_json::Value, aqlgen::Error
             let checked = aqlgen::check(schema)?;
             let location = aqlgen::CrateLocation {
                 runtime_path: runtime_path_from(crate_dir)?,
-                workspace: enclosing_workspace(crate_dir),
+                workspace_lints: in_workspace_with_lints(crate_dir),
             };
             let files = aqlgen::generate_crate(&checked, &location)?;
             let stale: Vec<&str> = files
@@ -474,7 +474,7 @@ fn run(cli: &Cli) -> Result<Report, aqlgen::Error> {
         };
         let location = aqlgen::CrateLocation {
             runtime_path: runtime_path_from(&dir)?,
-            workspace: enclosing_workspace(&dir),
+            workspace_lints: in_workspace_with_lints(&dir),
         };
         let mut files = aqlgen::generate_crate(adapter, &location)?;
         aqlgen::verification::carry_over(&dir, &mut files);
@@ -517,10 +517,10 @@ fn failure_json(error: &aqlgen::Error) -> serde_json::Value {
     })
 }
 
-/// The Cargo workspace a crate in `out_dir` builds in: a workspace above it (a crate there
-/// must be a member, and inherits its lints if it declares any), else its own. As Cargo
-/// does, a workspace whose `exclude` covers the directory is passed over for the next one up.
-fn enclosing_workspace(out_dir: &Path) -> aqlgen::Workspace {
+/// Whether `out_dir` sits in a Cargo workspace that declares `[workspace.lints]`: a crate
+/// there must be a member of that workspace, and then inherits its lints. As Cargo does, a
+/// workspace whose `exclude` covers the directory is passed over for the next one up.
+fn in_workspace_with_lints(out_dir: &Path) -> bool {
     let start = std::env::current_dir()
         .map(|cwd| cwd.join(out_dir))
         .unwrap_or_else(|_| out_dir.to_path_buf());
@@ -535,12 +535,10 @@ fn enclosing_workspace(out_dir: &Path) -> aqlgen::Workspace {
             .iter()
             .any(|excluded| start.starts_with(dir.join(excluded)));
         if !excluded {
-            return aqlgen::Workspace::Member {
-                lints: manifest.contains("[workspace.lints"),
-            };
+            return manifest.contains("[workspace.lints");
         }
     }
-    aqlgen::Workspace::Own
+    false
 }
 
 /// The paths of a workspace manifest's `exclude = [...]` in its `[workspace]` table, read as
@@ -634,11 +632,9 @@ mod tests {
             "bench/Cargo.toml",
             "[workspace]\nexclude = [\n  \"work\",\n]\n",
         );
-        use aqlgen::Workspace::{Member, Own};
-        let at = |dir: &str| enclosing_workspace(&root.path().join(dir));
-        assert_eq!(at("a/x"), Member { lints: true });
-        assert_eq!(at("bench/work/x"), Own);
-        assert_eq!(at("bench/x"), Member { lints: false });
+        assert!(in_workspace_with_lints(&root.path().join("a/x")));
+        assert!(!in_workspace_with_lints(&root.path().join("bench/work/x")));
+        assert!(!in_workspace_with_lints(&root.path().join("bench/x")));
         assert_eq!(
             workspace_excludes("[package]\nexclude = [\"p\"]\n[workspace]\nmembers = [\"m\"]"),
             Vec::<String>::new()

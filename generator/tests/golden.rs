@@ -88,34 +88,3 @@ fn generated_source_matches_snapshots() {
         &include.contents,
     );
 }
-
-#[test]
-fn only_a_crate_that_is_its_own_workspace_sets_a_release_profile() {
-    let text = std::fs::read_to_string("tests/fixtures/valid.md").expect("fixture exists");
-    let checked = aqlgen::check_text("valid.md", &text).expect("valid");
-    let manifest = |location: &aqlgen::CrateLocation| {
-        aqlgen::generate_crate(&checked, location)
-            .expect("generates")
-            .into_iter()
-            .find(|file| file.path == "Cargo.toml")
-            .expect("a Cargo.toml")
-            .contents
-    };
-    let own = manifest(&aqlgen::CrateLocation::standalone("rt"));
-    let profile = "[profile.release.package.pets-adapter]\nincremental = true\n";
-    assert!(own.contains(profile), "{own}");
-    for workspace in [
-        aqlgen::Workspace::Member { lints: true },
-        aqlgen::Workspace::Member { lints: false },
-    ] {
-        let member = manifest(&aqlgen::CrateLocation {
-            runtime_path: "rt".to_owned(),
-            workspace,
-        });
-        assert!(!member.contains("[profile"), "{member}");
-        assert_eq!(
-            member.contains("[lints]"),
-            workspace == aqlgen::Workspace::Member { lints: true }
-        );
-    }
-}

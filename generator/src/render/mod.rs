@@ -6,7 +6,6 @@ use tera::{Context, Tera};
 
 mod listing;
 
-use crate::Workspace;
 use crate::error::Error;
 use crate::ir::{Adapter, Category, Operation};
 use listing::{FAMILY_GROUPS_SHOWN, Listing, SINGLE_GROUPS_SHOWN, search_words, verbs};
@@ -202,8 +201,7 @@ impl Renderer {
                 "description_toml": crate::emit::toml_string(&adapter.description),
                 "lib_name": adapter.lib_name,
                 "runtime_path": location.runtime_path, "uses_regex": adapter.uses_patterns(),
-                "workspace_lints": location.workspace == Workspace::Member { lints: true },
-                "own_workspace": location.workspace == Workspace::Own,
+            "workspace_lints": location.workspace_lints,
             }),
         )
     }

@@ -173,11 +173,14 @@ fn import_help(aqlgen: &Path) -> anyhow::Result<String> {
 /// included), symbols stripped; returns the seconds it took.
 /// Build times of the generated crate, in seconds: cold (dependencies included, from an empty
 /// target directory) and incremental (after a one-operation schema change, regenerated,
-/// dependencies already built), for each profile.
+/// dependencies already built), for each profile; release also with Cargo's incremental
+/// compilation switched on, as one would while iterating on a schema.
 #[derive(Debug, Clone, Copy)]
 pub struct BuildTimes {
     pub release_cold: f64,
     pub release_incremental: f64,
+    /// The release rebuild with `CARGO_PROFILE_RELEASE_INCREMENTAL=true`.
+    pub release_incremental_cached: f64,
     pub debug_cold: f64,
     pub debug_incremental: f64,
 }
@@ -187,8 +190,9 @@ const EDITED_LINE: &str = "    description: Get a repository\n";
 
 impl BuildTimes {
     /// Builds release cold, then release after a one-operation change and after its undo (the
-    /// incremental figure is their mean), then the same in debug. The release binary left
-    /// behind is the unchanged schema's.
+    /// incremental figure is their mean), the same pair with incremental compilation on, then
+    /// debug cold and its pair. The release binary left behind is the unchanged schema's,
+    /// built with the default profile.
     fn measure(
         aqlgen: &Path,
         schema: &Path,
@@ -213,37 +217,48 @@ impl BuildTimes {
                     .arg("--quiet"),
             )
         };
-        let mut times = [0.0; 4];
-        for (profile, at) in [(Profile::Release, 0), (Profile::Debug, 2)] {
-            eprintln!("bench: cold {profile:?} build of the generated crate (minutes)");
-            times[at] = build(crate_dir, target_dir, profile)?;
-            eprintln!("bench: {profile:?} builds after a one-operation change and its undo");
-            let mut incremental = 0.0;
+        // The mean of a build after the change and one after its undo.
+        let one_change = |build: &dyn Fn() -> anyhow::Result<f64>| -> anyhow::Result<f64> {
+            let mut secs = 0.0;
             for text in [&edited, &original] {
                 regenerate(text)?;
-                incremental += build(crate_dir, target_dir, profile)? / 2.0;
+                secs += build()? / 2.0;
             }
-            times[at + 1] = incremental;
-        }
-        let [
-            release_cold,
-            release_incremental,
-            debug_cold,
-            debug_incremental,
-        ] = times;
+            Ok(secs)
+        };
+        let release =
+            |incremental: bool| build(crate_dir, target_dir, Profile::Release, incremental);
+        let debug = || build(crate_dir, target_dir, Profile::Debug, false);
+
+        eprintln!("bench: cold release build of the generated crate (minutes)");
+        let release_cold = release(false)?;
+        eprintln!("bench: release builds after a one-operation change and its undo");
+        let release_incremental = one_change(&|| release(false))?;
+        eprintln!("bench: the same with incremental compilation, then the default again");
+        release(true)?;
+        let release_incremental_cached = one_change(&|| release(true))?;
+        release(false)?;
+        eprintln!("bench: cold debug build, then after a one-operation change and its undo");
+        let debug_cold = debug()?;
+        let debug_incremental = one_change(&debug)?;
         Ok(BuildTimes {
             release_cold,
             release_incremental,
+            release_incremental_cached,
             debug_cold,
             debug_incremental,
         })
     }
 
-    /// The four figures on one line, as [`BuildTimes::parse`] reads them.
+    /// The figures on one line, as [`BuildTimes::parse`] reads them.
     fn record(&self) -> String {
         format!(
-            "{:.1} {:.1} {:.1} {:.1}\n",
-            self.release_cold, self.release_incremental, self.debug_cold, self.debug_incremental
+            "{:.1} {:.1} {:.1} {:.1} {:.1}\n",
+            self.release_cold,
+            self.release_incremental,
+            self.release_incremental_cached,
+            self.debug_cold,
+            self.debug_incremental
         )
     }
 
@@ -256,12 +271,14 @@ impl BuildTimes {
         let [
             release_cold,
             release_incremental,
+            release_incremental_cached,
             debug_cold,
             debug_incremental,
         ] = figures.try_into().ok()?;
         Some(BuildTimes {
             release_cold,
             release_incremental,
+            release_incremental_cached,
             debug_cold,
             debug_incremental,
         })
@@ -274,9 +291,14 @@ enum Profile {
     Debug,
 }
 
-/// One timed `cargo build` of the generated crate; the release binary is stripped, as
-/// shipped.
-fn build(crate_dir: &Path, target_dir: &Path, profile: Profile) -> anyhow::Result<f64> {
+/// One timed `cargo build` of the generated crate, with Cargo's incremental compilation on
+/// when `incremental`; the release binary is stripped, as shipped.
+fn build(
+    crate_dir: &Path,
+    target_dir: &Path,
+    profile: Profile,
+    incremental: bool,
+) -> anyhow::Result<f64> {
     let mut cargo = Command::new("cargo");
     cargo.args(["build", "--quiet"]);
     if let Profile::Release = profile {
@@ -286,7 +308,11 @@ fn build(crate_dir: &Path, target_dir: &Path, profile: Profile) -> anyhow::Resul
         .arg("--manifest-path")
         .arg(crate_dir.join("Cargo.toml"))
         .env("CARGO_TARGET_DIR", target_dir)
-        .env("CARGO_PROFILE_RELEASE_STRIP", "symbols");
+        .env("CARGO_PROFILE_RELEASE_STRIP", "symbols")
+        .env(
+            "CARGO_PROFILE_RELEASE_INCREMENTAL",
+            if incremental { "true" } else { "false" },
+        );
     let started = Instant::now();
     run_checked(&mut cargo)?;
     Ok(started.elapsed().as_secs_f64())

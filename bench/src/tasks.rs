@@ -136,7 +136,7 @@ impl Task {
                     (
                         "issues/list-for-repo",
                         with(json!({"state": "all", "per_page": PAGE_SIZE, "page": page})),
-                        "\"number\"",
+                        "created_at",
                     )
                 })
                 .collect(),

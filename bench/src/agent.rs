@@ -45,12 +45,7 @@ pub async fn list_open_issues(
     // 1. tools/list: the agent learns the tool names and their descriptions.
     let tools = client.request("tools/list", json!({})).await?;
     spent.add("tools/list", &tools.request, &tools.text);
-    let names: Vec<&str> = tools.result()["tools"]
-        .as_array()
-        .context("tools/list without tools")?
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
+    let names = tools.tool_names()?;
     // Listing issues is a read: the CRUDE read tool if there is one, else the single tool.
     let tool = names
         .iter()

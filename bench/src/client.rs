@@ -40,6 +40,16 @@ impl Reply {
         &self.value["result"]
     }
 
+    /// The tool names a `tools/list` answer registers, in its order.
+    pub fn tool_names(&self) -> anyhow::Result<Vec<String>> {
+        Ok(self.result()["tools"]
+            .as_array()
+            .context("tools/list without tools")?
+            .iter()
+            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+            .collect())
+    }
+
     /// The text of the first content block of a `tools/call` answer, parsed as JSON when it
     /// is JSON (MCP-AQL answers are), otherwise as a JSON string.
     pub fn tool_json(&self) -> Value {

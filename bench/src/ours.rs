@@ -73,11 +73,14 @@ pub async fn measure(setup: &Setup, mode: &str) -> anyhow::Result<Figures> {
         .push(format!("first call steps: {}", steps.join(", ")));
 
     eprintln!("bench: aqlgen {mode}: five tasks");
-    figures.tasks = tasks::run_all_aqlgen(|| async {
-        let mut command = setup.command(mode);
-        command.env("MCP_AQL_TRUST_LEVEL", TASK_TRUST);
-        Client::stdio(command)
-    })
+    figures.tasks = tasks::run_all(
+        || async {
+            let mut command = setup.command(mode);
+            command.env("MCP_AQL_TRUST_LEVEL", TASK_TRUST);
+            Client::stdio(command)
+        },
+        tasks::Script::Aqlgen,
+    )
     .await;
     figures.notes.push(format!(
         "tasks: run with `--trust-level {TASK_TRUST}`, which the operator sets for an agent \
@@ -89,13 +92,7 @@ pub async fn measure(setup: &Setup, mode: &str) -> anyhow::Result<Figures> {
     client.initialize().await?;
     let tools = client.request("tools/list", json!({})).await?;
     let listed = tools.result().to_string();
-    let tool_names: Vec<String> = tools.result()["tools"]
-        .as_array()
-        .context("tools/list without tools")?
-        .iter()
-        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
-        .collect();
-    figures.tools = Some(tool_names.len());
+    figures.tools = Some(tools.tool_names()?.len());
     figures.tools_list_bytes = Some(listed.len());
     figures.tools_list_tokens = Some(tokens::count(&listed));
 

@@ -139,12 +139,7 @@ impl Listed {
     }
 
     fn from_reply(reply: Reply) -> anyhow::Result<Listed> {
-        let names = reply.result()["tools"]
-            .as_array()
-            .context("tools/list without tools")?
-            .iter()
-            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
-            .collect();
+        let names = reply.tool_names()?;
         Ok(Listed { reply, names })
     }
 
@@ -328,8 +323,11 @@ async fn measure_discrete_stdio(peer: &DiscreteStdio<'_>, figures: &mut Figures)
         figures.notes.push(format!("session failed: {error:#}"));
     }
     eprintln!("bench: {}: five tasks", figures.name);
-    figures.tasks =
-        tasks::run_all_discrete(|| async { Client::stdio((peer.spawn)()) }, peer.tools).await;
+    figures.tasks = tasks::run_all(
+        || async { Client::stdio((peer.spawn)()) },
+        tasks::Script::Discrete(peer.tools),
+    )
+    .await;
     match measure::cold_start(peer.spawn, COLD_RUNS).await {
         Ok((initialize, tools_list)) => {
             figures.cold_start_initialize_ms = Some(initialize);

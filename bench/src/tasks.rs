@@ -186,8 +186,17 @@ fn aqlgen_name(id: &str) -> String {
     id.replace(['/', '-'], "_")
 }
 
-/// Runs every task against aqlgen, each on a connection from `connect`.
-pub async fn run_all_aqlgen<F, Fut>(connect: F) -> Vec<Outcome>
+/// How a script reaches the operations a task needs.
+#[derive(Clone, Copy)]
+pub enum Script {
+    /// An aqlgen server in either mode: each operation found through `introspect`.
+    Aqlgen,
+    /// A peer with one tool per operation.
+    Discrete(DiscreteTools),
+}
+
+/// Runs every task with `script`, each on a fresh connection from `connect`.
+pub async fn run_all<F, Fut>(connect: F, script: Script) -> Vec<Outcome>
 where
     F: Fn() -> Fut,
     Fut: Future<Output = anyhow::Result<Client>>,
@@ -196,7 +205,10 @@ where
     for task in Task::ALL {
         let spent = match connect().await {
             Ok(client) => {
-                let spent = run_aqlgen(&client, task).await;
+                let spent = match script {
+                    Script::Aqlgen => run_aqlgen(&client, task).await,
+                    Script::Discrete(tools) => run_discrete(&client, task, tools).await,
+                };
                 let _ = client.close().await;
                 spent
             }
@@ -216,12 +228,7 @@ async fn run_aqlgen(client: &Client, task: Task) -> anyhow::Result<(usize, usize
     client.initialize().await?;
     let tools = client.request("tools/list", json!({})).await?;
     tally.read(&tools);
-    let names: Vec<String> = tools.result()["tools"]
-        .as_array()
-        .context("tools/list without tools")?
-        .iter()
-        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
-        .collect();
+    let names = tools.tool_names()?;
     let tool_for = |family: &str| -> anyhow::Result<String> {
         let family_tool = format!("mcp_aql_{family}");
         names
@@ -304,30 +311,6 @@ pub struct DiscreteTools {
 /// go in the body.
 const NOT_BODY: &[&str] = &["owner", "repo", "issue_number"];
 
-/// Runs every task against a peer with one tool per operation, each on a fresh connection.
-pub async fn run_all_discrete<F, Fut>(connect: F, tools: DiscreteTools) -> Vec<Outcome>
-where
-    F: Fn() -> Fut,
-    Fut: Future<Output = anyhow::Result<Client>>,
-{
-    let mut outcomes = Vec::new();
-    for task in Task::ALL {
-        let spent = match connect().await {
-            Ok(client) => {
-                let spent = run_discrete(&client, task, tools).await;
-                let _ = client.close().await;
-                spent
-            }
-            Err(error) => Err(error),
-        };
-        outcomes.push(Outcome {
-            task,
-            spent: spent.map_err(|error| format!("{error:#}")),
-        });
-    }
-    outcomes
-}
-
 async fn run_discrete(
     client: &Client,
     task: Task,
@@ -337,12 +320,10 @@ async fn run_discrete(
     client.initialize().await?;
     let listed = client.request("tools/list", json!({})).await?;
     tally.read(&listed);
+    let registered = listed.tool_names()?;
     for (id, params, marker) in task.calls() {
         let tool = (tools.tool_name)(id);
-        let registered = listed.result()["tools"]
-            .as_array()
-            .is_some_and(|all| all.iter().any(|entry| entry["name"] == tool.as_str()));
-        if !registered {
+        if !registered.contains(&tool) {
             bail!("tools/list does not register {tool}");
         }
         let arguments = match (tools.body_member, id) {

@@ -90,8 +90,6 @@ pub struct Upstream {
     client: Client,
     /// The checked base URL, e.g. `https://api.github.com/` or `https://host/api/v3`.
     base: Url,
-    /// The path of `base` without a trailing `/`, ready to have a path appended.
-    base_path: String,
     auth: AuthPlan,
     /// HTTPS, or HTTP to a loopback host.
     credentials_allowed: bool,
@@ -137,7 +135,6 @@ impl Upstream {
         env: &dyn Fn(&str) -> Option<OsString>,
     ) -> Result<Upstream, AqlError> {
         let base = base_url(info, env)?;
-        let base_path = base.path().trim_end_matches('/').to_owned();
         let credentials_allowed = base.scheme() == "https" || is_loopback(&base);
         let auth = AuthPlan::new(&info.auth)?;
         let origin = base.origin();
@@ -169,7 +166,6 @@ impl Upstream {
             info,
             client,
             base,
-            base_path,
             auth,
             credentials_allowed,
             config,
@@ -304,14 +300,15 @@ impl Upstream {
         check_path(&request.path)?;
         // The parsed base keeps its scheme and host; only the path is parsed per call.
         let mut url = self.base.clone();
-        let mut path = String::with_capacity(self.base_path.len() + request.path.len());
-        path.push_str(&self.base_path);
+        let base_path = self.base.path().trim_end_matches('/');
+        let mut path = String::with_capacity(base_path.len() + request.path.len());
+        path.push_str(base_path);
         path.push_str(&request.path);
         url.set_path(&path);
-        let stays_under_base = url.path() == self.base_path
+        let stays_under_base = url.path() == base_path
             || url
                 .path()
-                .strip_prefix(self.base_path.as_str())
+                .strip_prefix(base_path)
                 .is_some_and(|rest| rest.starts_with('/'));
         if !stays_under_base {
             return Err(bad_path());

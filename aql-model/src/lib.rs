@@ -4,12 +4,12 @@
 //! enforces cannot drift apart.
 //!
 //! ```
-//! use aql_model::{Category, DangerLevel, Outcome, TrustLevel, Vocabulary};
+//! use aqlgen_model::{Category, DangerLevel, Outcome, TrustLevel, Vocabulary};
 //!
 //! assert_eq!(DangerLevel::parse("destructive"), Some(DangerLevel::Destructive));
 //! assert_eq!(TrustLevel::parse("medium"), Some(TrustLevel::Validated));
 //! assert_eq!(
-//!     aql_model::outcome(DangerLevel::Destructive, TrustLevel::Validated),
+//!     aqlgen_model::outcome(DangerLevel::Destructive, TrustLevel::Validated),
 //!     Outcome::Confirm
 //! );
 //! assert_eq!(DangerLevel::default_for(Category::Delete), DangerLevel::Destructive);

@@ -23,7 +23,7 @@ pub trait Vocabulary: Copy + Eq + 'static {
 /// accepted on input), the [`Vocabulary`] impl, `Display`, and serde as the spelling.
 ///
 /// ```
-/// aql_model::vocabulary! {
+/// aqlgen_model::vocabulary! {
 ///     /// How a page is addressed.
 ///     pub enum Style ("pagination style") {
 ///         /// By offset.

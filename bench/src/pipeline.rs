@@ -72,11 +72,15 @@ pub fn run(root: &Path, work: &Path, reuse_build: bool) -> anyhow::Result<Built>
     let operations = count_operations(&std::fs::read_to_string(&schema)?);
 
     let crate_dir = work.join("github-full");
+    // The crate takes this checkout's runtime, not the registry's.
+    let runtime = root.join("runtime-support");
     let mut generate = Command::new(&aqlgen);
     generate
         .arg(&schema)
         .arg("-o")
         .arg(&crate_dir)
+        .arg("--runtime-path")
+        .arg(&runtime)
         .arg("--quiet");
     eprintln!("bench: generate, {GENERATOR_RUNS} timed runs");
     let generate_secs = time_median(&mut generate)?;
@@ -93,7 +97,7 @@ pub fn run(root: &Path, work: &Path, reuse_build: bool) -> anyhow::Result<Built>
             .ok()
             .and_then(|text| BuildTimes::parse(&text))
     } else {
-        let builds = BuildTimes::measure(&aqlgen, &schema, &crate_dir, &target_dir)?;
+        let builds = BuildTimes::measure(&aqlgen, &runtime, &schema, &crate_dir, &target_dir)?;
         std::fs::write(&build_record, builds.record())?;
         Some(builds)
     };
@@ -146,12 +150,12 @@ fn fetch_openapi(work: &Path) -> anyhow::Result<PathBuf> {
     Ok(file)
 }
 
-/// `cargo build --release -p aqlgen` in the checkout; returns the binary.
+/// `cargo build --release -p aqlgen-cli` in the checkout; returns the binary.
 fn build_aqlgen(root: &Path) -> anyhow::Result<PathBuf> {
-    eprintln!("bench: cargo build --release -p aqlgen");
+    eprintln!("bench: cargo build --release -p aqlgen-cli");
     run_checked(
         Command::new("cargo")
-            .args(["build", "--release", "--quiet", "-p", "aqlgen"])
+            .args(["build", "--release", "--quiet", "-p", "aqlgen-cli"])
             .current_dir(root),
     )?;
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -195,6 +199,7 @@ impl BuildTimes {
     /// built with the default profile.
     fn measure(
         aqlgen: &Path,
+        runtime: &Path,
         schema: &Path,
         crate_dir: &Path,
         target_dir: &Path,
@@ -214,6 +219,8 @@ impl BuildTimes {
                     .arg(schema)
                     .arg("-o")
                     .arg(crate_dir)
+                    .arg("--runtime-path")
+                    .arg(runtime)
                     .arg("--quiet"),
             )
         };

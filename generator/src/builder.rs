@@ -1,4 +1,4 @@
-//! `aqlgen::Builder`: generation from `build.rs`, in the manner of prost-build.
+//! `aqlgen_build::Builder`: generation from `build.rs`, in the manner of prost-build.
 
 use std::path::{Path, PathBuf};
 

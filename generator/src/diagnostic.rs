@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use anstyle::{AnsiColor, Style};
 use serde::Serialize;
 
 /// What kind of problem a [`Diagnostic`] reports.
@@ -153,15 +154,40 @@ impl Diagnostic {
 
     /// Renders the diagnostic for a terminal, naming `file`.
     pub fn render(&self, file: &str) -> String {
-        let severity = if self.code.is_warning() {
-            "warning"
-        } else {
-            "error"
+        self.render_with(file, false)
+    }
+
+    /// [`Diagnostic::render`] with ANSI colours, as rustc colours its diagnostics; a program
+    /// that prints it strips them when its output is not a terminal.
+    pub fn render_ansi(&self, file: &str) -> String {
+        self.render_with(file, true)
+    }
+
+    fn render_with(&self, file: &str, ansi: bool) -> String {
+        let paint = |style: Style, text: &str| {
+            if ansi {
+                format!("{style}{text}{style:#}")
+            } else {
+                text.to_owned()
+            }
         };
-        let mut text = format!("{severity}[{}]: {}\n", self.code, self.message);
+        let (severity, colour) = if self.code.is_warning() {
+            ("warning", AnsiColor::Yellow)
+        } else {
+            ("error", AnsiColor::Red)
+        };
+        let bold = Style::new().bold();
+        let accent = Style::new().bold().fg_color(Some(colour.into()));
+        let margin = Style::new().bold().fg_color(Some(AnsiColor::Blue.into()));
+        let mut text = format!(
+            "{}{}\n",
+            paint(accent, &format!("{severity}[{}]", self.code)),
+            paint(bold, &format!(": {}", self.message)),
+        );
+        let arrow = paint(margin, "-->");
         match self.line {
-            Some(line) => text.push_str(&format!("  --> {file}:{line}\n")),
-            None => text.push_str(&format!("  --> {file}\n")),
+            Some(line) => text.push_str(&format!("  {arrow} {file}:{line}\n")),
+            None => text.push_str(&format!("  {arrow} {file}\n")),
         }
         if !self.path.is_empty() {
             text.push_str(&format!("   at {}\n", self.path));
@@ -173,7 +199,8 @@ impl Diagnostic {
             text.push_str(&format!("   found: {found}\n"));
         }
         if let Some(suggestion) = &self.suggestion {
-            text.push_str(&format!("   help: {suggestion}\n"));
+            let help = Style::new().bold().fg_color(Some(AnsiColor::Cyan.into()));
+            text.push_str(&format!("   {} {suggestion}\n", paint(help, "help:")));
         }
         text
     }

@@ -1,4 +1,4 @@
-//! `aqlgen::Error` and the exit codes of REQ-GEN-8.
+//! `aqlgen_build::Error` and the exit codes of REQ-GEN-8.
 
 use std::fmt;
 

@@ -12,7 +12,7 @@
 //! the schema's param goes to the upstream as before. Pagination's own upstream params are
 //! the exception (an upstream cursor param called `after` is what `after` becomes).
 
-use aql_model::{Category, FeatureParam, Preset};
+use aqlgen_model::{Category, FeatureParam, Preset};
 use serde_json::Value;
 
 use crate::schema::{Operation, PaginationStyle, Param, ParamType};

@@ -15,6 +15,11 @@ const KEYWORDS: &[&str] = &[
     "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield",
 ];
 
+/// Whether `name` is a keyword of edition 2024, which no crate may be named.
+pub fn is_keyword(name: &str) -> bool {
+    KEYWORDS.contains(&name) || NOT_RAW.contains(&name)
+}
+
 /// The Rust spelling of a field or function name: `per_page`, `r#type`, `self_`.
 pub fn field_name(wire: &str) -> String {
     let snake = wire.to_snake_case();

@@ -1,15 +1,21 @@
-//! `aqlgen` compiles an MCP-AQL adapter schema (Markdown with YAML front matter) into a typed
-//! Rust crate that builds into one MCP server binary linked against `runtime-support`.
+//! `aqlgen-build` compiles an MCP-AQL adapter schema (Markdown with YAML front matter) into
+//! typed Rust that builds into one MCP server binary linked against `aqlgen-runtime`. It is
+//! the library behind the `aqlgen` command (crate `aqlgen-cli`) and the one build scripts use.
 //!
-//! From a build script:
+//! From a build script, with `aqlgen-build` as a build dependency and `aqlgen-runtime` as a
+//! dependency:
 //!
 //! ```no_run
 //! // build.rs
-//! fn main() -> Result<(), aqlgen::Error> {
-//!     aqlgen::Builder::new().compile("adapters/todo-adapter.md")
+//! fn main() -> Result<(), aqlgen_build::Error> {
+//!     aqlgen_build::Builder::new().compile("todo-adapter.md")
 //! }
 //! // src/lib.rs:
-//! // mod todo { include!(concat!(env!("OUT_DIR"), "/todo_adapter.rs")); }
+//! // pub mod adapter { include!(concat!(env!("OUT_DIR"), "/todo_adapter.rs")); }
+//! // src/main.rs:
+//! // fn main() -> std::process::ExitCode {
+//! //     aqlgen_runtime::run::<my_server::adapter::TodoAdapter>()
+//! // }
 //! ```
 //!
 //! The pipeline runs one way: front-matter split -> schema model -> validation -> lowered
@@ -28,6 +34,7 @@ mod ir;
 mod openapi;
 mod output;
 mod render;
+mod scaffold;
 mod schema;
 mod source;
 mod text;
@@ -44,6 +51,7 @@ pub use openapi::{
     import_file as import_openapi_file, reason_kind as import_reason_kind,
 };
 pub use output::{GeneratedFile, write_if_changed};
+pub use scaffold::{Project, ProjectSchema, new_project};
 
 use quote::quote;
 
@@ -137,30 +145,59 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
     })
 }
 
+/// The version of `aqlgen-runtime` that generated code is written against: this crate's own.
+///
+/// Generator and runtime are released together under one version. A generated crate requires
+/// `aqlgen-runtime = "<this version>"`, a caret requirement: any runtime of the same minor
+/// release (`0.x` before 1.0) at least as new as the generator. Runtime releases keep every
+/// item generated code of their minor release uses, so a runtime fix reaches a crate without
+/// regenerating it, and code from a newer generator never builds against an older runtime.
+pub const RUNTIME_VERSION: &str = env!("CARGO_PKG_VERSION");
+
 /// Where a generated crate will live, as far as its `Cargo.toml` cares.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CrateLocation {
-    /// runtime-support's directory relative to the crate's, `/`-separated.
-    pub runtime_path: String,
-    /// Whether the crate is a member of a workspace that declares `[workspace.lints]`, whose
-    /// lints it then inherits (`[lints] workspace = true`).
-    pub workspace_lints: bool,
+    /// How the crate names `aqlgen-runtime`.
+    pub runtime: RuntimeSource,
+    /// How the crate stands to a Cargo workspace around it.
+    pub workspace: Workspace,
+}
+
+/// Where a generated crate takes `aqlgen-runtime` from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum RuntimeSource {
+    /// `aqlgen-runtime = "<RUNTIME_VERSION>"`: the registry, or whatever a `[patch]` puts in
+    /// its place. The crate builds wherever it is copied.
+    #[default]
+    Registry,
+    /// The same version requirement and a `path` to a checkout of the runtime, relative to
+    /// the crate and `/`-separated: for working on aqlgen itself.
+    Path(String),
+}
+
+/// How a generated crate stands to the Cargo workspace around its directory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Workspace {
+    /// No workspace claims the directory: the crate is built on its own.
+    #[default]
+    Outside,
+    /// A member of the enclosing workspace; `lints` when that workspace declares
+    /// `[workspace.lints]`, which the crate then inherits.
+    Member {
+        /// Whether the workspace declares `[workspace.lints]`.
+        lints: bool,
+    },
+    /// A workspace of its own (an empty `[workspace]` table), inside a directory that an
+    /// enclosing workspace would otherwise claim.
+    Root,
 }
 
 impl CrateLocation {
-    /// A crate built on its own.
-    pub fn standalone(runtime_path: impl Into<String>) -> Self {
+    /// A member of a workspace with `[workspace.lints]`, taking the runtime by version.
+    pub fn workspace_member() -> Self {
         Self {
-            runtime_path: runtime_path.into(),
-            workspace_lints: false,
-        }
-    }
-
-    /// A member of a workspace with `[workspace.lints]`.
-    pub fn workspace_member(runtime_path: impl Into<String>) -> Self {
-        Self {
-            runtime_path: runtime_path.into(),
-            workspace_lints: true,
+            runtime: RuntimeSource::Registry,
+            workspace: Workspace::Member { lints: true },
         }
     }
 }
@@ -181,7 +218,7 @@ pub fn generate_crate(
         output::rust_file(&adapter.schema_path, &adapter.fingerprint, doc, items)
     };
     let lib_doc = format!(
-        "The `{}` MCP-AQL adapter: {}\n\nGenerated by aqlgen; serve it with `runtime_support::run::<{}>()`.",
+        "The `{}` MCP-AQL adapter: {}\n\nGenerated by aqlgen; serve it with `aqlgen_runtime::run::<{}>()`.",
         adapter.name, adapter.description, adapter.type_name
     );
     let mut lib_items = vec![quote! {
@@ -195,7 +232,7 @@ pub fn generate_crate(
     let type_name = crate::ident::ident(&adapter.type_name);
     let main = quote! {
         fn main() -> std::process::ExitCode {
-            ::runtime_support::run::<::#lib_name::#type_name>()
+            ::aqlgen_runtime::run::<::#lib_name::#type_name>()
         }
     };
     let file = |path: &str, contents: String| GeneratedFile {
@@ -274,7 +311,7 @@ pub fn generate_include(checked: &Checked) -> Result<GeneratedFile, Error> {
     ];
     items.extend(emit::emit_adapter(adapter, &tools));
     Ok(GeneratedFile {
-        path: format!("{}_adapter.rs", adapter.name.replace('-', "_")),
+        path: adapter.include_file(),
         contents: output::rust_file(&adapter.schema_path, &adapter.fingerprint, None, &items),
     })
 }

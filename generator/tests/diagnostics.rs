@@ -3,16 +3,16 @@
 
 use std::path::Path;
 
-fn report(name: &str) -> (aqlgen::Error, String) {
+fn report(name: &str) -> (aqlgen_build::Error, String) {
     let path = format!("tests/fixtures/invalid/{name}.md");
     let text = std::fs::read_to_string(&path).expect("fixture exists");
-    let error = aqlgen::check_text(&path, &text).expect_err("the fixture is invalid");
-    let aqlgen::Error::Schema { diagnostics, .. } = &error else {
+    let error = aqlgen_build::check_text(&path, &text).expect_err("the fixture is invalid");
+    let aqlgen_build::Error::Schema { diagnostics, .. } = &error else {
         panic!("{name}: expected a schema error, got {error}");
     };
     let json: Vec<serde_json::Value> = diagnostics
         .iter()
-        .map(aqlgen::Diagnostic::to_json)
+        .map(aqlgen_build::Diagnostic::to_json)
         .collect();
     let snapshot = format!(
         "{error}\n\n{}\n",
@@ -146,7 +146,7 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
         ),
     ] {
         let (error, snapshot) = report(name);
-        let aqlgen::Error::Schema { diagnostics, .. } = &error else {
+        let aqlgen_build::Error::Schema { diagnostics, .. } = &error else {
             unreachable!()
         };
         assert!(
@@ -166,7 +166,7 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
 #[test]
 fn all_problems_are_reported_together_sorted_by_line() {
     let (error, snapshot) = report("many_problems");
-    let aqlgen::Error::Schema { diagnostics, .. } = &error else {
+    let aqlgen_build::Error::Schema { diagnostics, .. } = &error else {
         unreachable!()
     };
     let codes: Vec<&str> = diagnostics.iter().map(|d| d.code.as_str()).collect();
@@ -193,7 +193,7 @@ fn suggestions_name_the_fix() {
         ("invalid_name", "use `page_limit`"),
     ] {
         let (error, _) = report(name);
-        let aqlgen::Error::Schema { diagnostics, .. } = &error else {
+        let aqlgen_build::Error::Schema { diagnostics, .. } = &error else {
             unreachable!()
         };
         assert!(

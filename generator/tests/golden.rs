@@ -15,20 +15,21 @@ fn checked_in_crates_match_regeneration() {
         let Ok(text) = std::fs::read_to_string(root.join(&schema)) else {
             continue;
         };
-        let checked = aqlgen::check_text(&schema, &text).expect("the example adapter is valid");
-        let files = aqlgen::generate_crate(
+        let checked =
+            aqlgen_build::check_text(&schema, &text).expect("the example adapter is valid");
+        let files = aqlgen_build::generate_crate(
             &checked,
-            &aqlgen::CrateLocation::workspace_member("../../runtime-support"),
+            &aqlgen_build::CrateLocation::workspace_member(),
         )
         .expect("generation succeeds");
-        let code_hash = aqlgen::verification::hash_of(&files);
+        let code_hash = aqlgen_build::verification::hash_of(&files);
         for file in files {
             let on_disk = root.join("generated").join(name).join(&file.path);
             let mut checked_in = std::fs::read_to_string(&on_disk).unwrap_or_default();
-            if file.path == aqlgen::verification::PROVENANCE {
+            if file.path == aqlgen_build::verification::PROVENANCE {
                 // The conformance verdict scripts/conformance recorded: it must be about
                 // exactly this code, and a pass.
-                let (without, verification) = aqlgen::verification::split(&checked_in);
+                let (without, verification) = aqlgen_build::verification::split(&checked_in);
                 let verification = verification.unwrap_or_else(|| {
                     panic!("generated/{name}: no verification; run scripts/conformance --record")
                 });
@@ -54,14 +55,14 @@ fn checked_in_crates_match_regeneration() {
 #[test]
 fn generation_is_deterministic() {
     let text = std::fs::read_to_string("tests/fixtures/valid.md").expect("fixture exists");
-    let once = aqlgen::generate_crate(
-        &aqlgen::check_text("valid.md", &text).expect("valid"),
-        &aqlgen::CrateLocation::standalone("rt"),
+    let once = aqlgen_build::generate_crate(
+        &aqlgen_build::check_text("valid.md", &text).expect("valid"),
+        &aqlgen_build::CrateLocation::default(),
     )
     .expect("generates");
-    let twice = aqlgen::generate_crate(
-        &aqlgen::check_text("valid.md", &text).expect("valid"),
-        &aqlgen::CrateLocation::standalone("rt"),
+    let twice = aqlgen_build::generate_crate(
+        &aqlgen_build::check_text("valid.md", &text).expect("valid"),
+        &aqlgen_build::CrateLocation::default(),
     )
     .expect("generates");
     assert_eq!(once, twice);
@@ -70,19 +71,17 @@ fn generation_is_deterministic() {
 #[test]
 fn generated_source_matches_snapshots() {
     let text = std::fs::read_to_string("tests/fixtures/valid.md").expect("fixture exists");
-    let checked = aqlgen::check_text("tests/fixtures/valid.md", &text).expect("valid");
-    for file in aqlgen::generate_crate(
-        &checked,
-        &aqlgen::CrateLocation::workspace_member("../../../../runtime-support"),
-    )
-    .expect("generates")
+    let checked = aqlgen_build::check_text("tests/fixtures/valid.md", &text).expect("valid");
+    for file in
+        aqlgen_build::generate_crate(&checked, &aqlgen_build::CrateLocation::workspace_member())
+            .expect("generates")
     {
         expectorate::assert_contents(
             Path::new("tests/output/pets").join(&file.path),
             &file.contents,
         );
     }
-    let include = aqlgen::generate_include(&checked).expect("generates");
+    let include = aqlgen_build::generate_include(&checked).expect("generates");
     expectorate::assert_contents(
         Path::new("tests/output").join(&include.path),
         &include.contents,

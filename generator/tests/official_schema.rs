@@ -35,7 +35,7 @@ fn warnings_are_where_the_official_schema_refuses() {
     let mut warned_somewhere = false;
     for file in schema_files() {
         let text = std::fs::read_to_string(&file).expect("a readable schema");
-        let checked = aqlgen::check_text(&file.to_string_lossy(), &text)
+        let checked = aqlgen_build::check_text(&file.to_string_lossy(), &text)
             .unwrap_or_else(|error| panic!("{} is valid for aqlgen: {error}", file.display()));
         let warned: BTreeSet<String> = checked
             .warnings
@@ -57,7 +57,7 @@ fn the_example_adapters_pass_both() {
         "../adapters/todo-adapter.md",
     ] {
         let text = std::fs::read_to_string(file).expect("a readable schema");
-        let checked = aqlgen::check_text(file, &text).expect("valid for aqlgen");
+        let checked = aqlgen_build::check_text(file, &text).expect("valid for aqlgen");
         assert!(
             checked.warnings.is_empty(),
             "{file}: {:?}",
@@ -71,7 +71,7 @@ fn the_example_adapters_pass_both() {
 fn extension_warnings_read_well() {
     let file = "tests/fixtures/extensions.md";
     let text = std::fs::read_to_string(file).expect("a readable schema");
-    let checked = aqlgen::check_text(file, &text).expect("valid for aqlgen");
+    let checked = aqlgen_build::check_text(file, &text).expect("valid for aqlgen");
     let rendered: String = checked
         .warnings
         .iter()

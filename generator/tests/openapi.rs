@@ -4,28 +4,26 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-use serde_json::Value;
-
 const FIXTURE: &str = "tests/fixtures/openapi/petstore.yaml";
 
 #[test]
 fn imported_adapter_matches_snapshot_validates_and_generates() {
-    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
+    let imported = aqlgen_build::import_openapi_file(Path::new(FIXTURE), &Default::default())
         .expect("the fixture imports");
     expectorate::assert_contents("tests/output/openapi/petstore-adapter.md", &imported.text);
-    let checked = aqlgen::check_text("petstore-adapter.md", &imported.text).expect("it validates");
-    let files = aqlgen::generate_crate(&checked, &aqlgen::CrateLocation::standalone("rt"))
+    let checked =
+        aqlgen_build::check_text("petstore-adapter.md", &imported.text).expect("it validates");
+    let files = aqlgen_build::generate_crate(&checked, &aqlgen_build::CrateLocation::default())
         .expect("it generates");
     assert!(files.iter().any(|file| file.path == "src/routes.rs"));
-    let again = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
+    let again = aqlgen_build::import_openapi_file(Path::new(FIXTURE), &Default::default())
         .expect("imports again");
     assert_eq!(imported.text, again.text, "the bytes are deterministic");
 }
 
 #[test]
 fn every_rule_that_drops_something_warns_with_the_operation() {
-    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
+    let imported = aqlgen_build::import_openapi_file(Path::new(FIXTURE), &Default::default())
         .expect("the fixture imports");
     let expected = [
         (
@@ -81,52 +79,16 @@ fn every_rule_that_drops_something_warns_with_the_operation() {
 }
 
 #[test]
-fn cli_writes_the_adapter_and_reports_warnings_in_json() {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let out = dir.path().join("pets.md");
-    let output = Command::cargo_bin("aqlgen")
-        .expect("the aqlgen binary is built")
-        .args(["import-openapi", FIXTURE, "-o"])
-        .arg(&out)
-        .args(["--output-format", "json"])
-        .output()
-        .expect("aqlgen runs");
-    assert!(output.status.success());
-    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON report");
-    assert_eq!(report["operations"]["execute"], 3);
-    assert_eq!(report["operations"]["delete"], 1);
-    assert_eq!(report["warnings"].as_array().map(Vec::len), Some(13));
-    assert_eq!(report["warnings"][0]["operation"], "document");
-    aqlgen::check(&out).expect("the written file passes `aqlgen check`");
-
-    let human = Command::cargo_bin("aqlgen")
-        .expect("the aqlgen binary is built")
-        .args(["import-openapi", FIXTURE, "-o"])
-        .arg(&out)
-        .output()
-        .expect("aqlgen runs");
-    let stderr = String::from_utf8_lossy(&human.stderr);
-    assert!(
-        stderr.contains("warning: GET /pets: header param `X-Request-Id`"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("note: the adapter is stamped trust level `generated`: its server runs the safe (read) operations"),
-        "says what the stamp allows: {stderr}"
-    );
-}
-
-#[test]
 fn refuses_what_is_not_openapi_3() {
     let swagger = serde_json::json!({"swagger": "2.0", "paths": {}});
-    let error =
-        aqlgen::import_openapi(&swagger, &Default::default()).expect_err("Swagger 2 is refused");
+    let error = aqlgen_build::import_openapi(&swagger, &Default::default())
+        .expect_err("Swagger 2 is refused");
     assert!(error.to_string().contains("OpenAPI 3.x"), "{error}");
 }
 
 #[test]
 fn path_params_are_renamed_and_several_types_are_widened() {
-    let imported = aqlgen::import_openapi_file(Path::new(FIXTURE), &Default::default())
+    let imported = aqlgen_build::import_openapi_file(Path::new(FIXTURE), &Default::default())
         .expect("the fixture imports");
     let text = &imported.text;
     assert!(
@@ -161,12 +123,12 @@ fn path_params_are_renamed_and_several_types_are_widened() {
 
 #[test]
 fn name_and_bearer_env_choose_what_the_document_cannot() {
-    let options = aqlgen::ImportOptions {
+    let options = aqlgen_build::ImportOptions {
         name: Some("pets".to_owned()),
         bearer_env: Some("PETS_TOKEN".to_owned()),
     };
-    let imported =
-        aqlgen::import_openapi_file(Path::new(FIXTURE), &options).expect("the fixture imports");
+    let imported = aqlgen_build::import_openapi_file(Path::new(FIXTURE), &options)
+        .expect("the fixture imports");
     assert!(
         imported.text.contains("\nname: pets\n"),
         "{}",
@@ -179,8 +141,8 @@ fn name_and_bearer_env_choose_what_the_document_cannot() {
         "{}",
         imported.text
     );
-    let checked = aqlgen::check_text("pets.md", &imported.text).expect("it validates");
-    let files = aqlgen::generate_crate(&checked, &aqlgen::CrateLocation::standalone("rt"))
+    let checked = aqlgen_build::check_text("pets.md", &imported.text).expect("it validates");
+    let files = aqlgen_build::generate_crate(&checked, &aqlgen_build::CrateLocation::default())
         .expect("it generates");
     let lib = files
         .iter()
@@ -218,8 +180,10 @@ fn odd_documents_still_import_into_adapters_that_pass_check() {
             ]}}
         }
     });
-    let imported = aqlgen::import_openapi(&document, &Default::default()).expect("it imports");
-    let checked = aqlgen::check_text("odd-adapter.md", &imported.text).expect("it passes check");
+    let imported =
+        aqlgen_build::import_openapi(&document, &Default::default()).expect("it imports");
+    let checked =
+        aqlgen_build::check_text("odd-adapter.md", &imported.text).expect("it passes check");
     let reasons: Vec<String> = imported
         .warnings
         .iter()
@@ -267,7 +231,7 @@ fn a_document_with_nothing_expressible_is_refused_with_the_reason() {
         "info": {"title": "Query protocol", "version": "1.0.0"},
         "paths": {"/#Action=Stop": {"post": {"operationId": "stop"}}}
     });
-    let error = aqlgen::import_openapi(&document, &Default::default()).expect_err("refused");
+    let error = aqlgen_build::import_openapi(&document, &Default::default()).expect_err("refused");
     let message = error.to_string();
     assert!(
         message.contains("none of the document's operations can be expressed")

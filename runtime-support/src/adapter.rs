@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-pub use aql_model::{Category, DangerLevel, FeatureParam, Method, Preset, TrustLevel, Window};
+pub use aqlgen_model::{Category, DangerLevel, FeatureParam, Method, Preset, TrustLevel, Window};
 
 pub use crate::gate::limits::RateLimit;
 

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use aql_model::{DangerLevel, TrustLevel, Vocabulary};
+use aqlgen_model::{DangerLevel, TrustLevel, Vocabulary};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
 use crate::adapter::AdapterInfo;

@@ -34,3 +34,7 @@ mod upstream;
 mod warning;
 
 pub use serve::{run, serve};
+
+/// The JSON types generated code is written in, so that a generated crate needs no
+/// dependency but this one.
+pub use serde_json;

@@ -1,6 +1,9 @@
 //! Support for generated parameter parsing: the checks every `from_params` calls, in the
 //! order unknown -> missing -> types -> constraints -> defaults (spec digest §10, item 35).
 
+use std::sync::OnceLock;
+
+use regex::Regex;
 use serde_json::{Map, Value};
 
 use crate::error::{AqlError, ErrorCode};
@@ -409,18 +412,45 @@ where
     }
 }
 
-/// Refuses a string that `matches` says does not match `pattern` (`VALIDATION_INVALID_VALUE`).
-/// Generated code passes its compiled regex as `matches`, so this crate needs no regex engine.
+/// A param's `pattern`, compiled the first time a value is checked against it.
+///
+/// Generated code declares one per patterned param as a `static`, so the regex is built once
+/// per process and never for an operation nobody calls.
+#[derive(Debug)]
+pub struct Pattern {
+    source: &'static str,
+    compiled: OnceLock<Regex>,
+}
+
+impl Pattern {
+    /// The pattern `source`, as the schema declares it.
+    pub const fn new(source: &'static str) -> Self {
+        Self {
+            source,
+            compiled: OnceLock::new(),
+        }
+    }
+
+    /// Whether `text` matches.
+    pub fn is_match(&self, text: &str) -> bool {
+        self.compiled
+            .get_or_init(|| {
+                Regex::new(self.source).expect("validated: `aqlgen check` compiles every pattern")
+            })
+            .is_match(text)
+    }
+}
+
+/// Refuses a string that does not match `pattern` (`VALIDATION_INVALID_VALUE`).
 pub fn matching(
     label: &'static str,
     value: Option<&str>,
-    pattern: &str,
-    matches: impl Fn(&str) -> bool,
+    pattern: &Pattern,
 ) -> Result<(), ParamError> {
     match value {
-        Some(value) if !matches(value) => Err(ParamError::InvalidValue {
+        Some(value) if !pattern.is_match(value) => Err(ParamError::InvalidValue {
             param: label.to_owned(),
-            constraint: format!("a string matching the pattern '{pattern}'"),
+            constraint: format!("a string matching the pattern '{}'", pattern.source),
             value: value.into(),
         }),
         _ => Ok(()),
@@ -532,7 +562,10 @@ mod helper_tests {
         assert!(one_of("s", Some("a"), &["a", "b"]).is_ok());
         assert!(at_least("n", Some(0_i64), 1).is_err());
         assert!(at_most("n", Some(2.5_f64), 2.0).is_err());
-        assert!(matching("p", Some("ab"), "^a$", |v| v == "a").is_err());
+        static PATTERN: Pattern = Pattern::new("^a$");
+        assert!(matching("p", Some("ab"), &PATTERN).is_err());
+        assert!(matching("p", Some("a"), &PATTERN).is_ok());
+        assert!(matching("p", None, &PATTERN).is_ok());
     }
 
     #[test]

@@ -61,9 +61,9 @@ fn main() {
     let mut names = String::new();
     let mut accepted = 0;
     for (index, (path, text)) in sources.iter().enumerate() {
-        let checked = match aqlgen::check_text(path, text) {
+        let checked = match aqlgen_build::check_text(path, text) {
             Ok(checked) => checked,
-            Err(aqlgen::Error::Schema { diagnostics, .. }) if !diagnostics.is_empty() => {
+            Err(aqlgen_build::Error::Schema { diagnostics, .. }) if !diagnostics.is_empty() => {
                 assert!(
                     index >= nasty_count,
                     "the nasty fixture {path} must be valid:\n{}",
@@ -76,7 +76,7 @@ fn main() {
             }
             Err(other) => panic!("{path}: check failed without a diagnostic: {other}\n{text}"),
         };
-        let file = aqlgen::generate_include(&checked).expect("an accepted schema generates");
+        let file = aqlgen_build::generate_include(&checked).expect("an accepted schema generates");
         let module = format!("schema_{index:04}");
         std::fs::write(out.join(format!("{module}.rs")), &file.contents).expect("write");
         std::fs::write(out.join(format!("{module}.md")), text).expect("write");
@@ -93,7 +93,7 @@ fn main() {
         );
         let _ = writeln!(
             arms,
-            "        {accepted} => Some(::runtime_support::run::<{module}::{type_name}>()),"
+            "        {accepted} => Some(::aqlgen_runtime::run::<{module}::{type_name}>()),"
         );
         let _ = writeln!(
             infos,
@@ -124,8 +124,8 @@ pub fn serve(index: usize) -> Option<std::process::ExitCode> {{
 }}
 
 /// The static facts of adapter `index`.
-pub fn info(index: usize) -> Option<&'static ::runtime_support::adapter::AdapterInfo> {{
-    use ::runtime_support::adapter::Adapter;
+pub fn info(index: usize) -> Option<&'static ::aqlgen_runtime::adapter::AdapterInfo> {{
+    use ::aqlgen_runtime::adapter::Adapter;
     match index {{
 {infos}        _ => None,
     }}

@@ -77,7 +77,7 @@ const NASTY_NAMES: &[&str] = &[
     "alloc",
     "main",
     "serde_json",
-    "runtime_support",
+    "aqlgen_runtime",
     "schema_params",
     "request",
     "category",

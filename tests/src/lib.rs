@@ -2,11 +2,11 @@
 //! end to end: four CRUD operations on items, one of them requiring confirmation, and no
 //! EXECUTE family (so its tool is left out).
 
-use runtime_support::adapter::{
+use aqlgen_runtime::adapter::{
     Adapter, AdapterInfo, Auth, Category, DangerLevel, Introspection, Method, OperationDoc, Route,
     ToolDocs, TrustLevel, TypeDoc, UpstreamRequest,
 };
-use runtime_support::params::{ParamError, json_type, reject_unknown, reject_unknown_fields};
+use aqlgen_runtime::params::{ParamError, json_type, reject_unknown, reject_unknown_fields};
 use serde_json::{Map, Value};
 
 /// The fixture adapter.

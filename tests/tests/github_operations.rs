@@ -5,10 +5,10 @@
 
 mod support;
 
+use aqlgen_runtime::adapter::Adapter;
 use axum::http::StatusCode;
 use demo_upstream::{Fault, RecordedRequest, Running};
 use github_adapter::GithubAdapter;
-use runtime_support::adapter::Adapter;
 use serde_json::{Value, json};
 use support::{Client, assert_result, call};
 

@@ -4,5 +4,5 @@
 //! The `github-adapter` MCP server binary.
 
 fn main() -> std::process::ExitCode {
-    ::runtime_support::run::<::github_adapter::GithubAdapter>()
+    ::aqlgen_runtime::run::<::github_adapter::GithubAdapter>()
 }

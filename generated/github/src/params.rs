@@ -3,10 +3,8 @@
 
 //! Typed params of every operation.
 
-use ::runtime_support::params::{self, ParamError};
-use ::serde_json::{Map, Value};
-use ::regex::Regex;
-use ::std::sync::LazyLock;
+use ::aqlgen_runtime::params::{self, ParamError, Pattern};
+use ::aqlgen_runtime::serde_json::{Map, Value};
 
 /// Create a repository owned by the authenticated user.
 ///
@@ -53,16 +51,8 @@ impl CreateRepoParams {
         let private = params::optional::<bool>(raw, "private")?;
         let auto_init = params::optional::<bool>(raw, "auto_init")?;
         let topics = params::optional::<Vec<Value>>(raw, "topics")?;
-        static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new("^[A-Za-z0-9._-]{1,100}$")
-                .expect("validated: the pattern compiles")
-        });
-        params::matching(
-            "name",
-            Some(name.as_str()),
-            NAME_PATTERN.as_str(),
-            |text| NAME_PATTERN.is_match(text),
-        )?;
+        static NAME_PATTERN: Pattern = Pattern::new("^[A-Za-z0-9._-]{1,100}$");
+        params::matching("name", Some(name.as_str()), &NAME_PATTERN)?;
         let private = private.unwrap_or(false);
         let auto_init = auto_init.unwrap_or(false);
         Ok(Self {
@@ -301,15 +291,8 @@ impl CreateLabelParams {
         let name = params::required::<String>(raw, "name")?;
         let color = params::required::<String>(raw, "color")?;
         let description = params::optional::<String>(raw, "description")?;
-        static COLOR_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new("^[0-9a-fA-F]{6}$").expect("validated: the pattern compiles")
-        });
-        params::matching(
-            "color",
-            Some(color.as_str()),
-            COLOR_PATTERN.as_str(),
-            |text| COLOR_PATTERN.is_match(text),
-        )?;
+        static COLOR_PATTERN: Pattern = Pattern::new("^[0-9a-fA-F]{6}$");
+        params::matching("color", Some(color.as_str()), &COLOR_PATTERN)?;
         Ok(Self {
             owner,
             repo,
@@ -993,16 +976,8 @@ impl UpdateRepoInput {
         let private = params::patch::<bool>(input, "input.private")?;
         let has_issues = params::patch::<bool>(input, "input.has_issues")?;
         let default_branch = params::patch::<String>(input, "input.default_branch")?;
-        static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new("^[A-Za-z0-9._-]{1,100}$")
-                .expect("validated: the pattern compiles")
-        });
-        params::matching(
-            "input.name",
-            name.value().map(String::as_str),
-            NAME_PATTERN.as_str(),
-            |text| NAME_PATTERN.is_match(text),
-        )?;
+        static NAME_PATTERN: Pattern = Pattern::new("^[A-Za-z0-9._-]{1,100}$");
+        params::matching("input.name", name.value().map(String::as_str), &NAME_PATTERN)?;
         Ok(Self {
             name,
             description,
@@ -1429,15 +1404,8 @@ impl MergePullRequestParams {
             merge_method.as_deref(),
             &["merge", "squash", "rebase"],
         )?;
-        static SHA_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new("^[0-9a-f]{40}$").expect("validated: the pattern compiles")
-        });
-        params::matching(
-            "sha",
-            sha.as_deref(),
-            SHA_PATTERN.as_str(),
-            |text| SHA_PATTERN.is_match(text),
-        )?;
+        static SHA_PATTERN: Pattern = Pattern::new("^[0-9a-f]{40}$");
+        params::matching("sha", sha.as_deref(), &SHA_PATTERN)?;
         let merge_method = merge_method.unwrap_or_else(|| "merge".to_owned());
         Ok(Self {
             owner,

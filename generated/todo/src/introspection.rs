@@ -3,7 +3,7 @@
 
 //! Introspection answers, pre-serialized.
 
-use ::runtime_support::adapter::{Category, OperationDoc, TypeDoc};
+use ::aqlgen_runtime::adapter::{Category, OperationDoc, TypeDoc};
 
 /// Every operation's introspection documents, in schema order.
 pub static OPERATIONS: &[OperationDoc] = &[

@@ -4,5 +4,5 @@
 //! The `todo-adapter` MCP server binary.
 
 fn main() -> std::process::ExitCode {
-    ::runtime_support::run::<::todo_adapter::TodoAdapter>()
+    ::aqlgen_runtime::run::<::todo_adapter::TodoAdapter>()
 }

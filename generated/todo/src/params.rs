@@ -3,10 +3,8 @@
 
 //! Typed params of every operation.
 
-use ::runtime_support::params::{self, ParamError};
-use ::serde_json::{Map, Value};
-use ::regex::Regex;
-use ::std::sync::LazyLock;
+use ::aqlgen_runtime::params::{self, ParamError, Pattern};
+use ::aqlgen_runtime::serde_json::{Map, Value};
 
 /// Add a to-do item.
 ///
@@ -51,16 +49,8 @@ impl CreateTodoParams {
         let due = params::optional::<String>(raw, "due")?;
         let priority = params::optional::<String>(raw, "priority")?;
         let tags = params::optional::<Vec<Value>>(raw, "tags")?;
-        static DUE_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-                .expect("validated: the pattern compiles")
-        });
-        params::matching(
-            "due",
-            due.as_deref(),
-            DUE_PATTERN.as_str(),
-            |text| DUE_PATTERN.is_match(text),
-        )?;
+        static DUE_PATTERN: Pattern = Pattern::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$");
+        params::matching("due", due.as_deref(), &DUE_PATTERN)?;
         params::one_of("priority", priority.as_deref(), &["low", "normal", "high"])?;
         let priority = priority.unwrap_or_else(|| "normal".to_owned());
         Ok(Self {
@@ -253,16 +243,8 @@ impl UpdateTodoInput {
         let due = params::patch::<String>(input, "input.due")?;
         let priority = params::patch::<String>(input, "input.priority")?;
         let tags = params::patch::<Vec<Value>>(input, "input.tags")?;
-        static DUE_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
-                .expect("validated: the pattern compiles")
-        });
-        params::matching(
-            "input.due",
-            due.value().map(String::as_str),
-            DUE_PATTERN.as_str(),
-            |text| DUE_PATTERN.is_match(text),
-        )?;
+        static DUE_PATTERN: Pattern = Pattern::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$");
+        params::matching("input.due", due.value().map(String::as_str), &DUE_PATTERN)?;
         params::one_of(
             "input.priority",
             priority.value().map(String::as_str),

@@ -5,7 +5,7 @@ use quote::quote;
 use serde_json::{Map, Value, json};
 
 use super::json;
-use aql_model::{FeatureParam, IDENTIFYING_FIELDS, Preset};
+use aqlgen_model::{FeatureParam, IDENTIFYING_FIELDS, Preset};
 
 use crate::ir::{Adapter, Operation, Param, Placement};
 
@@ -38,7 +38,7 @@ pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
         quote! { TypeDoc { name: #name, summary_json: #summary, details_json: #details } }
     });
     vec![
-        quote! { use ::runtime_support::adapter::{Category, OperationDoc, TypeDoc}; },
+        quote! { use ::aqlgen_runtime::adapter::{Category, OperationDoc, TypeDoc}; },
         quote! {
             /// Every operation's introspection documents, in schema order.
             pub static OPERATIONS: &[OperationDoc] = &[#(#operations),*];

@@ -35,7 +35,7 @@ pub fn doc_lines(text: &str) -> TokenStream {
 pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> Vec<TokenStream> {
     let type_name = crate::ident::ident(&adapter.type_name);
     let doc = doc_lines(&format!(
-        "The `{}` adapter, version {}: {}\n\nGenerated from `{}`; serve it with `runtime_support::run::<{}>()`.",
+        "The `{}` adapter, version {}: {}\n\nGenerated from `{}`; serve it with `aqlgen_runtime::run::<{}>()`.",
         adapter.name, adapter.version, adapter.description, adapter.schema_path, adapter.type_name
     ));
     let (name, version, description) = (&adapter.name, &adapter.version, &adapter.description);
@@ -144,7 +144,7 @@ pub fn adapter_uses(adapter: &Adapter) -> TokenStream {
     let trust = adapter.trust.is_some().then(|| quote! { TrustLevel, });
     let window = (!adapter.rate_limits.is_empty()).then(|| quote! { Window, });
     quote! {
-        use ::runtime_support::adapter::{
+        use ::aqlgen_runtime::adapter::{
             Adapter, AdapterInfo, #location Auth, Introspection, #rate_limit Route, ToolDocs,
             #trust #window
         };

@@ -10,13 +10,10 @@ use crate::ir::{Adapter, Operation, Param, ParamType};
 
 /// The items of `params.rs`.
 pub fn emit_params(adapter: &Adapter) -> Vec<TokenStream> {
-    let regex = adapter
-        .uses_patterns()
-        .then(|| quote! { use ::regex::Regex; use ::std::sync::LazyLock; });
+    let pattern = adapter.uses_patterns().then(|| quote! { , Pattern });
     let mut items = vec![quote! {
-        use ::runtime_support::params::{self, ParamError};
-        use ::serde_json::{Map, Value};
-        #regex
+        use ::aqlgen_runtime::params::{self, ParamError #pattern};
+        use ::aqlgen_runtime::serde_json::{Map, Value};
     }];
     for operation in &adapter.operations {
         items.extend(emit_operation(operation));
@@ -242,9 +239,8 @@ fn emit_constraints(param: &Param) -> TokenStream {
             param.field.trim_start_matches("r#").to_uppercase()
         );
         checks.push(quote! {
-            static #name: LazyLock<Regex> =
-                LazyLock::new(|| Regex::new(#pattern).expect("validated: the pattern compiles"));
-            params::matching(#label, #borrowed, #name.as_str(), |text| #name.is_match(text))?;
+            static #name: Pattern = Pattern::new(#pattern);
+            params::matching(#label, #borrowed, &#name)?;
         });
     }
     quote! { #(#checks)* }

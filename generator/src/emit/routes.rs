@@ -32,9 +32,9 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
         .any(|operation| operation.features.paging.is_some())
         .then(|| quote! { PageStyle, Paging, });
     let mut items = vec![quote! {
-        use ::runtime_support::adapter::{Category, DangerLevel, #features #shaping Method, #paging Route, UpstreamRequest};
-        use ::runtime_support::params::{#helpers ParamError};
-        use ::serde_json::{Map, Value};
+        use ::aqlgen_runtime::adapter::{Category, DangerLevel, #features #shaping Method, #paging Route, UpstreamRequest};
+        use ::aqlgen_runtime::params::{#helpers ParamError};
+        use ::aqlgen_runtime::serde_json::{Map, Value};
 
         use super::params as schema_params;
     }];

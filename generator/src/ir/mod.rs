@@ -5,7 +5,7 @@ mod lower;
 
 pub use lower::lower;
 
-pub use aql_model::{Category, DangerLevel, Method, TrustLevel, Window};
+pub use aqlgen_model::{Category, DangerLevel, Method, TrustLevel, Window};
 use serde_json::Value;
 
 pub use crate::features::{Features, PageStyle};
@@ -58,7 +58,12 @@ pub struct Adapter {
 }
 
 impl Adapter {
-    /// Whether any param has a `pattern`, so the crate needs `regex`.
+    /// The file a build script writes the adapter into: `<name>_adapter.rs`.
+    pub fn include_file(&self) -> String {
+        format!("{}_adapter.rs", self.name.replace('-', "_"))
+    }
+
+    /// Whether any param has a `pattern`, so `params.rs` uses the runtime's `Pattern`.
     pub fn uses_patterns(&self) -> bool {
         self.operations
             .iter()

@@ -38,7 +38,7 @@ pub const ACTION_SEGMENTS: &[&str] = &[
     "verify",
 ];
 
-use aql_model::Category;
+use aqlgen_model::Category;
 
 /// The category of `method` on `path`; `None` for methods the format lacks.
 pub fn category(method: &str, path: &str) -> Option<Category> {
@@ -64,7 +64,7 @@ pub fn category(method: &str, path: &str) -> Option<Category> {
 
 #[cfg(test)]
 mod tests {
-    use aql_model::Category;
+    use aqlgen_model::Category;
 
     use super::category;
 

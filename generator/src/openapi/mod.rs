@@ -17,7 +17,7 @@ mod shaping;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use aql_model::{Category, DangerLevel, TrustLevel, Vocabulary};
+use aqlgen_model::{Category, DangerLevel, TrustLevel, Vocabulary};
 use indexmap::IndexMap;
 use serde_json::Value;
 

@@ -5,7 +5,7 @@
 //! operation and the reason, until the schema passes. One odd operation never costs the whole
 //! document.
 
-use aql_model::Category;
+use aqlgen_model::Category;
 
 use super::Warning;
 use crate::Error;

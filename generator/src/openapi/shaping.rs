@@ -5,7 +5,7 @@
 //! Nothing is written that `aqlgen check` would report as unavailable
 //! (`SCHEMA_FEATURE_UNAVAILABLE`): each feature is confirmed with [`features::resolve`].
 
-use aql_model::{
+use aqlgen_model::{
     COLLECTION_MEMBERS, Category, FeatureParam, IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES,
 };
 use serde_json::{Map, Value};

@@ -1,36 +1,39 @@
 //! Text artifacts from the tera templates in `templates/`: tool descriptions, `Cargo.toml`,
 //! `README.md` and `MCPAQL-PROVENANCE.json`.
 
-use serde_json::{Value, json};
+use aqlgen_model::TrustLevel;
+use serde_json::{Map, Value, json};
 use tera::{Context, Tera};
 
 mod listing;
+
+/// `(name, text)` of the template file `templates/<name>`.
+macro_rules! template {
+    ($name:literal) => {
+        ($name, include_str!(concat!("../../templates/", $name)))
+    };
+}
 
 use crate::error::Error;
 use crate::ir::{Adapter, Category, Operation};
 use listing::{FAMILY_GROUPS_SHOWN, Listing, SINGLE_GROUPS_SHOWN, search_words, verbs};
 
-const TEMPLATES: [(&str, &str); 5] = [
-    (
-        "tool-family.tera",
-        include_str!("../../../templates/tool-family.tera"),
-    ),
-    (
-        "tool-single.tera",
-        include_str!("../../../templates/tool-single.tera"),
-    ),
-    (
-        "Cargo.toml.tera",
-        include_str!("../../../templates/Cargo.toml.tera"),
-    ),
-    (
-        "README.md.tera",
-        include_str!("../../../templates/README.md.tera"),
-    ),
-    (
-        "MCPAQL-PROVENANCE.json.tera",
-        include_str!("../../../templates/MCPAQL-PROVENANCE.json.tera"),
-    ),
+/// Every template, each embedded once: `new/` holds the files of a project `aqlgen new`
+/// scaffolds, `clients.md.tera` the client configurations both READMEs include.
+const TEMPLATES: [(&str, &str); 13] = [
+    template!("tool-family.tera"),
+    template!("tool-single.tera"),
+    template!("Cargo.toml.tera"),
+    template!("README.md.tera"),
+    template!("MCPAQL-PROVENANCE.json.tera"),
+    template!("clients.md.tera"),
+    template!("new/Cargo.toml.tera"),
+    template!("new/build.rs.tera"),
+    template!("new/lib.rs.tera"),
+    template!("new/main.rs.tera"),
+    template!("new/README.md.tera"),
+    template!("new/gitignore.tera"),
+    template!("new/starter-adapter.md.tera"),
 ];
 
 /// Rendered MCP tool descriptions (seed mcp-integration §2.1); `None` for empty families.
@@ -200,8 +203,13 @@ impl Renderer {
                 "package": adapter.package, "version": adapter.version,
                 "description_toml": crate::emit::toml_string(&adapter.description),
                 "lib_name": adapter.lib_name,
-                "runtime_path": location.runtime_path, "uses_regex": adapter.uses_patterns(),
-            "workspace_lints": location.workspace_lints,
+                "runtime_version": crate::RUNTIME_VERSION,
+                "runtime_path": match &location.runtime {
+                    crate::RuntimeSource::Registry => None,
+                    crate::RuntimeSource::Path(path) => Some(crate::emit::toml_string(path)),
+                },
+                "workspace_lints": matches!(location.workspace, crate::Workspace::Member { lints: true }),
+                "workspace_root": location.workspace == crate::Workspace::Root,
             }),
         )
     }
@@ -220,13 +228,66 @@ impl Renderer {
                 json!({"label": title(category.family()), "family": category.family(), "operations": operations})
             })
             .collect();
-        self.render("README.md.tera", &json!({
-            "name": adapter.name, "package": adapter.package, "version": adapter.version,
+        let mut context = clients(adapter, &adapter.package);
+        context.extend(object(json!({
+            "package": adapter.package, "version": adapter.version,
             "description": adapter.description, "schema_path": adapter.schema_path,
             "generator_version": env!("CARGO_PKG_VERSION"), "base_url": adapter.base_url,
-            "base_url_env": adapter.base_url_env, "auth_env": adapter.auth.env_vars(),
             "groups": groups, "fingerprint": adapter.fingerprint, "documentation": adapter.documentation,
-        }))
+        })));
+        self.render("README.md.tera", &Value::Object(context))
+    }
+
+    /// The files of a project that compiles `adapter`'s schema, `schema_file` in the project,
+    /// from its `build.rs`: `Cargo.toml`, `build.rs`, `src/lib.rs`, `src/main.rs`, `README.md`
+    /// and `.gitignore`, as (path, contents), for a package standing to its workspace as
+    /// `workspace` says.
+    pub fn project(
+        &self,
+        adapter: &Adapter,
+        package: &str,
+        schema_file: &str,
+        workspace: crate::Workspace,
+    ) -> Result<Vec<(&'static str, String)>, Error> {
+        let mut context = clients(adapter, package);
+        context.extend(object(json!({
+            "package": package,
+            "version": crate::RUNTIME_VERSION,
+            "description": adapter.description,
+            "description_toml": crate::emit::toml_string(&adapter.description),
+            "schema_file": schema_file,
+            "include_file": adapter.include_file(),
+            "type_name": adapter.type_name,
+            "lib_name": package.replace('-', "_"),
+            "workspace_root": workspace == crate::Workspace::Root,
+        })));
+        let context = Value::Object(context);
+        [
+            ("Cargo.toml", "new/Cargo.toml.tera"),
+            ("build.rs", "new/build.rs.tera"),
+            ("src/lib.rs", "new/lib.rs.tera"),
+            ("src/main.rs", "new/main.rs.tera"),
+            ("README.md", "new/README.md.tera"),
+            (".gitignore", "new/gitignore.tera"),
+        ]
+        .into_iter()
+        .map(|(path, template)| Ok((path, self.render(template, &context)?)))
+        .collect()
+    }
+
+    /// The starter schema of a project scaffolded without one: adapter `name`, in the file
+    /// `schema_file`.
+    pub fn starter_schema(&self, name: &str, schema_file: &str) -> Result<String, Error> {
+        let shouty = name.to_uppercase().replace('-', "_");
+        self.render(
+            "new/starter-adapter.md.tera",
+            &json!({
+                "name": name,
+                "schema_file": schema_file,
+                "base_url_env": format!("{shouty}_BASE_URL"),
+                "token_env": format!("{shouty}_TOKEN"),
+            }),
+        )
     }
 
     /// `MCPAQL-PROVENANCE.json` (REQ-GEN-5).
@@ -243,6 +304,55 @@ impl Renderer {
                 "schema_filename": filename, "version": adapter.version,
             }),
         )
+    }
+}
+
+/// What `clients.md.tera` needs: how the binary `binary` of `adapter` is configured in MCP
+/// clients, with the `--trust-level` argument a schema below `validated` needs.
+fn clients(adapter: &Adapter, binary: &str) -> Map<String, Value> {
+    let (flag, note) = match adapter.trust {
+        None | Some(TrustLevel::Untested) => (
+            true,
+            "The schema declares no trust level, so on its own the server answers only \
+             `introspect`. Once the adapter has passed your tests against the API, vouch for it \
+             with `--trust-level validated` (as the configurations below do) or declare \
+             `trust: {level: validated}` in the schema.",
+        ),
+        Some(TrustLevel::Generated) => (
+            true,
+            "The schema's trust level is `generated`: on its own the server runs only read \
+             operations. Once the adapter has passed your tests against the API, vouch for it \
+             with `--trust-level validated` (as the configurations below do), which runs the \
+             others too, destructive ones after a confirmation.",
+        ),
+        Some(_) => (
+            false,
+            "The schema's trust level lets the server run its operations without a flag; \
+             destructive ones ask for a confirmation first.",
+        ),
+    };
+    let trust: Vec<&str> = if flag {
+        vec!["--trust-level", "validated"]
+    } else {
+        Vec::new()
+    };
+    object(json!({
+        "name": adapter.name,
+        "binary": binary,
+        "auth_env": adapter.auth.env_vars(),
+        "base_url_env": adapter.base_url_env,
+        "trust_args": serde_json::to_string(&trust).unwrap_or_default().replace(',', ", "),
+        "trust_list": trust,
+        "trust_flag": if flag { " --trust-level validated" } else { "" },
+        "trust_note": note,
+    }))
+}
+
+/// The members of a `json!({...})` object.
+fn object(value: Value) -> Map<String, Value> {
+    match value {
+        Value::Object(members) => members,
+        _ => Map::new(),
     }
 }
 

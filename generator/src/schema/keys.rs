@@ -1,7 +1,7 @@
 //! The keys each object of the format accepts and requires, and which values come from a
 //! closed set of names, for shape checks that report every problem at once.
 
-use aql_model::{DangerLevel, TrustLevel, Vocabulary};
+use aqlgen_model::{DangerLevel, TrustLevel, Vocabulary};
 
 use super::{
     AuthKind, ElementType, PaginationStyle, ParamType, Protocol, Serialization, Transport,

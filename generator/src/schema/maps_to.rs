@@ -1,6 +1,6 @@
 //! `maps_to: "GET /repos/{owner}/{repo}"`, taken apart.
 
-use aql_model::{Method, Vocabulary};
+use aqlgen_model::{Method, Vocabulary};
 
 /// A parsed `maps_to`.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -9,12 +9,12 @@
 pub mod keys;
 pub mod maps_to;
 
-use aql_model::{Category, DangerLevel, TrustLevel};
+use aqlgen_model::{Category, DangerLevel, TrustLevel};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-aql_model::vocabulary! {
+aqlgen_model::vocabulary! {
     /// The element type of the front matter; an adapter schema says `adapter`.
     pub enum ElementType ("element type") {
         /// An MCP-AQL adapter.
@@ -22,7 +22,7 @@ aql_model::vocabulary! {
     }
 }
 
-aql_model::vocabulary! {
+aqlgen_model::vocabulary! {
     /// `target.transport`.
     pub enum Transport ("transport") {
         /// HTTP requests; the only one generated today.
@@ -36,7 +36,7 @@ aql_model::vocabulary! {
     }
 }
 
-aql_model::vocabulary! {
+aqlgen_model::vocabulary! {
     /// `target.protocol`.
     pub enum Protocol ("protocol") {
         /// REST over HTTP; the only one generated today.
@@ -50,7 +50,7 @@ aql_model::vocabulary! {
     }
 }
 
-aql_model::vocabulary! {
+aqlgen_model::vocabulary! {
     /// `target.serialization`.
     pub enum Serialization ("serialization") {
         /// JSON; the only one generated today.
@@ -66,7 +66,7 @@ aql_model::vocabulary! {
     }
 }
 
-aql_model::vocabulary! {
+aqlgen_model::vocabulary! {
     /// `auth.type`.
     pub enum AuthKind ("auth type") {
         /// No credentials.
@@ -82,7 +82,7 @@ aql_model::vocabulary! {
     }
 }
 
-aql_model::vocabulary! {
+aqlgen_model::vocabulary! {
     /// A param's `type`.
     pub enum ParamType ("parameter type") {
         /// A string.
@@ -114,7 +114,7 @@ impl ParamType {
     }
 }
 
-aql_model::vocabulary! {
+aqlgen_model::vocabulary! {
     /// `pagination.style`.
     pub enum PaginationStyle ("pagination style") {
         /// `limit` and `offset`.

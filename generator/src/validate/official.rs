@@ -69,7 +69,7 @@ pub fn extensions(document: &Value) -> Vec<Diagnostic> {
         .filter(|level| !OFFICIAL_TRUST.contains(level))
     {
         let official =
-            aql_model::TrustLevel::parse(level).map(aql_model::TrustLevel::official_name);
+            aqlgen_model::TrustLevel::parse(level).map(aqlgen_model::TrustLevel::official_name);
         let mut diagnostic = extension(
             "trust.level",
             "the official schema spells trust levels differently",

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::Value;
 
-use aql_model::{Category, Vocabulary};
+use aqlgen_model::{Category, Vocabulary};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::maps_to::{self, PathPiece};
@@ -160,7 +160,7 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
                 format!("{path}.response.type"),
             ));
             for (name, kind, at) in uses {
-                if aql_model::PROTOCOL_TYPES.contains(&name.as_str()) {
+                if aqlgen_model::PROTOCOL_TYPES.contains(&name.as_str()) {
                     out.push(
                         Diagnostic::new(
                             Code::ReservedName,
@@ -169,7 +169,7 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
                         )
                         .expected(format!(
                             "a type name other than {}",
-                            aql_model::PROTOCOL_TYPES.join(", ")
+                            aqlgen_model::PROTOCOL_TYPES.join(", ")
                         ))
                         .found(format!("{name:?}")),
                     );

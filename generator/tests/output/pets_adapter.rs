@@ -3,7 +3,7 @@
 
 /// Introspection answers, pre-serialized.
 pub mod introspection {
-    use ::runtime_support::adapter::{Category, OperationDoc, TypeDoc};
+    use ::aqlgen_runtime::adapter::{Category, OperationDoc, TypeDoc};
     /// Every operation's introspection documents, in schema order.
     pub static OPERATIONS: &[OperationDoc] = &[
         OperationDoc {
@@ -278,10 +278,8 @@ pub mod introspection {
 
 /// Typed params of every operation.
 pub mod params {
-    use ::runtime_support::params::{self, ParamError};
-    use ::serde_json::{Map, Value};
-    use ::regex::Regex;
-    use ::std::sync::LazyLock;
+    use ::aqlgen_runtime::params::{self, ParamError, Pattern};
+    use ::aqlgen_runtime::serde_json::{Map, Value};
     /// Get one pet.
     ///
     /// Operation `get_pet` (read): sends `GET /pets/{pet_id}`.
@@ -386,14 +384,11 @@ pub mod params {
         fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
             params::reject_unknown_fields("rename_pet", input, Self::NAMES)?;
             let name = params::patch::<String>(input, "input.name")?;
-            static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-                Regex::new("^[A-Z]").expect("validated: the pattern compiles")
-            });
+            static NAME_PATTERN: Pattern = Pattern::new("^[A-Z]");
             params::matching(
                 "input.name",
                 name.value().map(String::as_str),
-                NAME_PATTERN.as_str(),
-                |text| NAME_PATTERN.is_match(text),
+                &NAME_PATTERN,
             )?;
             Ok(Self { name })
         }
@@ -426,11 +421,11 @@ pub mod params {
 
 /// The routing table and the upstream request builders.
 pub mod routes {
-    use ::runtime_support::adapter::{
+    use ::aqlgen_runtime::adapter::{
         Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
     };
-    use ::runtime_support::params::{self, ParamError};
-    use ::serde_json::{Map, Value};
+    use ::aqlgen_runtime::params::{self, ParamError};
+    use ::aqlgen_runtime::serde_json::{Map, Value};
     use super::params as schema_params;
     /// `get_pet`: GET `/pets/{pet_id}`.
     pub static GET_PET_ROUTE: Route = Route {
@@ -555,13 +550,13 @@ pub mod routes {
     }
 }
 
-use ::runtime_support::adapter::{
+use ::aqlgen_runtime::adapter::{
     Adapter, AdapterInfo, Auth, Introspection, Route, ToolDocs,
 };
 
 /// The `pets` adapter, version 0.1.0: A tiny pet store.
 ///
-/// Generated from `tests/fixtures/valid.md`; serve it with `runtime_support::run::<PetsAdapter>()`.
+/// Generated from `tests/fixtures/valid.md`; serve it with `aqlgen_runtime::run::<PetsAdapter>()`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PetsAdapter;
 

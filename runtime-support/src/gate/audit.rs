@@ -13,7 +13,7 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use aql_model::{DangerLevel, TrustLevel};
+use aqlgen_model::{DangerLevel, TrustLevel};
 use serde_json::{Map, Value};
 
 use crate::clock::rfc3339;

@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-pub use aql_model::Window;
+pub use aqlgen_model::Window;
 use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 

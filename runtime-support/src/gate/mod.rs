@@ -3,7 +3,7 @@
 //! One decision per call, the same on every tool and in every endpoint mode, from the
 //! operation's danger level and `requires_confirmation` (fixed by the schema), the adapter's
 //! trust level (the schema's, or the operator's when they vouch for it) and the operator's
-//! policy. The defaults follow the gating matrix of danger-levels §4 ([`aql_model::outcome`]);
+//! policy. The defaults follow the gating matrix of danger-levels §4 ([`aqlgen_model::outcome`]);
 //! the operator can only tighten them.
 //!
 //! What outlives the decision lives beside it: [`tokens`] (confirmation and quota
@@ -14,7 +14,7 @@ pub mod audit;
 pub mod limits;
 pub mod tokens;
 
-use aql_model::{DangerLevel, Outcome, TrustLevel, minimum_trust, outcome};
+use aqlgen_model::{DangerLevel, Outcome, TrustLevel, minimum_trust, outcome};
 use serde_json::{Value, json};
 
 use crate::adapter::{Route, UpstreamRequest};

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use aql_model::DangerLevel;
+use aqlgen_model::DangerLevel;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use aql_model::{IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES};
+use aqlgen_model::{IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES};
 
 use crate::adapter::{FieldSelection, Preset};
 use crate::envelope::shorten;

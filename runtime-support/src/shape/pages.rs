@@ -4,7 +4,7 @@
 //! holding the array) and wherever it said more pages exist (`Link: rel="next"`, a total, a
 //! next cursor in the body).
 
-use aql_model::COLLECTION_MEMBERS;
+use aqlgen_model::COLLECTION_MEMBERS;
 use serde_json::{Map, Value};
 
 use super::cursor::{Cursors, Position, Resume, invalid};

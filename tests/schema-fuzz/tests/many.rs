@@ -24,9 +24,9 @@ fn every_accepted_schema_generates_parsable_files() {
     let validator = official::official_schema();
     for (index, text) in strategy::schemas(0x5eed, count).iter().enumerate() {
         let path = format!("fuzz-{index}.md");
-        let checked = match aqlgen::check_text(&path, text) {
+        let checked = match aqlgen_build::check_text(&path, text) {
             Ok(checked) => checked,
-            Err(aqlgen::Error::Schema { diagnostics, .. }) => {
+            Err(aqlgen_build::Error::Schema { diagnostics, .. }) => {
                 assert!(!diagnostics.is_empty(), "{path}: refused without a reason");
                 for diagnostic in &diagnostics {
                     assert!(
@@ -44,16 +44,13 @@ fn every_accepted_schema_generates_parsable_files() {
         let warned: std::collections::BTreeSet<String> = checked
             .warnings
             .iter()
-            .filter(|w| w.code == aqlgen::Code::Extension)
+            .filter(|w| w.code == aqlgen_build::Code::Extension)
             .map(|w| w.path.clone())
             .collect();
         let refused = official::official_refusals(&validator, &official::front_matter(text));
         assert_eq!(warned, refused, "{path}:\n{text}");
-        for file in aqlgen::generate_crate(
-            &checked,
-            &aqlgen::CrateLocation::standalone("../runtime-support"),
-        )
-        .expect("generates")
+        for file in aqlgen_build::generate_crate(&checked, &aqlgen_build::CrateLocation::default())
+            .expect("generates")
         {
             let context = format!("{path} {}:\n{text}", file.path);
             if file.path.ends_with(".rs") {
@@ -76,7 +73,7 @@ fn every_accepted_schema_generates_parsable_files() {
                     .unwrap_or_else(|error| panic!("{context}\n{line}\n{error}"));
             }
         }
-        let include = aqlgen::generate_include(&checked).expect("generates");
+        let include = aqlgen_build::generate_include(&checked).expect("generates");
         syn::parse_file(&include.contents).expect("the include file parses");
     }
     eprintln!("{accepted} of {count} accepted; refusals by code: {refusals:?}");

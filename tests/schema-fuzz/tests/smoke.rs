@@ -6,10 +6,10 @@
 use std::path::PathBuf;
 use std::process::Stdio;
 
+use aqlgen_runtime::adapter::Auth;
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
-use runtime_support::adapter::Auth;
 use serde_json::{Value, json};
 use tokio::process::Command;
 

@@ -1,5 +1,5 @@
 //! The fixture adapter as an MCP server binary, as `aqlgen` would generate it.
 
 fn main() -> std::process::ExitCode {
-    runtime_support::run::<aqlgen_tests::FixtureAdapter>()
+    aqlgen_runtime::run::<aqlgen_tests::FixtureAdapter>()
 }

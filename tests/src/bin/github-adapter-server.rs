@@ -2,5 +2,5 @@
 //! this package so the end-to-end tests can find it through `CARGO_BIN_EXE_*`.
 
 fn main() -> std::process::ExitCode {
-    runtime_support::run::<github_adapter::GithubAdapter>()
+    aqlgen_runtime::run::<github_adapter::GithubAdapter>()
 }

@@ -2,5 +2,5 @@
 //! this package so the end-to-end tests can find it through `CARGO_BIN_EXE_*`.
 
 fn main() -> std::process::ExitCode {
-    runtime_support::run::<todo_adapter::TodoAdapter>()
+    aqlgen_runtime::run::<todo_adapter::TodoAdapter>()
 }

@@ -4,5 +4,5 @@
 //! The `pets-adapter` MCP server binary.
 
 fn main() -> std::process::ExitCode {
-    ::runtime_support::run::<::pets_adapter::PetsAdapter>()
+    ::aqlgen_runtime::run::<::pets_adapter::PetsAdapter>()
 }

@@ -3,10 +3,8 @@
 
 //! Typed params of every operation.
 
-use ::runtime_support::params::{self, ParamError};
-use ::serde_json::{Map, Value};
-use ::regex::Regex;
-use ::std::sync::LazyLock;
+use ::aqlgen_runtime::params::{self, ParamError, Pattern};
+use ::aqlgen_runtime::serde_json::{Map, Value};
 
 /// Get one pet.
 ///
@@ -119,15 +117,8 @@ impl RenamePetInput {
     fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown_fields("rename_pet", input, Self::NAMES)?;
         let name = params::patch::<String>(input, "input.name")?;
-        static NAME_PATTERN: LazyLock<Regex> = LazyLock::new(|| {
-            Regex::new("^[A-Z]").expect("validated: the pattern compiles")
-        });
-        params::matching(
-            "input.name",
-            name.value().map(String::as_str),
-            NAME_PATTERN.as_str(),
-            |text| NAME_PATTERN.is_match(text),
-        )?;
+        static NAME_PATTERN: Pattern = Pattern::new("^[A-Z]");
+        params::matching("input.name", name.value().map(String::as_str), &NAME_PATTERN)?;
         Ok(Self { name })
     }
 }

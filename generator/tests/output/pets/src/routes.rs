@@ -3,11 +3,11 @@
 
 //! The routing table and the upstream request builders.
 
-use ::runtime_support::adapter::{
+use ::aqlgen_runtime::adapter::{
     Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
 };
-use ::runtime_support::params::{self, ParamError};
-use ::serde_json::{Map, Value};
+use ::aqlgen_runtime::params::{self, ParamError};
+use ::aqlgen_runtime::serde_json::{Map, Value};
 use super::params as schema_params;
 
 /// `get_pet`: GET `/pets/{pet_id}`.

@@ -1,10 +1,14 @@
-//! The `aqlgen` binary: exit codes 0-4 (REQ-GEN-8), JSON output (REQ-GEN-9), `--dry-run`.
+//! The `aqlgen` binary: exit codes 0-4 (REQ-GEN-8), JSON output (REQ-GEN-9), `--dry-run`,
+//! colours, completions, `import-openapi`.
 
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// `aqlgen`, run from the generator's directory, where the schema fixtures are.
 fn aqlgen() -> Command {
-    Command::cargo_bin("aqlgen").expect("the aqlgen binary is built")
+    let mut command = Command::cargo_bin("aqlgen").expect("the aqlgen binary is built");
+    command.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../generator"));
+    command
 }
 
 fn json_of(output: &[u8]) -> Value {
@@ -155,4 +159,99 @@ fn a_schema_that_is_not_utf8_is_a_schema_error() {
             && stderr.contains("0xE9"),
         "{stderr}"
     );
+}
+
+#[test]
+fn cli_writes_the_adapter_and_reports_warnings_in_json() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let out = dir.path().join("pets.md");
+    let output = aqlgen()
+        .args([
+            "import-openapi",
+            "tests/fixtures/openapi/petstore.yaml",
+            "-o",
+        ])
+        .arg(&out)
+        .args(["--output-format", "json"])
+        .output()
+        .expect("aqlgen runs");
+    assert!(output.status.success());
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    assert_eq!(report["operations"]["execute"], 3);
+    assert_eq!(report["operations"]["delete"], 1);
+    assert_eq!(report["warnings"].as_array().map(Vec::len), Some(13));
+    assert_eq!(report["warnings"][0]["operation"], "document");
+    aqlgen().arg("check").arg(&out).assert().code(0);
+
+    let human = aqlgen()
+        .args([
+            "import-openapi",
+            "tests/fixtures/openapi/petstore.yaml",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .expect("aqlgen runs");
+    let stderr = String::from_utf8_lossy(&human.stderr);
+    assert!(
+        stderr.contains("warning: GET /pets: header param `X-Request-Id`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("note: the adapter is stamped trust level `generated`: its server runs the safe (read) operations"),
+        "says what the stamp allows: {stderr}"
+    );
+}
+
+#[test]
+fn colours_only_where_asked() {
+    let run = |force: bool| {
+        let mut command = aqlgen();
+        command.args(["check", "tests/fixtures/invalid/unknown_key.md"]);
+        command.env_remove("NO_COLOR").env_remove("CLICOLOR_FORCE");
+        if force {
+            command.env("CLICOLOR_FORCE", "1");
+        }
+        let output = command.assert().code(2);
+        String::from_utf8_lossy(&output.get_output().stderr).into_owned()
+    };
+    let piped = run(false);
+    assert!(!piped.contains('\u{1b}'), "plain when piped: {piped}");
+    assert!(piped.contains("error[SCHEMA_UNKNOWN_KEY]"), "{piped}");
+    let forced = run(true);
+    assert!(forced.contains("\u{1b}["), "coloured when forced: {forced}");
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let output = aqlgen().args(["completions", shell]).assert().code(0);
+        let script = String::from_utf8_lossy(&output.get_output().stdout).into_owned();
+        assert!(
+            script.contains("aqlgen") && script.contains("import-openapi"),
+            "{shell}"
+        );
+    }
+    aqlgen().args(["completions", "tcsh"]).assert().code(3);
+}
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("aqlgen"))
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../generator"))
+        .args([
+            "check",
+            "--output-format",
+            "json",
+            "tests/fixtures/valid.md",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("aqlgen starts");
+    drop(child.stdout.take());
+    let output = child.wait_with_output().expect("aqlgen ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
 }

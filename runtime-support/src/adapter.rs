@@ -228,15 +228,15 @@ pub struct TypeDoc {
 #[derive(Debug)]
 pub struct ToolDocs {
     /// `mcp_aql_create`.
-    pub create: Option<&'static str>,
-    /// `mcp_aql_read` (always present: it carries `introspect`).
+    pub create: &'static str,
+    /// `mcp_aql_read` (it carries `introspect`).
     pub read: &'static str,
     /// `mcp_aql_update`.
-    pub update: Option<&'static str>,
+    pub update: &'static str,
     /// `mcp_aql_delete`.
-    pub delete: Option<&'static str>,
+    pub delete: &'static str,
     /// `mcp_aql_execute`.
-    pub execute: Option<&'static str>,
+    pub execute: &'static str,
     /// `mcp_aql` in single mode.
     pub single: &'static str,
 }

@@ -594,11 +594,11 @@ mod tests {
             types: &[],
         };
         const TOOLS: &'static ToolDocs = &ToolDocs {
-            create: Some("create"),
+            create: "create",
             read: "read",
-            update: None,
-            delete: None,
-            execute: None,
+            update: "update",
+            delete: "delete",
+            execute: "execute",
             single: "single",
         };
 

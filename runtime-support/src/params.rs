@@ -171,6 +171,14 @@ pub trait ParamValue: Sized {
     const EXPECTED: &'static str;
     /// The value, when its JSON type fits.
     fn from_json(value: &Value) -> Option<Self>;
+    /// Why `value`, which [`ParamValue::from_json`] refused, is not one of these.
+    fn refusal(label: &str, value: &Value) -> ParamError {
+        ParamError::InvalidType {
+            param: label.to_owned(),
+            expected: Self::EXPECTED,
+            actual: json_type(value),
+        }
+    }
 }
 
 impl ParamValue for String {
@@ -184,6 +192,22 @@ impl ParamValue for i64 {
     const EXPECTED: &'static str = "integer";
     fn from_json(value: &Value) -> Option<Self> {
         value.as_i64()
+    }
+    /// An integer above `i64::MAX` is of the right type and out of range.
+    fn refusal(label: &str, value: &Value) -> ParamError {
+        if value.is_u64() {
+            ParamError::InvalidValue {
+                param: label.to_owned(),
+                constraint: format!("<= {}", i64::MAX),
+                value: value.clone(),
+            }
+        } else {
+            ParamError::InvalidType {
+                param: label.to_owned(),
+                expected: Self::EXPECTED,
+                actual: json_type(value),
+            }
+        }
     }
 }
 
@@ -295,11 +319,7 @@ pub fn optional<T: ParamValue>(
     };
     T::from_json(value)
         .map(Some)
-        .ok_or_else(|| ParamError::InvalidType {
-            param: label.to_owned(),
-            expected: T::EXPECTED,
-            actual: json_type(value),
-        })
+        .ok_or_else(|| T::refusal(label, value))
 }
 
 /// An optional field of UPDATE `input` (SPEC §4.5.2): left out, which keeps the upstream's
@@ -582,5 +602,22 @@ mod helper_tests {
                 ("o", "{\"k\":1}".to_owned())
             ]
         );
+    }
+
+    #[test]
+    fn an_integer_beyond_range_is_out_of_range_not_of_another_type() {
+        let raw = map(json!({"page": u64::MAX, "per_page": -1, "n": 1.5}));
+        assert!(matches!(
+            optional::<i64>(&raw, "page"),
+            Err(ParamError::InvalidValue { ref constraint, .. }) if constraint == "<= 9223372036854775807"
+        ));
+        assert_eq!(optional::<i64>(&raw, "per_page"), Ok(Some(-1)));
+        assert!(matches!(
+            optional::<i64>(&raw, "n"),
+            Err(ParamError::InvalidType {
+                actual: "number",
+                ..
+            })
+        ));
     }
 }

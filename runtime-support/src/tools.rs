@@ -42,10 +42,10 @@ pub const fn base_name(surface: Surface) -> &'static str {
     }
 }
 
-fn family_doc(docs: &ToolDocs, category: Category) -> Option<&'static str> {
+fn family_doc(docs: &ToolDocs, category: Category) -> &'static str {
     match category {
         Category::Create => docs.create,
-        Category::Read => Some(docs.read),
+        Category::Read => docs.read,
         Category::Update => docs.update,
         Category::Delete => docs.delete,
         Category::Execute => docs.execute,
@@ -76,17 +76,15 @@ pub fn input_schema() -> JsonObject {
 }
 
 impl ToolSet {
-    /// Tools for `A` in `mode` with names prefixed by `prefix`. A CRUDE family with no
-    /// operations is left out, except `read`, which carries `introspect`. Each description
-    /// ends with what the gate of `policy` does to the tool's operations.
+    /// Tools for `A` in `mode` with names prefixed by `prefix`: in crude mode all five
+    /// families, those without operations too (GEN §3.2). Each description ends with what
+    /// the gate of `policy` does to the tool's operations.
     pub fn new<A: Adapter>(mode: EndpointMode, prefix: &str, policy: &Policy) -> Self {
         let schema = Arc::new(input_schema());
         let mut tools = Vec::new();
         if mode.has_crude() {
             for &category in Category::ALL {
-                let Some(description) = family_doc(A::TOOLS, category) else {
-                    continue;
-                };
+                let description = family_doc(A::TOOLS, category);
                 let (read_only, destructive) = category.permissions();
                 let surface = Surface::Family(category);
                 let routes = A::ROUTES.iter().filter(|route| route.category == category);

@@ -276,15 +276,11 @@ static INTROSPECTION: Introspection = Introspection {
 };
 
 static TOOLS: ToolDocs = ToolDocs {
-    create: Some(
-        "Additive operations: create_item. Call 'introspect' on mcp_aql_read for details.",
-    ),
+    create: "Additive operations: create_item. Call 'introspect' on mcp_aql_read for details.",
     read: "Safe, read-only operations: introspect, get_item, list_items. Quick start: {\"operation\": \"introspect\", \"params\": {\"query\": \"operations\"}}",
-    update: Some("Modifying operations: update_item. Call 'introspect' for details."),
-    delete: Some(
-        "Destructive operations: delete_item. Use with caution; call 'introspect' for details.",
-    ),
-    execute: None,
+    update: "Modifying operations: update_item. Call 'introspect' for details.",
+    delete: "Destructive operations: delete_item. Use with caution; call 'introspect' for details.",
+    execute: "This adapter has no execute operations, so every call here is refused. Call 'introspect' on mcp_aql_read for the operations it has.",
     single: "MCP-AQL fixture adapter: every operation through one tool. Quick start: {\"operation\": \"introspect\", \"params\": {\"query\": \"operations\"}}",
 };
 

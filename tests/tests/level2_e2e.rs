@@ -129,7 +129,8 @@ async fn batches_run_in_order_with_independent_results() {
     );
     assert_eq!(
         results[4]["result"]["data"],
-        json!({"number": 1, "title": "Found a bug", "_etag": results[4]["result"]["data"]["_etag"]})
+        json!({"number": 1, "title": "Found a bug"}),
+        "only the fields asked for: no `_etag` unless it is listed"
     );
     assert!(
         !api.requests().iter().any(|r| r.method == "POST"),
@@ -257,7 +258,13 @@ async fn field_selection_presets_paths_and_warnings() {
         .keys()
         .collect();
     keys.sort();
-    assert_eq!(keys, ["_etag", "full_name", "id"]);
+    assert_eq!(keys, ["full_name", "id"]);
+    let with_etag = answer(&client, read, json!({"operation": "get_repo", "params": {"owner": "octo", "repo": "hello-world", "fields": ["id", "_etag"]}})).await;
+    assert!(
+        with_etag["data"]["_etag"].is_string()
+            && with_etag["data"].as_object().map(|o| o.len()) == Some(2),
+        "{with_etag}"
+    );
     let nested = answer(
         &client,
         read,

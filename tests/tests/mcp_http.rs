@@ -31,6 +31,7 @@ async fn streamable_http_serves_sessions_and_concurrent_calls() {
             "fx_mcp_aql_read",
             "fx_mcp_aql_update",
             "fx_mcp_aql_delete",
+            "fx_mcp_aql_execute",
             "fx_mcp_aql"
         ]
     );

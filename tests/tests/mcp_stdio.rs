@@ -21,17 +21,24 @@ async fn initialize_and_crude_tools() {
     assert!(info.capabilities.tools.is_some());
 
     let tools = client.list_all_tools().await.expect("tools/list");
-    // No EXECUTE operations, so no execute tool.
+    // All five families, execute too though the adapter has no EXECUTE operations.
     assert_eq!(
         names(&tools),
         [
             "mcp_aql_create",
             "mcp_aql_read",
             "mcp_aql_update",
-            "mcp_aql_delete"
+            "mcp_aql_delete",
+            "mcp_aql_execute"
         ]
     );
-    let expected_hints = [(false, false), (true, false), (false, true), (false, true)];
+    let expected_hints = [
+        (false, false),
+        (true, false),
+        (false, true),
+        (false, true),
+        (false, true),
+    ];
     for (tool, (read_only, destructive)) in tools.iter().zip(expected_hints) {
         let annotations = tool.annotations.as_ref().expect("annotations");
         assert_eq!(annotations.read_only_hint, Some(read_only), "{}", tool.name);
@@ -81,6 +88,7 @@ async fn modes_and_prefixes_from_flags_and_environment() {
                 "flag_mcp_aql_read",
                 "flag_mcp_aql_update",
                 "flag_mcp_aql_delete",
+                "flag_mcp_aql_execute",
             ],
         ),
         (
@@ -91,6 +99,7 @@ async fn modes_and_prefixes_from_flags_and_environment() {
                 "mcp_aql_read",
                 "mcp_aql_update",
                 "mcp_aql_delete",
+                "mcp_aql_execute",
                 "mcp_aql",
             ],
         ),
@@ -102,6 +111,7 @@ async fn modes_and_prefixes_from_flags_and_environment() {
                 "gh_mcp_aql_read",
                 "gh_mcp_aql_update",
                 "gh_mcp_aql_delete",
+                "gh_mcp_aql_execute",
             ],
         ),
     ];
@@ -574,10 +584,14 @@ async fn every_error_path_answers_with_its_code() {
     assert_eq!(too_long["error"]["details"]["limit_type"], "string_length");
     assert_eq!(too_long["error"]["details"]["limit_value"], 65536);
 
+    // Crude mode registers all five families, one without operations too; a call there is
+    // an MCP-AQL answer.
+    let (no_executes, _) = call(peer, "fx_mcp_aql_execute", json!({"operation": "x"})).await;
+    assert_eq!(no_executes["success"], false, "{no_executes}");
     // A tool that is not registered is a protocol error, not an MCP-AQL answer.
     let unknown_tool = peer
         .call_tool(
-            rmcp::model::CallToolRequestParams::new("fx_mcp_aql_execute")
+            rmcp::model::CallToolRequestParams::new("fx_mcp_aql_nothing")
                 .with_arguments(support::object(json!({"operation": "x"}))),
         )
         .await;

@@ -56,17 +56,14 @@ pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> Vec<Toke
         let window = variant(*window);
         quote! { RateLimit { window: Window::#window, limit: #limit } }
     });
-    let optional = |text: &Option<String>| match text {
-        Some(text) => quote! { Some(#text) },
-        None => quote! { None },
-    };
-    let (create, update, delete, execute) = (
-        optional(&tools.create),
-        optional(&tools.update),
-        optional(&tools.delete),
-        optional(&tools.execute),
+    let (create, read, update, delete, execute, single) = (
+        &tools.create,
+        &tools.read,
+        &tools.update,
+        &tools.delete,
+        &tools.execute,
+        &tools.single,
     );
-    let (read, single) = (&tools.read, &tools.single);
     let declaration = quote! {
         #doc
         #[derive(Debug, Clone, Copy, Default)]

@@ -36,19 +36,20 @@ const TEMPLATES: [(&str, &str); 13] = [
     template!("new/starter-adapter.md.tera"),
 ];
 
-/// Rendered MCP tool descriptions (seed mcp-integration §2.1); `None` for empty families.
+/// Rendered MCP tool descriptions (seed mcp-integration §2.1), one per family whether or
+/// not the adapter has operations in it: crude mode registers all five (GEN §3.2).
 #[derive(Debug, Clone)]
 pub struct Tools {
     /// `mcp_aql_create`.
-    pub create: Option<String>,
+    pub create: String,
     /// `mcp_aql_read`.
     pub read: String,
     /// `mcp_aql_update`.
-    pub update: Option<String>,
+    pub update: String,
     /// `mcp_aql_delete`.
-    pub delete: Option<String>,
+    pub delete: String,
     /// `mcp_aql_execute`.
-    pub execute: Option<String>,
+    pub execute: String,
     /// `mcp_aql`.
     pub single: String,
 }
@@ -92,11 +93,8 @@ impl Renderer {
                 .filter(|op| op.category == category)
                 .collect()
         };
-        let family = |category: Category| -> Result<Option<String>, Error> {
+        let family = |category: Category| -> Result<String, Error> {
             let operations = in_category(category);
-            if operations.is_empty() && category != Category::Read {
-                return Ok(None);
-            }
             let (purpose, note) = match category {
                 Category::Create => (
                     "Additive operations that create new data.",
@@ -136,12 +134,13 @@ impl Renderer {
             };
             let context = json!({
                 "family": category.family(), "purpose": purpose, "note": note,
+                "empty": operations.is_empty(),
                 "listing": listing.context(), "details": details, "example": example,
                 "featured": featured.map(|op| op.name.as_str()),
                 "search": featured.map(search_words),
             });
             self.render("tool-family.tera", &context)
-                .map(|text| Some(text.trim().to_owned()))
+                .map(|text| text.trim().to_owned())
         };
         let listings: Vec<(Category, Vec<&Operation>)> = Category::ALL
             .iter()
@@ -182,7 +181,7 @@ impl Renderer {
         )?;
         Ok(Tools {
             create: family(Category::Create)?,
-            read: family(Category::Read)?.expect("the read family is always rendered"),
+            read: family(Category::Read)?,
             update: family(Category::Update)?,
             delete: family(Category::Delete)?,
             execute: family(Category::Execute)?,
@@ -448,8 +447,14 @@ mod tests {
             .expect("templates load")
             .tools(&checked.lowered)
             .expect("renders");
-        assert!(tools.create.is_none());
-        let execute = tools.execute.expect("an execute tool");
+        assert!(
+            tools
+                .create
+                .contains("This adapter has no create operations"),
+            "{}",
+            tools.create
+        );
+        let execute = tools.execute;
         for (name, text) in [
             ("read", &tools.read),
             ("execute", &execute),

@@ -582,15 +582,11 @@ impl Adapter for PetsAdapter {
         types: introspection::TYPES,
     };
     const TOOLS: &'static ToolDocs = &ToolDocs {
-        create: None,
+        create: "Additive operations that create new data.\n\nThis adapter has no create operations, so every call here is refused. Discover the operations it has on mcp_aql_read:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
         read: "Safe, read-only operations.\n\nSupported operations: get_pet, list_pets, introspect\n\nThese queries only read data and never modify server state.\n\nQuick start example:\n{ operation: \"get_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover all operations and parameters:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
-        update: Some(
-            "Modifying operations that overwrite data.\n\nSupported operations: rename_pet\n\nThese operations modify existing data, potentially overwriting previous values. Put the fields to change in the `input` object.\n\nQuick start example:\n{ operation: \"rename_pet\", params: { pet_id: \"<pet_id>\", input: { name: \"A\" } } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"rename_pet\" } }",
-        ),
-        delete: Some(
-            "Destructive operations that remove data.\n\nSupported operations: remove_pet (destructive)\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"remove_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"remove_pet\" } }",
-        ),
-        execute: None,
+        update: "Modifying operations that overwrite data.\n\nSupported operations: rename_pet\n\nThese operations modify existing data, potentially overwriting previous values. Put the fields to change in the `input` object.\n\nQuick start example:\n{ operation: \"rename_pet\", params: { pet_id: \"<pet_id>\", input: { name: \"A\" } } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"rename_pet\" } }",
+        delete: "Destructive operations that remove data.\n\nSupported operations: remove_pet (destructive)\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"remove_pet\", params: { pet_id: \"<pet_id>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"remove_pet\" } }",
+        execute: "Operations with side effects on the target API.\n\nThis adapter has no execute operations, so every call here is refused. Discover the operations it has on mcp_aql_read:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
         single: "MCP-AQL pets adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: none\n- Read: get_pet, list_pets\n- Update: rename_pet\n- Delete: remove_pet (destructive)\n- Execute: none\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.",
     };
     fn route(operation: &str) -> Option<&'static Route> {

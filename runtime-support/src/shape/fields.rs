@@ -13,7 +13,7 @@ use crate::warning::Warning;
 
 /// Most paths one request selects.
 pub const MAX_PATHS: usize = 100;
-/// The member an ETag travels in (SPEC §9.3.2); selection always keeps it.
+/// The member an ETag travels in (SPEC §9.3.2).
 pub const ETAG_MEMBER: &str = "_etag";
 
 /// What a request asked to keep.
@@ -220,10 +220,6 @@ fn select_object(
 ) {
     let taken = std::mem::take(object);
     for (key, mut value) in taken {
-        if key == ETAG_MEMBER {
-            object.insert(key, value);
-            continue;
-        }
         let reaching: Vec<(usize, &[String])> = tails
             .iter()
             .filter(|(_, tail)| tail.first() == Some(&key))
@@ -292,15 +288,22 @@ mod tests {
             {"id": 1, "owner": {"login": "a", "id": 9}, "labels": [{"name": "x", "color": "f"}], "_etag": "W/\"1\""},
             {"id": 2, "owner": null, "labels": []}
         ]);
-        let (kept, warnings) = select(json!(["id", "owner.login", "labels.name"]), &BARE, data);
+        let (kept, warnings) = select(
+            json!(["id", "owner.login", "labels.name"]),
+            &BARE,
+            data.clone(),
+        );
+        // Only what was asked for: `_etag` too goes unless it is listed.
         assert_eq!(
             kept,
             json!([
-                {"id": 1, "owner": {"login": "a"}, "labels": [{"name": "x"}], "_etag": "W/\"1\""},
+                {"id": 1, "owner": {"login": "a"}, "labels": [{"name": "x"}]},
                 {"id": 2, "labels": []}
             ])
         );
         assert!(warnings.is_empty());
+        let (kept, _) = select(json!(["id", "_etag"]), &BARE, data);
+        assert_eq!(kept, json!([{"id": 1, "_etag": "W/\"1\""}, {"id": 2}]));
     }
 
     #[test]

@@ -26,6 +26,8 @@ const MAX_ETAG_BYTES: usize = 512;
 pub struct Plan {
     /// The fields to keep, on operations with field selection.
     pub selection: Option<Selection>,
+    /// Whether the request named its fields (`fields`), rather than taking the default.
+    pub fields_given: bool,
     /// The page asked for, on paginated operations.
     pub page: Option<PageRequest>,
     /// The `If-Match` precondition of a conditional change.
@@ -66,6 +68,7 @@ impl Plan {
             match feature {
                 FeatureParam::Fields => {
                     if let Some(presets) = route.fields {
+                        plan.fields_given = value.as_ref().is_some_and(|value| !value.is_null());
                         plan.selection = Some(Selection::parse(value, presets)?);
                     }
                 }
@@ -98,6 +101,8 @@ impl Plan {
     }
 
     /// The answer the request asked for: paged, its fields selected, its ETag as `_etag`.
+    /// A request that names its fields gets only those (field-selection §2): `_etag` among
+    /// them when it lists `_etag`.
     pub fn shape(
         &mut self,
         answer: Answer,
@@ -114,18 +119,25 @@ impl Plan {
         if let Some(page) = &self.page {
             data = page.wrap(data, answer.link.as_deref(), operation, cursors);
         }
+        let mut etag = answer.etag.filter(|_| self.page.is_none());
+        if self.fields_given {
+            add_etag(&mut data, etag.take());
+        }
         if let Some(selection) = &self.selection {
             match data.get_mut("items").filter(|_| self.page.is_some()) {
                 Some(items) => selection.apply(items, &mut warnings),
                 None => selection.apply(&mut data, &mut warnings),
             }
         }
-        if let (Some(etag), Value::Object(object)) = (answer.etag, &mut data)
-            && self.page.is_none()
-        {
-            object.insert(ETAG_MEMBER.to_owned(), etag.into());
-        }
+        add_etag(&mut data, etag);
         (Data::Value(data), warnings)
+    }
+}
+
+/// Puts `etag` in `data`, a single item, as `_etag` (SPEC §9.3.2).
+fn add_etag(data: &mut Value, etag: Option<String>) {
+    if let (Some(etag), Value::Object(object)) = (etag, data) {
+        object.insert(ETAG_MEMBER.to_owned(), etag.into());
     }
 }
 

@@ -88,16 +88,14 @@ impl PageRequest {
         .map(|(name, _)| name)
         .collect();
         check_combination(&named, style, params)?;
+        let given_size = given_number(params, size_param, 1)?;
         let size = match first
             .as_ref()
             .map(|v| ("first", v))
             .or(last.as_ref().map(|v| ("last", v)))
         {
             Some((name, value)) => clamp(name, page_size(name, value)?, paging.max_limit, warnings),
-            None => params
-                .get(size_param)
-                .and_then(Value::as_u64)
-                .unwrap_or(paging.default_limit),
+            None => given_size.unwrap_or(paging.default_limit),
         };
         let mut scope = params.clone();
         scope.retain(|name, _| name != position_param && name != size_param);
@@ -113,11 +111,11 @@ impl PageRequest {
                     Some(window) => window,
                     None => {
                         before_start = true;
-                        (size, given_position(style, &Map::new()))
+                        (size, given_position(style, &Map::new())?)
                     }
                 }
             }
-            (None, None) => (size, given_position(style, params)),
+            (None, None) => (size, given_position(style, params)?),
         };
         params.insert(size_param.to_owned(), size.into());
         match &at {
@@ -183,8 +181,8 @@ impl PageRequest {
             .find_map(|name| rest.get(*name).and_then(Value::as_u64));
         let next_link = link.and_then(next_link);
         let next = match (&self.at, self.style) {
-            (Position::Page(page), _) => Position::Page(page + 1),
-            (Position::Offset(offset), _) => Position::Offset(offset + returned),
+            (Position::Page(page), _) => Position::Page(page.saturating_add(1)),
+            (Position::Offset(offset), _) => Position::Offset(offset.saturating_add(returned)),
             (_, PageStyle::Cursor { cursor, .. }) => next_link
                 .as_deref()
                 .and_then(|url| query_value(url, cursor))
@@ -193,7 +191,7 @@ impl PageRequest {
             _ => Position::End,
         };
         let skipped = match self.at {
-            Position::Page(page) => Some(page.saturating_sub(1) * self.size),
+            Position::Page(page) => Some(page.saturating_sub(1).saturating_mul(self.size)),
             Position::Offset(offset) => Some(offset),
             _ => None,
         };
@@ -202,7 +200,7 @@ impl PageRequest {
         } else if matches!(self.style, PageStyle::Cursor { .. }) {
             next != Position::End
         } else if let (Some(total), Some(skipped)) = (total, skipped) {
-            skipped + returned < total
+            skipped.saturating_add(returned) < total
         } else {
             returned >= self.size && returned > 0
         };
@@ -391,14 +389,17 @@ fn preceding(
             (take, Position::Offset(offset - take))
         })),
         (PageStyle::Page { .. }, Position::Page(page)) => {
-            let passed = page.saturating_sub(1) * resume.size;
+            let passed = page.saturating_sub(1).saturating_mul(resume.size);
             if passed == 0 {
                 return Ok(None);
             }
             let take = size.min(passed);
             let start = passed - take;
             if start.is_multiple_of(take) {
-                return Ok(Some((take, Position::Page(start / take + 1))));
+                return Ok(Some((
+                    take,
+                    Position::Page((start / take).saturating_add(1)),
+                )));
             }
             warnings.push(kept_size(resume.size, "last", size));
             Ok(Some((resume.size, Position::Page(page - 1))))
@@ -429,11 +430,11 @@ fn resumed(
 ) -> Result<(u64, Position), AqlError> {
     match (style, resume.position) {
         (PageStyle::Page { .. }, Position::Page(page)) => {
-            let passed = page.saturating_sub(1) * resume.size;
+            let passed = page.saturating_sub(1).saturating_mul(resume.size);
             if size == resume.size {
                 Ok((size, Position::Page(page)))
             } else if passed.is_multiple_of(size) {
-                Ok((size, Position::Page(passed / size + 1)))
+                Ok((size, Position::Page((passed / size).saturating_add(1))))
             } else {
                 warnings.push(kept_size(resume.size, "first", size));
                 Ok((resume.size, Position::Page(page)))
@@ -451,18 +452,54 @@ fn resumed(
 }
 
 /// Where a request without `after` starts: the upstream paging params it gave, else the start.
-fn given_position(style: PageStyle, params: &Map<String, Value>) -> Position {
-    match style {
-        PageStyle::Page { page, .. } => {
-            Position::Page(params.get(page).and_then(Value::as_u64).unwrap_or(1).max(1))
-        }
+fn given_position(style: PageStyle, params: &Map<String, Value>) -> Result<Position, AqlError> {
+    Ok(match style {
+        PageStyle::Page { page, .. } => Position::Page(given_number(params, page, 1)?.unwrap_or(1)),
         PageStyle::Offset { offset, .. } => {
-            Position::Offset(params.get(offset).and_then(Value::as_u64).unwrap_or(0))
+            Position::Offset(given_number(params, offset, 0)?.unwrap_or(0))
         }
         PageStyle::Cursor { cursor, .. } => match params.get(cursor).and_then(Value::as_str) {
             Some(token) if !token.is_empty() => Position::Upstream(token.to_owned()),
             _ => Position::Start,
         },
+    })
+}
+
+/// The upstream paging param `name` (a page number, an offset or a page size) as the request
+/// gave it: a whole number from `min` up to the largest the operation's integer params take,
+/// or absent. Anything else is refused as a generated `from_params` would refuse it, since
+/// the value the upstream gets is computed from this one.
+fn given_number(
+    params: &Map<String, Value>,
+    name: &str,
+    min: u64,
+) -> Result<Option<u64>, AqlError> {
+    let Some(value) = params.get(name).filter(|value| !value.is_null()) else {
+        return Ok(None);
+    };
+    let out_of_range = |constraint: String| {
+        AqlError::new(
+            ErrorCode::ValidationInvalidValue,
+            format!("Parameter '{name}' must be {constraint}, got {value}"),
+        )
+        .with_detail("param_name", name)
+        .with_detail("constraint", constraint)
+        .with_detail("value", value.clone())
+    };
+    match (value.as_i64(), value.as_u64()) {
+        (Some(number), _) if number >= 0 && number as u64 >= min => Ok(Some(number as u64)),
+        (Some(_), _) => Err(out_of_range(format!(">= {min}"))),
+        (None, Some(_)) => Err(out_of_range(format!("<= {}", i64::MAX))),
+        (None, None) => Err(AqlError::new(
+            ErrorCode::ValidationInvalidType,
+            format!(
+                "Parameter '{name}' expected 'integer', got '{}'",
+                json_type(value)
+            ),
+        )
+        .with_detail("param_name", name)
+        .with_detail("expected_type", "integer")
+        .with_detail("actual_type", json_type(value))),
     }
 }
 
@@ -896,5 +933,150 @@ mod tests {
             query_value("https://a/b?after=Y3Vy&x=1", "after"),
             Some("Y3Vy".into())
         );
+    }
+
+    static OFFSET: Paging = Paging {
+        style: PageStyle::Offset {
+            offset: "offset",
+            size: "limit",
+        },
+        default_limit: 20,
+        max_limit: 100,
+    };
+
+    /// The upstream's own paging params are checked before a page is computed from them:
+    /// a bad value is refused, never replaced by the default.
+    #[test]
+    fn paging_params_are_checked_not_replaced() {
+        let cursors = Cursors::new();
+        let refused = |paging: &Paging, given: Value| {
+            let mut p = params(given);
+            resolve(paging, &mut p, None, None, &cursors)
+                .map(|_| p)
+                .expect_err("refused")
+        };
+        for (paging, given, code) in [
+            (
+                &OFFSET,
+                json!({"limit": "abc"}),
+                ErrorCode::ValidationInvalidType,
+            ),
+            (
+                &OFFSET,
+                json!({"limit": {}}),
+                ErrorCode::ValidationInvalidType,
+            ),
+            (
+                &OFFSET,
+                json!({"limit": 1.5}),
+                ErrorCode::ValidationInvalidType,
+            ),
+            (
+                &OFFSET,
+                json!({"limit": 0}),
+                ErrorCode::ValidationInvalidValue,
+            ),
+            (
+                &OFFSET,
+                json!({"offset": -1}),
+                ErrorCode::ValidationInvalidValue,
+            ),
+            (
+                &OFFSET,
+                json!({"offset": "3"}),
+                ErrorCode::ValidationInvalidType,
+            ),
+            (
+                &PAGED,
+                json!({"page": 0}),
+                ErrorCode::ValidationInvalidValue,
+            ),
+            (
+                &PAGED,
+                json!({"page": -1}),
+                ErrorCode::ValidationInvalidValue,
+            ),
+            (
+                &PAGED,
+                json!({"page": "2"}),
+                ErrorCode::ValidationInvalidType,
+            ),
+            (
+                &PAGED,
+                json!({"page": true}),
+                ErrorCode::ValidationInvalidType,
+            ),
+            (
+                &PAGED,
+                json!({"page": u64::MAX}),
+                ErrorCode::ValidationInvalidValue,
+            ),
+            (
+                &PAGED,
+                json!({"per_page": -5}),
+                ErrorCode::ValidationInvalidValue,
+            ),
+            (
+                &PAGED,
+                json!({"per_page": "x"}),
+                ErrorCode::ValidationInvalidType,
+            ),
+        ] {
+            let error = refused(paging, given.clone());
+            assert_eq!(error.code, code, "{given}: {}", error.message);
+            assert!(
+                !error.message.contains("got 'integer'")
+                    || code != ErrorCode::ValidationInvalidType,
+                "{given}: {}",
+                error.message
+            );
+        }
+        let mut p = params(json!({"page": 3, "per_page": 10}));
+        resolve(&PAGED, &mut p, None, None, &cursors).expect("valid");
+        assert_eq!(p, params(json!({"page": 3, "per_page": 10})));
+        let mut p = params(json!({"limit": null, "offset": null}));
+        resolve(&OFFSET, &mut p, None, None, &cursors).expect("null is left out");
+        assert_eq!(p, params(json!({"limit": 20, "offset": 0})));
+    }
+
+    proptest::proptest! {
+        /// No page number, offset, size or answer length makes the arithmetic of a page
+        /// overflow: every request is answered, with a page size within the operation's.
+        #[test]
+        fn no_number_overflows_a_page(
+            page in proptest::prelude::any::<i64>(),
+            offset in proptest::prelude::any::<i64>(),
+            size in proptest::prelude::any::<u64>(),
+            first in proptest::option::of(proptest::prelude::any::<u64>()),
+            returned in 0usize..4,
+            total in proptest::option::of(proptest::prelude::any::<u64>()),
+            follow in proptest::prelude::any::<bool>(),
+        ) {
+            let cursors = Cursors::new();
+            for (paging, given) in [
+                (&PAGED, json!({"page": page, "per_page": size})),
+                (&OFFSET, json!({"offset": offset, "limit": size})),
+                (&CURSORED, json!({"limit": size})),
+            ] {
+                let mut p = params(given);
+                let Ok((request, _)) = resolve(paging, &mut p, first.map(Value::from), None, &cursors)
+                else {
+                    continue;
+                };
+                let items: Vec<Value> = (0..returned).map(|i| json!({"id": i})).collect();
+                let mut answer = json!({"items": items});
+                if let Some(total) = total {
+                    answer["total_count"] = total.into();
+                }
+                let data = request.wrap(answer, None, "list_issues", &cursors);
+                let Some(end) = data["pageInfo"]["endCursor"].as_str().map(str::to_owned) else {
+                    continue;
+                };
+                if follow {
+                    let mut p = Map::new();
+                    let _ = resolve(paging, &mut p, Some(json!(size.max(1))), Some(json!(end)), &cursors);
+                }
+            }
+        }
     }
 }

@@ -17,6 +17,7 @@
 #![deny(missing_docs)]
 
 mod features;
+mod format;
 mod gate;
 mod vocabulary;
 
@@ -98,6 +99,20 @@ impl Method {
     pub const fn sends_body(self) -> bool {
         matches!(self, Self::Post | Self::Put | Self::Patch)
     }
+
+    /// Whether the method changes what it addresses by definition (RFC 9110 §9.3): PUT,
+    /// PATCH and DELETE, which no READ operation may map to (ROUTE-5).
+    pub const fn changes_data(self) -> bool {
+        matches!(self, Self::Put | Self::Patch | Self::Delete)
+    }
+}
+
+/// The danger level of an operation of `category` named `name` that declares none, when its
+/// name implies more than the category's default ([`DangerLevel::implied_by_name`]), with
+/// the pattern that says so.
+pub fn implied_danger(category: Category, name: &str) -> Option<(DangerLevel, &'static str)> {
+    DangerLevel::implied_by_name(name)
+        .filter(|(level, _)| level.rank() > DangerLevel::default_for(category).rank())
 }
 
 vocabulary! {
@@ -131,6 +146,46 @@ impl DangerLevel {
             Category::Delete => Self::Destructive,
             Category::Create | Category::Update | Category::Execute => Self::Reversible,
         }
+    }
+
+    /// The level an operation's name implies (danger-levels §5.1, §6.1-6.2), with the
+    /// pattern that says so: `force_push` is `dangerous` by `force_*`, `drop_table`
+    /// `forbidden` by `drop_*`. A pattern matches whole words of the name, wherever they are,
+    /// as §5.1's own example has `force_delete_all` match `delete_all*`; the highest matching
+    /// level wins, and a name no pattern matches implies nothing. (The safe patterns of §6.3
+    /// only confirm what READ already is.)
+    pub fn implied_by_name(name: &str) -> Option<(Self, &'static str)> {
+        const PATTERNS: [(&str, DangerLevel); 14] = [
+            ("drop_*", DangerLevel::Forbidden),
+            ("delete_all*", DangerLevel::Forbidden),
+            ("truncate_*", DangerLevel::Forbidden),
+            ("reset_*", DangerLevel::Forbidden),
+            ("destroy_*", DangerLevel::Forbidden),
+            ("wipe_*", DangerLevel::Forbidden),
+            ("*_production", DangerLevel::Forbidden),
+            ("force_*", DangerLevel::Dangerous),
+            ("*_permanently", DangerLevel::Dangerous),
+            ("bulk_delete*", DangerLevel::Dangerous),
+            ("override_*", DangerLevel::Dangerous),
+            ("bypass_*", DangerLevel::Dangerous),
+            ("*_without_backup", DangerLevel::Dangerous),
+            ("purge_*", DangerLevel::Dangerous),
+        ];
+        let words = format!("_{name}_");
+        PATTERNS
+            .into_iter()
+            .filter(|(pattern, _)| {
+                let fixed = pattern.trim_matches('*').trim_matches('_');
+                // `drop_*` needs a word after `drop`; `delete_all*` may run on (`delete_alls`).
+                let needle = match (pattern.starts_with('*'), pattern.ends_with("_*")) {
+                    (true, _) => format!("_{fixed}_"),
+                    (false, true) => format!("_{fixed}_"),
+                    (false, false) => format!("_{fixed}"),
+                };
+                words.contains(&needle) && (pattern.starts_with('*') || words.len() > needle.len())
+            })
+            .max_by_key(|(_, level)| level.rank())
+            .map(|(pattern, level)| (level, pattern))
     }
 }
 
@@ -183,6 +238,47 @@ pub const PROTOCOL_TYPES: [&str; 6] = [
     "OperationFailure",
     "EndpointPermissions",
 ];
+
+vocabulary! {
+    /// A string param's `format` that the server checks (JSON Schema's format names); any
+    /// other `format` is documentation only.
+    pub enum StringFormat ("string format") {
+        /// RFC 3339 date and time: `2026-11-25T18:00:00Z`.
+        DateTime = "date-time",
+        /// RFC 3339 full date: `2026-11-25`.
+        Date = "date",
+        /// An e-mail address: `someone@example.com`.
+        Email = "email",
+        /// An absolute URI (RFC 3986): `https://example.com/x`.
+        Uri = "uri",
+        /// An RFC 9562 UUID: `0b5a3e52-6d2f-4b2c-9a6f-2b1f3c4d5e6f`.
+        Uuid = "uuid",
+    }
+}
+
+impl StringFormat {
+    /// What a value must look like, for an error message.
+    pub const fn shape(self) -> &'static str {
+        match self {
+            Self::DateTime => "an RFC 3339 date and time such as '2026-11-25T18:00:00Z'",
+            Self::Date => "a date such as '2026-11-25'",
+            Self::Email => "an e-mail address such as 'someone@example.com'",
+            Self::Uri => "an absolute URI such as 'https://example.com/x'",
+            Self::Uuid => "a UUID such as '0b5a3e52-6d2f-4b2c-9a6f-2b1f3c4d5e6f'",
+        }
+    }
+
+    /// A value of the format, for examples.
+    pub const fn sample(self) -> &'static str {
+        match self {
+            Self::DateTime => "2026-01-01T00:00:00Z",
+            Self::Date => "2026-01-01",
+            Self::Email => "someone@example.com",
+            Self::Uri => "https://example.com/",
+            Self::Uuid => "0b5a3e52-6d2f-4b2c-9a6f-2b1f3c4d5e6f",
+        }
+    }
+}
 
 vocabulary! {
     /// The window of a rate limit or quota (rate-limiting §2.2).
@@ -302,5 +398,30 @@ mod tests {
         assert_eq!(Window::covering(59), Window::Minute);
         assert_eq!(Window::covering(61), Window::Hour);
         assert_eq!(Window::covering(10 * 86_400), Window::Day);
+    }
+
+    #[test]
+    fn names_imply_danger_levels() {
+        for (name, implied) in [
+            ("force_push", Some(DangerLevel::Dangerous)),
+            ("remove_permanently", Some(DangerLevel::Dangerous)),
+            ("bulk_delete_users", Some(DangerLevel::Dangerous)),
+            ("purge_cache", Some(DangerLevel::Dangerous)),
+            ("force_delete_all", Some(DangerLevel::Forbidden)),
+            ("repos_force_push", Some(DangerLevel::Dangerous)),
+            ("drop", None),
+            ("delete_all_users", Some(DangerLevel::Forbidden)),
+            ("drop_table", Some(DangerLevel::Forbidden)),
+            ("deploy_production", Some(DangerLevel::Forbidden)),
+            ("get_user", None),
+            ("delete_user", None),
+            ("redrop_x", None),
+        ] {
+            assert_eq!(
+                DangerLevel::implied_by_name(name).map(|(level, _)| level),
+                implied,
+                "{name}"
+            );
+        }
     }
 }

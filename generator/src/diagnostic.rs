@@ -46,12 +46,18 @@ pub enum Code {
     InvalidPattern,
     /// `base_url` is not an http(s) URL.
     InvalidUrl,
+    /// The category contradicts the HTTP method (a READ that deletes).
+    CategoryMismatch,
     /// A valid setting this generator does not generate yet.
     Unsupported,
     /// Something aqlgen accepts that the official adapter schema rejects: a warning.
     Extension,
     /// A protocol feature the schema asks for that the operation cannot have: a warning.
     FeatureUnavailable,
+    /// An operation without `danger_level` whose name implies a higher one: a warning.
+    DangerInferred,
+    /// A base URL whose requests travel in clear text to another machine: a warning.
+    InsecureUrl,
 }
 
 impl Code {
@@ -77,15 +83,21 @@ impl Code {
             Self::InvalidRange => "SCHEMA_INVALID_RANGE",
             Self::InvalidPattern => "SCHEMA_INVALID_PATTERN",
             Self::InvalidUrl => "SCHEMA_INVALID_URL",
+            Self::CategoryMismatch => "SCHEMA_CATEGORY_MISMATCH",
             Self::Unsupported => "SCHEMA_UNSUPPORTED",
             Self::Extension => "SCHEMA_EXTENSION",
             Self::FeatureUnavailable => "SCHEMA_FEATURE_UNAVAILABLE",
+            Self::DangerInferred => "SCHEMA_DANGER_INFERRED",
+            Self::InsecureUrl => "SCHEMA_INSECURE_URL",
         }
     }
 
     /// Whether a diagnostic with this code is a warning, which leaves the schema valid.
     pub const fn is_warning(self) -> bool {
-        matches!(self, Self::Extension | Self::FeatureUnavailable)
+        matches!(
+            self,
+            Self::Extension | Self::FeatureUnavailable | Self::DangerInferred | Self::InsecureUrl
+        )
     }
 }
 

@@ -128,6 +128,22 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
             "SCHEMA_INVALID_MAPS_TO",
             "operations.read[2].maps_to",
         ),
+        (
+            "refused_unservable",
+            "SCHEMA_INVALID_URL",
+            "target.base_url",
+        ),
+        (
+            "refused_unservable",
+            "SCHEMA_INVALID_VALUE",
+            "auth.token_env",
+        ),
+        ("refused_unservable", "SCHEMA_INVALID_VALUE", "auth.header"),
+        (
+            "refused_unservable",
+            "SCHEMA_CATEGORY_MISMATCH",
+            "operations.read[1].maps_to",
+        ),
         ("invalid_safety", "SCHEMA_INVALID_VALUE", "trust.level"),
         (
             "invalid_safety",
@@ -203,4 +219,52 @@ fn suggestions_name_the_fix() {
             "{name}: {diagnostics:?}"
         );
     }
+}
+
+/// Warnings leave a schema valid and say what a writer should know: the danger a name
+/// implies when none is declared (an explicit level stands), and clear text to another host.
+#[test]
+fn warnings_name_inferred_danger_and_clear_text() {
+    let path = "tests/fixtures/warned-adapter.md";
+    let text = std::fs::read_to_string(path).expect("fixture exists");
+    let checked = aqlgen_build::check_text(path, &text).expect("valid, with warnings");
+    let warned: Vec<(&str, &str)> = checked
+        .warnings
+        .iter()
+        .map(|w| (w.code.as_str(), w.path.as_str()))
+        .collect();
+    assert_eq!(
+        warned,
+        [
+            ("SCHEMA_INSECURE_URL", "target.base_url"),
+            ("SCHEMA_DANGER_INFERRED", "operations.execute[0].name"),
+            ("SCHEMA_DANGER_INFERRED", "operations.delete[0].name"),
+        ]
+    );
+    let rendered: Vec<String> = checked.warnings.iter().map(|w| w.render(path)).collect();
+    expectorate::assert_contents(
+        "tests/output/diagnostics/warnings.txt",
+        &rendered.join("\n"),
+    );
+}
+
+/// A value the format names but aqlgen does not generate is never suggested.
+#[test]
+fn suggestions_name_only_what_is_generated() {
+    let text = std::fs::read_to_string("tests/fixtures/valid.md")
+        .expect("fixture exists")
+        .replacen("transport: http", "transport: native_", 1);
+    let error = aqlgen_build::check_text("valid.md", &text).expect_err("refused");
+    let aqlgen_build::Error::Schema { diagnostics, .. } = &error else {
+        unreachable!()
+    };
+    let transport = diagnostics
+        .iter()
+        .find(|d| d.path == "target.transport")
+        .expect("the transport is refused");
+    assert_eq!(
+        transport.suggestion.as_deref(),
+        Some("use `http`"),
+        "{error}"
+    );
 }

@@ -37,9 +37,12 @@ fn warnings_are_where_the_official_schema_refuses() {
         let text = std::fs::read_to_string(&file).expect("a readable schema");
         let checked = aqlgen_build::check_text(&file.to_string_lossy(), &text)
             .unwrap_or_else(|error| panic!("{} is valid for aqlgen: {error}", file.display()));
+        // Other warnings (an inferred danger level, clear text) are about the adapter, not
+        // about the format.
         let warned: BTreeSet<String> = checked
             .warnings
             .iter()
+            .filter(|warning| warning.code == aqlgen_build::Code::Extension)
             .map(|warning| warning.path.clone())
             .collect();
         let refused = official_refusals(&validator, &front_matter(&text));

@@ -14,6 +14,7 @@ use crate::adapter::AdapterInfo;
 use crate::gate::limits::{Quota, RateLimit, parse_rate_limit};
 use crate::gate::tokens::TokenConfig;
 pub use crate::state::Backend;
+use crate::tool_schema::ToolSchema;
 
 /// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -438,6 +439,8 @@ pub struct Config {
     pub mode: EndpointMode,
     /// Tool-name prefix, possibly empty.
     pub tool_prefix: String,
+    /// The input schema the tools declare.
+    pub tool_schema: ToolSchema,
     /// Payload limits.
     pub limits: Limits,
     /// The safety gate's operator settings.
@@ -464,6 +467,7 @@ impl Default for Config {
             port: 8080,
             mode: EndpointMode::Crude,
             tool_prefix: String::new(),
+            tool_schema: ToolSchema::Mcp,
             limits: Limits::default(),
             safety: SafetyConfig::default(),
             transport_limits: TransportLimits::default(),
@@ -572,6 +576,17 @@ impl Config {
                     .value_parser(parse_prefix)
                     .help(
                         "Prefix for every tool name: lowercase letters, digits, '_', ending in '_'",
+                    ),
+            )
+            .arg(
+                Arg::new("tool-schema")
+                    .long("tool-schema")
+                    .env("MCP_AQL_TOOL_SCHEMA")
+                    .value_parser(ToolSchema::parse)
+                    .help(
+                        "The tools' input schema: mcp (the default), or openai-strict or gemini \
+                         for hosts that hand tools to those function-calling APIs unchanged \
+                         (params then travel as JSON text)",
                     ),
             );
         for limit in &LIMIT_FLAGS {
@@ -697,6 +712,10 @@ impl Config {
             tool_prefix: matches
                 .get_one::<String>("tool-prefix")
                 .cloned()
+                .unwrap_or_default(),
+            tool_schema: matches
+                .get_one::<ToolSchema>("tool-schema")
+                .copied()
                 .unwrap_or_default(),
             limits,
             safety: safety(matches)?,

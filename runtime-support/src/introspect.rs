@@ -624,7 +624,12 @@ mod tests {
             LimitConfig::default(),
             std::sync::Arc::new(crate::state::Store::memory()),
         );
-        let tools = ToolSet::new::<Sample>(EndpointMode::Crude, "", &policy);
+        let tools = ToolSet::new::<Sample>(
+            EndpointMode::Crude,
+            "",
+            &policy,
+            crate::tool_schema::ToolSchema::Mcp.input_schema(25),
+        );
         let catalog = Catalog::new::<Sample>(&config, &tools, &policy, &limiter);
         let params: Map<String, Value> = match params {
             Value::Object(map) => map,

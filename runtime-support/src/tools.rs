@@ -5,7 +5,6 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
-use serde_json::json;
 
 use crate::adapter::{Adapter, Category, DangerLevel, Route, ToolDocs};
 use crate::config::EndpointMode;
@@ -52,35 +51,18 @@ fn family_doc(docs: &ToolDocs, category: Category) -> &'static str {
     }
 }
 
-/// The base input schema of every tool (seed mcp-integration §3).
-pub fn input_schema() -> JsonObject {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "operation": {
-                "type": "string",
-                "description": "Operation name in snake_case; call operation 'introspect' with params {\"query\": \"operations\"} to list them"
-            },
-            "params": {
-                "type": "object",
-                "additionalProperties": true,
-                "description": "Operation parameters"
-            }
-        },
-        "required": ["operation"]
-    });
-    match schema {
-        serde_json::Value::Object(map) => map,
-        _ => JsonObject::new(),
-    }
-}
-
 impl ToolSet {
-    /// Tools for `A` in `mode` with names prefixed by `prefix`: in crude mode all five
-    /// families, those without operations too (GEN §3.2). Each description ends with what
-    /// the gate of `policy` does to the tool's operations.
-    pub fn new<A: Adapter>(mode: EndpointMode, prefix: &str, policy: &Policy) -> Self {
-        let schema = Arc::new(input_schema());
+    /// Tools for `A` in `mode` with names prefixed by `prefix`, each taking arguments of the
+    /// input `schema`: in crude mode all five families, those without operations too (GEN
+    /// §3.2). Each description ends with what the gate of `policy` does to the tool's
+    /// operations.
+    pub fn new<A: Adapter>(
+        mode: EndpointMode,
+        prefix: &str,
+        policy: &Policy,
+        schema: JsonObject,
+    ) -> Self {
+        let schema = Arc::new(schema);
         let mut tools = Vec::new();
         if mode.has_crude() {
             for &category in Category::ALL {

@@ -55,8 +55,13 @@ async fn initialize_and_crude_tools() {
                 .contains("introspect")
         );
         let schema = Value::Object((*tool.input_schema).clone());
-        assert_eq!(schema["required"], json!(["operation"]));
+        assert!(
+            schema.get("required").is_none(),
+            "a batch has no 'operation'"
+        );
+        assert_eq!(schema["properties"]["operation"]["type"], "string");
         assert_eq!(schema["properties"]["params"]["type"], "object");
+        assert_eq!(schema["properties"]["operations"]["type"], "array");
     }
     client.cancel().await.expect("close");
 }
@@ -696,4 +701,54 @@ fn the_schemas_reject_what_the_spec_forbids() {
     ] {
         assert!(!result_errors(&bad).is_empty(), "{bad}");
     }
+}
+
+/// `--tool-schema openai-strict`: tools a strict function-calling API accepts as they are,
+/// and the calls a model makes through them (params as JSON text, unused members null)
+/// answer as their MCP-AQL form does.
+#[tokio::test]
+async fn provider_tool_schemas_keep_calls_working() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &["--tool-schema", "openai-strict"], &[]).await;
+    let tools = client.list_all_tools().await.expect("tools/list");
+    for tool in &tools {
+        let schema = Value::Object((*tool.input_schema).clone());
+        assert_eq!(schema["additionalProperties"], false, "{}", tool.name);
+        assert_eq!(
+            schema["required"],
+            json!(["operation", "params", "operations"])
+        );
+    }
+    let peer = client.peer();
+    let (one, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "get_item", "params": "{\"id\": \"1\"}", "operations": null}),
+    )
+    .await;
+    let (plain, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "get_item", "params": {"id": "1"}}),
+    )
+    .await;
+    assert_eq!(one, plain);
+    let (batch, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": null, "params": null, "operations": [
+            {"operation": "get_item", "params": "{\"id\": \"1\"}"},
+            {"operation": "list_items", "params": null}
+        ]}),
+    )
+    .await;
+    assert_eq!(batch["summary"]["total"], 2, "{batch}");
+    let (bad, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "get_item", "params": "id=1", "operations": null}),
+    )
+    .await;
+    assert_eq!(bad["error"]["code"], "VALIDATION_INVALID_TYPE", "{bad}");
+    client.cancel().await.expect("close");
 }

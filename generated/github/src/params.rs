@@ -3,7 +3,7 @@
 
 //! Typed params of every operation.
 
-use ::aqlgen_runtime::params::{self, ParamError, Pattern};
+use ::aqlgen_runtime::params::{self, ParamError, Pattern, StringFormat};
 use ::aqlgen_runtime::serde_json::{Map, Value};
 
 /// Create a repository owned by the authenticated user.
@@ -490,6 +490,7 @@ impl ListIssuesParams {
         params::one_of("state", state.as_deref(), &["open", "closed", "all"])?;
         params::one_of("sort", sort.as_deref(), &["created", "updated", "comments"])?;
         params::one_of("direction", direction.as_deref(), &["asc", "desc"])?;
+        params::formatted("since", since.as_deref(), StringFormat::DateTime)?;
         params::at_least("per_page", per_page, 1)?;
         params::at_most("per_page", per_page, 100)?;
         params::at_least("page", page, 1)?;

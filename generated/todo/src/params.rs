@@ -3,7 +3,7 @@
 
 //! Typed params of every operation.
 
-use ::aqlgen_runtime::params::{self, ParamError, Pattern};
+use ::aqlgen_runtime::params::{self, ParamError, Pattern, StringFormat};
 use ::aqlgen_runtime::serde_json::{Map, Value};
 
 /// Add a to-do item.
@@ -51,6 +51,7 @@ impl CreateTodoParams {
         let tags = params::optional::<Vec<Value>>(raw, "tags")?;
         static DUE_PATTERN: Pattern = Pattern::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$");
         params::matching("due", due.as_deref(), &DUE_PATTERN)?;
+        params::formatted("due", due.as_deref(), StringFormat::Date)?;
         params::one_of("priority", priority.as_deref(), &["low", "normal", "high"])?;
         let priority = priority.unwrap_or_else(|| "normal".to_owned());
         Ok(Self {
@@ -245,6 +246,11 @@ impl UpdateTodoInput {
         let tags = params::patch::<Vec<Value>>(input, "input.tags")?;
         static DUE_PATTERN: Pattern = Pattern::new("^[0-9]{4}-[0-9]{2}-[0-9]{2}$");
         params::matching("input.due", due.value().map(String::as_str), &DUE_PATTERN)?;
+        params::formatted(
+            "input.due",
+            due.value().map(String::as_str),
+            StringFormat::Date,
+        )?;
         params::one_of(
             "input.priority",
             priority.value().map(String::as_str),

@@ -11,8 +11,9 @@ use crate::ir::{Adapter, Operation, Param, ParamType};
 /// The items of `params.rs`.
 pub fn emit_params(adapter: &Adapter) -> Vec<TokenStream> {
     let pattern = adapter.uses_patterns().then(|| quote! { , Pattern });
+    let format = adapter.uses_formats().then(|| quote! { , StringFormat });
     let mut items = vec![quote! {
-        use ::aqlgen_runtime::params::{self, ParamError #pattern};
+        use ::aqlgen_runtime::params::{self, ParamError #pattern #format};
         use ::aqlgen_runtime::serde_json::{Map, Value};
     }];
     for operation in &adapter.operations {
@@ -241,6 +242,12 @@ fn emit_constraints(param: &Param) -> TokenStream {
         checks.push(quote! {
             static #name: Pattern = Pattern::new(#pattern);
             params::matching(#label, #borrowed, &#name)?;
+        });
+    }
+    if let Some(format) = param.checked_format {
+        let variant = format_ident!("{}", format!("{format:?}"));
+        checks.push(quote! {
+            params::formatted(#label, #borrowed, StringFormat::#variant)?;
         });
     }
     quote! { #(#checks)* }

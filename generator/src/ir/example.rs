@@ -4,17 +4,20 @@
 use regex_syntax::hir::{Class, Hir, HirKind};
 use serde_json::{Value, json};
 
+use aqlgen_model::StringFormat;
+
 use crate::schema::ParamType;
 
 /// A value of `ty` that passes the param's checks: the first enum value, else the default,
-/// else a placeholder within `minimum..=maximum` and matching `pattern` when one can be built.
+/// else a placeholder within `minimum..=maximum`, matching `pattern` when one can be built,
+/// else of the checked `format`.
 pub fn example(
     name: &str,
     ty: ParamType,
     allowed: &[Value],
     default: Option<&Value>,
     (minimum, maximum): (Option<f64>, Option<f64>),
-    pattern: Option<&str>,
+    (pattern, format): (Option<&str>, Option<StringFormat>),
 ) -> Value {
     if let Some(value) = allowed.first().or(default) {
         return value.clone();
@@ -24,9 +27,26 @@ pub fn example(
         maximum.map_or(value, |maximum| value.min(maximum))
     };
     match ty {
-        ParamType::String => pattern
-            .and_then(shortest_match)
-            .map_or_else(|| Value::from(format!("<{name}>")), Value::from),
+        ParamType::String => {
+            // The pattern's shortest match, unless the format refuses it (`0000-00-00` is
+            // no date); then the format's sample, when the pattern takes it.
+            let fits_format = |text: &String| format.is_none_or(|format| format.matches(text));
+            let fits_pattern = |text: &&str| {
+                pattern.is_none_or(|pattern| {
+                    regex::Regex::new(pattern).is_ok_and(|regex| regex.is_match(text))
+                })
+            };
+            pattern
+                .and_then(shortest_match)
+                .filter(fits_format)
+                .or_else(|| {
+                    format
+                        .map(StringFormat::sample)
+                        .filter(fits_pattern)
+                        .map(str::to_owned)
+                })
+                .map_or_else(|| Value::from(format!("<{name}>")), Value::from)
+        }
         ParamType::Integer => Value::from(within(1.0).round() as i64),
         ParamType::Number => json!(within(1.0)),
         ParamType::Boolean => Value::from(true),
@@ -103,12 +123,42 @@ mod tests {
             &[],
             None,
             (Some(5.0), Some(9.0)),
-            None,
+            (None, None),
         );
         assert_eq!(bounded, json!(5));
-        let below = example("n", ParamType::Integer, &[], None, (None, Some(-3.0)), None);
+        let below = example(
+            "n",
+            ParamType::Integer,
+            &[],
+            None,
+            (None, Some(-3.0)),
+            (None, None),
+        );
         assert_eq!(below, json!(-3));
-        let fallback = example("id", ParamType::String, &[], None, (None, None), None);
+        let fallback = example(
+            "id",
+            ParamType::String,
+            &[],
+            None,
+            (None, None),
+            (None, None),
+        );
+        let date = example(
+            "due",
+            ParamType::String,
+            &[],
+            None,
+            (None, None),
+            (
+                Some("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
+                Some(StringFormat::Date),
+            ),
+        );
+        assert_eq!(
+            date,
+            json!("2026-01-01"),
+            "a date the pattern and the format take"
+        );
         assert_eq!(fallback, json!("<id>"));
         let listed = example(
             "k",
@@ -116,7 +166,7 @@ mod tests {
             &[json!("x")],
             Some(&json!("y")),
             (None, None),
-            None,
+            (None, None),
         );
         assert_eq!(listed, json!("x"));
     }

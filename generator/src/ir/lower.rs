@@ -3,8 +3,8 @@
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
 use super::{
-    Adapter, Auth, Category, DangerLevel, Input, Operation, Origin, Param, PathSegment, Placement,
-    Window,
+    Adapter, Auth, Category, DangerLevel, Input, Operation, Origin, Param, ParamType, PathSegment,
+    Placement, StringFormat, Window,
 };
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{self, AdapterSchema, AuthKind};
@@ -133,9 +133,10 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
             ),
         })
         .collect();
-    let danger = operation
-        .danger_level
-        .unwrap_or(DangerLevel::default_for(category));
+    let danger = operation.danger_level.unwrap_or_else(|| {
+        aqlgen_model::implied_danger(category, &operation.name)
+            .map_or(DangerLevel::default_for(category), |(level, _)| level)
+    });
     let response = operation.response.as_ref();
     Operation {
         name: operation.name.clone(),
@@ -186,13 +187,18 @@ fn lower_param(
 ) -> Param {
     let ty = param.kind;
     let allowed = param.allowed.clone().unwrap_or_default();
+    let checked_format = param
+        .format
+        .as_deref()
+        .and_then(StringFormat::parse)
+        .filter(|_| ty == ParamType::String);
     let example = super::example::example(
         name,
         ty,
         &allowed,
         param.default.as_ref(),
         (param.minimum, param.maximum),
-        param.pattern.as_deref(),
+        (param.pattern.as_deref(), checked_format),
     );
     Param {
         example,
@@ -214,6 +220,7 @@ fn lower_param(
         maximum: param.maximum,
         pattern: param.pattern.clone(),
         format: param.format.clone(),
+        checked_format,
         placement,
         clearable: false,
     }

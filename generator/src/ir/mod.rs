@@ -5,7 +5,7 @@ mod lower;
 
 pub use lower::lower;
 
-pub use aqlgen_model::{Category, DangerLevel, Method, TrustLevel, Window};
+pub use aqlgen_model::{Category, DangerLevel, Method, StringFormat, TrustLevel, Window};
 use serde_json::Value;
 
 pub use crate::features::{Features, PageStyle};
@@ -61,6 +61,14 @@ impl Adapter {
     /// The file a build script writes the adapter into: `<name>_adapter.rs`.
     pub fn include_file(&self) -> String {
         format!("{}_adapter.rs", self.name.replace('-', "_"))
+    }
+
+    /// Whether any param has a checked `format`, so `params.rs` uses `StringFormat`.
+    pub fn uses_formats(&self) -> bool {
+        self.operations
+            .iter()
+            .flat_map(Operation::all_params)
+            .any(|param| param.checked_format.is_some())
     }
 
     /// Whether any param has a `pattern`, so `params.rs` uses the runtime's `Pattern`.
@@ -243,8 +251,10 @@ pub struct Param {
     pub maximum: Option<f64>,
     /// Regular expression for strings.
     pub pattern: Option<String>,
-    /// Format hint.
+    /// Format hint, as the schema gives it.
     pub format: Option<String>,
+    /// The format the server checks: a string param's `format` among [`StringFormat`]'s.
+    pub checked_format: Option<StringFormat>,
     /// Where the value goes.
     pub placement: Placement,
     /// An optional UPDATE `input` field: an explicit `null` is kept and sent, to clear the

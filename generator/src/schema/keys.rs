@@ -30,6 +30,9 @@ pub struct Choice {
     pub aliases: &'static [&'static str],
     /// Common spellings from elsewhere and the name they mean: `int` for `integer`.
     pub synonyms: &'static [(&'static str, &'static str)],
+    /// The names aqlgen generates, when it generates fewer than the format names: only these
+    /// are suggested for a misspelt value.
+    pub generated: Option<&'static [&'static str]>,
     /// The code of the diagnostic for a value outside the set.
     pub code: Code,
     /// Whether `text` names a value.
@@ -42,8 +45,17 @@ const fn choice<T: Vocabulary>(code: Code) -> Choice {
         names: T::NAMES,
         aliases: T::ALIASES,
         synonyms: &[],
+        generated: None,
         code,
         accepts: accepts::<T>,
+    }
+}
+
+/// [`choice`] of which aqlgen generates only `generated`.
+const fn generated_choice<T: Vocabulary>(generated: &'static [&'static str]) -> Choice {
+    Choice {
+        generated: Some(generated),
+        ..choice::<T>(Code::InvalidValue)
     }
 }
 
@@ -99,9 +111,12 @@ pub const TARGET: ObjectKeys = ObjectKeys {
     known: Some(&["base_url", "transport", "protocol", "serialization"]),
     required: &["base_url", "transport", "protocol", "serialization"],
     choices: &[
-        ("transport", choice::<Transport>(Code::InvalidValue)),
-        ("protocol", choice::<Protocol>(Code::InvalidValue)),
-        ("serialization", choice::<Serialization>(Code::InvalidValue)),
+        ("transport", generated_choice::<Transport>(&["http"])),
+        ("protocol", generated_choice::<Protocol>(&["rest"])),
+        (
+            "serialization",
+            generated_choice::<Serialization>(&["json"]),
+        ),
     ],
 };
 
@@ -119,7 +134,10 @@ pub const AUTH: ObjectKeys = ObjectKeys {
         "password_env",
     ]),
     required: &["type"],
-    choices: &[("type", choice::<AuthKind>(Code::InvalidValue))],
+    choices: &[(
+        "type",
+        generated_choice::<AuthKind>(&["none", "api_key", "bearer", "basic"]),
+    )],
 };
 
 /// `trust`.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use regex::Regex;
 use serde_json::Value;
 
-use aqlgen_model::{Category, Vocabulary};
+use aqlgen_model::{Category, StringFormat, Vocabulary};
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::maps_to::{self, PathPiece};
@@ -231,23 +231,7 @@ fn check_header(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
             .found(format!("{:?}: {error}", schema.version)),
         );
     }
-    let url = &schema.target.base_url;
-    let host = url
-        .strip_prefix("https://")
-        .or_else(|| url.strip_prefix("http://"));
-    if host.is_none_or(|rest| {
-        rest.is_empty() || rest.starts_with('/') || rest.contains(char::is_whitespace)
-    }) {
-        out.push(
-            Diagnostic::new(
-                Code::InvalidUrl,
-                "target.base_url",
-                "the base URL is not an http(s) URL",
-            )
-            .expected("http://host/... or https://host/...")
-            .found(format!("{url:?}")),
-        );
-    }
+    check_base_url(&schema.target.base_url, out);
     let target = &schema.target;
     check_generated("target.transport", target.transport, Transport::Http, out);
     check_generated("target.protocol", target.protocol, Protocol::Rest, out);
@@ -257,6 +241,80 @@ fn check_header(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
         Serialization::Json,
         out,
     );
+}
+
+/// `target.base_url`: what the server would refuse at start is refused here, and clear text
+/// to another machine is warned about.
+fn check_base_url(url: &str, out: &mut Vec<Diagnostic>) {
+    let refuse = |message: &str, expected: &str, help: Option<&str>| {
+        let diagnostic = Diagnostic::new(Code::InvalidUrl, "target.base_url", message)
+            .expected(expected)
+            .found(format!("{url:?}"));
+        match help {
+            Some(help) => diagnostic.suggest(help),
+            None => diagnostic,
+        }
+    };
+    let (secure, rest) = match (url.strip_prefix("https://"), url.strip_prefix("http://")) {
+        (Some(rest), _) => (true, rest),
+        (_, Some(rest)) => (false, rest),
+        _ => (false, ""),
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    if rest.is_empty() || authority.is_empty() || rest.contains(char::is_whitespace) {
+        out.push(refuse(
+            "the base URL is not an http(s) URL",
+            "http://host/... or https://host/...",
+            None,
+        ));
+    } else if let Some((_, host)) = authority.rsplit_once('@') {
+        // The credential itself is not repeated.
+        let shown = url.replacen(authority, &format!("***@{host}"), 1);
+        out.push(
+            Diagnostic::new(
+                Code::InvalidUrl,
+                "target.base_url",
+                "the base URL embeds credentials",
+            )
+            .expected("a URL without `user:password@`")
+            .found(format!("{shown:?}"))
+            .suggest("declare the credential under `auth`, read from an environment variable"),
+        );
+    } else if rest.contains(['?', '#']) {
+        out.push(refuse(
+            "the base URL has a query or a fragment",
+            "a URL whose path every operation's `maps_to` path is appended to",
+            Some("put fixed query params in each operation's params, with a `default`"),
+        ));
+    } else if !secure && !is_loopback(authority) {
+        out.push(
+            Diagnostic::new(
+                Code::InsecureUrl,
+                "target.base_url",
+                "requests and their credentials travel in clear text to another machine",
+            )
+            .expected("https:// for a host other than this machine")
+            .found(format!("{url:?}"))
+            .suggest("use https:// if the API offers it"),
+        );
+    }
+}
+
+/// Whether the host of `authority` (`host[:port]`) is this machine.
+fn is_loopback(authority: &str) -> bool {
+    let host = match authority.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => authority
+            .rsplit_once(':')
+            .map_or(authority, |(host, _)| host),
+    };
+    let host = host.to_ascii_lowercase();
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// A known value of which only `generated` is generated yet.
@@ -306,6 +364,7 @@ fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
             ("password_env", auth.password_env.is_some()),
         ],
     };
+    check_auth_names(auth, out);
     for (key, present) in needs {
         if !present {
             let expected = if *key == "header_name" {
@@ -323,6 +382,73 @@ fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
                 .found("nothing"),
             );
         }
+    }
+}
+
+/// The names `auth` gives: environment variables that can exist, a header name HTTP can
+/// carry and a prefix without control characters, as the server checks them at start.
+fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
+    for (key, name) in [
+        ("token_env", &auth.token_env),
+        ("key_env", &auth.key_env),
+        ("username_env", &auth.username_env),
+        ("password_env", &auth.password_env),
+    ] {
+        if let Some(name) = name
+            && (name.is_empty() || name.contains(['=', '\0']))
+        {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("auth.{key}"),
+                    "this is not the name of an environment variable",
+                )
+                .expected("a non-empty name without `=`, e.g. `GITHUB_TOKEN`")
+                .found(format!("{name:?}")),
+            );
+        }
+    }
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    for (key, name) in [("header", &auth.header), ("header_name", &auth.header_name)] {
+        if let Some(name) = name
+            && (name.is_empty() || !name.chars().all(token))
+        {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("auth.{key}"),
+                    "this is not an HTTP header name",
+                )
+                .expected("letters, digits and `-` (an RFC 9110 token), e.g. `X-Api-Key`")
+                .found(format!("{name:?}")),
+            );
+        }
+    }
+    if let Some(name) = &auth.query_param
+        && name.is_empty()
+    {
+        out.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                "auth.query_param",
+                "the query parameter name is empty",
+            )
+            .expected("the name the API reads the key from, e.g. `api_key`")
+            .found("\"\""),
+        );
+    }
+    if let Some(prefix) = &auth.prefix
+        && prefix.contains(char::is_control)
+    {
+        out.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                "auth.prefix",
+                "the prefix holds a control character",
+            )
+            .expected("printable text such as `Bearer` or `token`")
+            .found(format!("{prefix:?}")),
+        );
     }
 }
 
@@ -365,6 +491,29 @@ fn check_operation(
             out.push(diagnostic);
         }
         Ok(parsed) => {
+            if category == Category::Read && parsed.method.changes_data() {
+                out.push(
+                    Diagnostic::new(
+                        Code::CategoryMismatch,
+                        format!("{path}.maps_to"),
+                        format!(
+                            "a read operation cannot be a `{}`, which changes data",
+                            parsed.method.as_str()
+                        ),
+                    )
+                    .expected("GET (or POST for a query that changes nothing) under `read`")
+                    .found(format!("{:?}", operation.maps_to))
+                    .suggest(format!(
+                        "move `{}` to the category of what it does ({})",
+                        operation.name,
+                        if parsed.method == aqlgen_model::Method::Delete {
+                            "delete"
+                        } else {
+                            "update"
+                        }
+                    )),
+                );
+            }
             for piece in &parsed.pieces {
                 let PathPiece::Placeholder(name) = piece else {
                     continue;
@@ -417,6 +566,22 @@ fn check_operation(
         check_param(param, &param_path, out);
     }
     check_features(category, operation, path, out);
+    if operation.danger_level.is_none()
+        && let Some((implied, pattern)) = aqlgen_model::implied_danger(category, &operation.name)
+    {
+        out.push(
+            Diagnostic::new(
+                Code::DangerInferred,
+                format!("{path}.name"),
+                format!(
+                    "`{}` declares no danger level, and its name matches `{pattern}`: it is `{}` (danger-levels §5)",
+                    operation.name,
+                    implied.as_str()
+                ),
+            )
+            .suggest("declare `danger_level` if the name says more than the operation does"),
+        );
+    }
 }
 
 /// `response.presets`, and the features asked for that the operation cannot have.
@@ -552,6 +717,23 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                         .collect::<Vec<_>>()
                         .join(", ")
                 ))
+                .found(default.to_string()),
+            );
+        } else if let (Some(format), Some(text)) = (
+            param.format.as_deref().and_then(StringFormat::parse),
+            default.as_str(),
+        ) && !format.matches(text)
+        {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidDefault,
+                    format!("{path}.default"),
+                    format!(
+                        "the default is not a `{}` value, which the server checks",
+                        format.as_str()
+                    ),
+                )
+                .expected(format.shape())
                 .found(default.to_string()),
             );
         }

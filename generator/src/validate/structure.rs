@@ -157,10 +157,22 @@ fn check_object(
 
 /// The diagnostic for a value that names nothing in `choice`, if it does not.
 fn check_choice(path: &str, value: &Value, choice: &Choice) -> Option<Diagnostic> {
-    let mut expected = match choice.names {
-        [only] => format!("\"{only}\""),
-        names => format!("one of: {}", names.join(", ")),
+    let mut expected = match (choice.generated, choice.names) {
+        (Some([only]), _) | (None, [only]) => format!("\"{only}\""),
+        (Some(generated), _) | (None, generated) => format!("one of: {}", generated.join(", ")),
     };
+    if let Some(generated) = choice.generated {
+        let others: Vec<&str> = choice
+            .names
+            .iter()
+            .filter(|name| !generated.contains(name))
+            .copied()
+            .collect();
+        expected.push_str(&format!(
+            " (the format also names {}, which aqlgen does not generate)",
+            others.join(", ")
+        ));
+    }
     if !choice.aliases.is_empty() {
         expected.push_str(&format!(
             " (or the official adapter schema's {})",
@@ -193,9 +205,16 @@ fn check_choice(path: &str, value: &Value, choice: &Choice) -> Option<Diagnostic
         .iter()
         .find(|(other, _)| *other == text)
         .map(|(_, name)| *name);
-    let known = choice.names.iter().chain(choice.aliases).copied();
-    if let Some(candidate) = synonym.or_else(|| nearest(text, known)) {
+    let candidate = match choice.generated {
+        Some(generated) => synonym.or_else(|| nearest(text, generated.iter().copied())),
+        None => {
+            synonym.or_else(|| nearest(text, choice.names.iter().chain(choice.aliases).copied()))
+        }
+    };
+    if let Some(candidate) = candidate {
         diagnostic = diagnostic.suggest(format!("did you mean `{candidate}`?"));
+    } else if let Some([only]) = choice.generated {
+        diagnostic = diagnostic.suggest(format!("use `{only}`"));
     }
     Some(diagnostic)
 }

@@ -25,6 +25,7 @@ use rmcp::model::{
 
 use crate::config::Limits;
 use crate::envelope::too_large;
+use crate::error::{AqlError, ErrorCode};
 use crate::json_scan::{Bounds, Fault, Kind, Scanner, Top};
 use crate::result;
 
@@ -207,12 +208,25 @@ impl Reply {
 
 /// Judges one whole message of at most [`FrameLimits::max_bytes`] bytes.
 pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
-    if std::str::from_utf8(bytes).is_err() {
-        return Verdict::Reply(Reply::error(
-            None,
-            RpcCode::ParseError,
-            "Parse error: the message is not valid UTF-8",
-        ));
+    if let Err(error) = std::str::from_utf8(bytes) {
+        // What can be read of it, with the undecodable bytes replaced, to find its id.
+        let mut scanner = Scanner::new(limits.bounds);
+        scanner.feed(String::from_utf8_lossy(bytes).as_bytes());
+        let why = format!(
+            "the request holds a byte sequence that is not UTF-8 (at byte {})",
+            error.valid_up_to()
+        );
+        return match scanner.finish() {
+            Ok(()) => undecodable_call(scanner.top(), &why),
+            Err(_) => None,
+        }
+        .unwrap_or_else(|| {
+            Verdict::Reply(Reply::error(
+                None,
+                RpcCode::ParseError,
+                "Parse error: the message is not valid UTF-8",
+            ))
+        });
     }
     let mut scanner = Scanner::new(limits.bounds);
     scanner.feed(bytes);
@@ -288,6 +302,26 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
     }
 }
 
+/// The answer to a `tools/call` whose text cannot be decoded (`why`): the tool's own
+/// `VALIDATION_INVALID_ENCODING` (SPEC §4.7), when `top` shows a `tools/call` with an `id`.
+/// `None` for anything else.
+fn undecodable_call(top: &Top, why: &str) -> Option<Verdict> {
+    let id = request_id(top).ok().flatten()?;
+    let method = top.method.as_ref()?.raw.as_deref()?;
+    if method != format!("\"{}\"", CallToolRequestMethod::VALUE) {
+        return None;
+    }
+    let error = AqlError::new(
+        ErrorCode::ValidationInvalidEncoding,
+        format!("Invalid character encoding in request: {why}"),
+    )
+    .with_detail("reason", "not_unicode");
+    Some(Verdict::Reply(Reply {
+        id: Some(id),
+        body: ReplyBody::Tool(Box::new(result::failure_in_session(&error, None))),
+    }))
+}
+
 /// Judges a message that outgrew [`FrameLimits::max_bytes`] from what was read of it.
 pub fn judge_oversize(top: &Top, limits: &FrameLimits, size: Option<usize>) -> Verdict {
     let Ok(Some(id)) = request_id(top) else {
@@ -337,6 +371,14 @@ fn refused(scanner: &Scanner, fault: &Fault) -> Verdict {
         ));
     }
     let top = scanner.top();
+    if matches!(fault, Fault::Surrogate)
+        && let Some(verdict) = undecodable_call(
+            top,
+            "a string holds an escaped UTF-16 surrogate without its pair, which is no character",
+        )
+    {
+        return verdict;
+    }
     let id = request_id(top).ok().flatten();
     let (code, label) = if scanner.fault_in_params() {
         (RpcCode::InvalidParams, "Invalid params")
@@ -470,9 +512,10 @@ mod tests {
             ),
             (id("4"), Some(RpcCode::InvalidParams))
         );
+        // An undecodable call is answered as a tool would (VALIDATION_INVALID_ENCODING).
         assert_eq!(
             reply(r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"\ud800"}}"#),
-            (id("5"), Some(RpcCode::InvalidParams))
+            (id("5"), None)
         );
         assert_eq!(
             reply(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
@@ -528,5 +571,54 @@ mod tests {
         assert_eq!(json["id"], 12);
         let text = json["result"]["content"][0]["text"].as_str().unwrap();
         assert!(text.contains("VALIDATION_PAYLOAD_TOO_LARGE"), "{text}");
+    }
+
+    /// A `tools/call` whose text is not Unicode gets the tool's VALIDATION_INVALID_ENCODING
+    /// by its id; another message, a JSON-RPC parse error; a proper surrogate pair passes.
+    #[test]
+    fn undecodable_calls_are_answered_as_tools() {
+        let tool_code = |bytes: &[u8]| match judge(bytes, &limits()) {
+            Verdict::Reply(Reply {
+                id,
+                body: ReplyBody::Tool(result),
+            }) => {
+                let text = serde_json::to_value(&*result).expect("JSON")["content"][0]["text"]
+                    .as_str()
+                    .map(str::to_owned)
+                    .expect("text");
+                let answer: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+                (id, answer["error"]["code"].as_str().map(str::to_owned))
+            }
+            other => panic!("{other:?}"),
+        };
+        let mut latin1 = br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"get","params":{"q":"caf"#.to_vec();
+        latin1.extend(b"\xe9\"}}}}");
+        assert_eq!(
+            tool_code(&latin1),
+            (
+                Some("7".to_owned()),
+                Some("VALIDATION_INVALID_ENCODING".to_owned())
+            )
+        );
+        let lone = br#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"get","params":{"q":"\ud800x"}}}}"#;
+        assert_eq!(
+            tool_code(lone),
+            (
+                Some("\"s\"".to_owned()),
+                Some("VALIDATION_INVALID_ENCODING".to_owned())
+            )
+        );
+        let pair = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":"\ud83d\ude00 \\ud800"}}}"#;
+        assert!(matches!(judge(pair, &limits()), Verdict::Call(_)));
+        let mut list = br#"{"jsonrpc":"2.0","id":3,"method":"tools/list","x":""#.to_vec();
+        list.extend(b"\xff\"}");
+        assert_eq!(reply_of(&list), (None, Some(RpcCode::ParseError)));
+    }
+
+    fn reply_of(bytes: &[u8]) -> (Option<String>, Option<RpcCode>) {
+        match judge(bytes, &limits()) {
+            Verdict::Reply(reply) => (reply.id.clone(), reply.code()),
+            other => panic!("{other:?}"),
+        }
     }
 }

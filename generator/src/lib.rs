@@ -77,12 +77,22 @@ impl Checked {
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.lowered.trust.is_none() {
-            notes.push(format!(
-                "`{}` declares no trust level, so its server starts untested and answers only \
-                 'introspect' (trust-levels §6.1); declare `trust: {{level: validated}}` once it \
-                 passes your tests against the API, or let the operator vouch with --trust-level",
-                self.name
-            ));
+            notes.push(match self.lowered.format {
+                ir::SchemaFormat::FrontMatter => format!(
+                    "`{}` declares no trust level, so its server starts untested and answers \
+                     only 'introspect' (trust-levels §6.1); declare `trust: {{level: validated}}` \
+                     once it passes your tests against the API, or let the operator vouch with \
+                     --trust-level",
+                    self.name
+                ),
+                ir::SchemaFormat::GeneratorDocument => format!(
+                    "`{}` has no trust level (the generator format cannot declare one), so its \
+                     server starts untested and answers only 'introspect' (trust-levels §6.1); \
+                     once it passes your tests against the API, let the operator vouch with \
+                     --trust-level validated",
+                    self.name
+                ),
+            });
         }
         notes
     }
@@ -132,7 +142,7 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
     };
     // A Markdown file with front matter is the primary format; a file without is read as the
     // generator document's format when its top level has `schema_version`.
-    let (schema, schema_path, documentation, fingerprint, warnings) =
+    let (schema, schema_path, format, documentation, fingerprint, warnings) =
         match source::Source::parse(display_path, text) {
             Ok(source) => {
                 let valid = validate::validate(&source).map_err(schema_error)?;
@@ -140,6 +150,7 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
                 (
                     valid.schema,
                     source.path,
+                    ir::SchemaFormat::FrontMatter,
                     source.body,
                     fingerprint,
                     valid.warnings,
@@ -152,6 +163,7 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
                 (
                     valid.schema,
                     display_path.replace('\\', "/"),
+                    ir::SchemaFormat::GeneratorDocument,
                     valid.documentation,
                     valid.fingerprint,
                     valid.warnings,
@@ -162,6 +174,7 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
         &schema,
         ir::Origin {
             schema_path,
+            format,
             documentation,
             fingerprint: fingerprint.clone(),
         },

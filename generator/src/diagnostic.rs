@@ -10,9 +10,13 @@ use serde::Serialize;
 pub enum Code {
     /// The file is not UTF-8 text.
     InvalidEncoding,
-    /// The file has no `---` fenced YAML block.
+    /// The file has no `---` fenced YAML block, and is no generator-format document either.
     MissingFrontMatter,
-    /// The front matter is not YAML.
+    /// The generator-format document's `schema_version` is one this generator does not read.
+    VersionUnsupported,
+    /// The generator-format document's `schema_version` is deprecated: migrate it.
+    VersionDeprecated,
+    /// The front matter is not YAML, or a generator-format document is not YAML or JSON.
     YamlSyntax,
     /// A required key is absent.
     MissingField,
@@ -28,6 +32,10 @@ pub enum Code {
     InvalidName,
     /// Two operations share a name.
     DuplicateOperation,
+    /// Two operations, types, params or fields of a generator-format document share a name.
+    DuplicateName,
+    /// A generator-format `{ref: Name}` names no entry of `types`.
+    UnresolvedRef,
     /// An operation redefines a protocol operation.
     ReservedName,
     /// Two wire names map to one Rust identifier.
@@ -66,6 +74,8 @@ impl Code {
         match self {
             Self::InvalidEncoding => "SCHEMA_INVALID_ENCODING",
             Self::MissingFrontMatter => "SCHEMA_MISSING_FRONT_MATTER",
+            Self::VersionUnsupported => "SCHEMA_VERSION_UNSUPPORTED",
+            Self::VersionDeprecated => "SCHEMA_VERSION_DEPRECATED",
             Self::YamlSyntax => "SCHEMA_YAML_SYNTAX",
             Self::MissingField => "SCHEMA_MISSING_FIELD",
             Self::UnknownKey => "SCHEMA_UNKNOWN_KEY",
@@ -74,6 +84,8 @@ impl Code {
             Self::InvalidVersion => "SCHEMA_INVALID_VERSION",
             Self::InvalidName => "SCHEMA_INVALID_NAME",
             Self::DuplicateOperation => "SCHEMA_DUPLICATE_OPERATION",
+            Self::DuplicateName => "SCHEMA_DUPLICATE_NAME",
+            Self::UnresolvedRef => "SCHEMA_UNRESOLVED_REF",
             Self::ReservedName => "SCHEMA_RESERVED_NAME",
             Self::IdentCollision => "SCHEMA_IDENT_COLLISION",
             Self::InvalidMapsTo => "SCHEMA_INVALID_MAPS_TO",
@@ -107,14 +119,14 @@ impl fmt::Display for Code {
     }
 }
 
-/// A schema problem, located by field path and by line of the `.md` file.
+/// A schema problem, located by field path and by line of the schema file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
     /// What kind of problem.
     pub code: Code,
     /// Field path such as `operations.read[2].params.per_page.default`; empty for the file.
     pub path: String,
-    /// 1-based line in the `.md` file, when it can be found.
+    /// 1-based line in the schema file, when it can be found.
     pub line: Option<usize>,
     /// One sentence saying what is wrong.
     pub message: String,
@@ -158,7 +170,7 @@ impl Diagnostic {
         self
     }
 
-    /// Sets the line in the `.md` file.
+    /// Sets the line in the schema file.
     pub fn at_line(mut self, line: usize) -> Self {
         self.line = Some(line);
         self

@@ -3,7 +3,8 @@
 //! The YAML front matter is converted to JSON (comments and layout vanish), then written in
 //! the style of RFC 8785 (JCS): object keys sorted by UTF-16 code units, no whitespace,
 //! integral numbers without a fraction, strings as serde_json escapes them. The Markdown body
-//! is not included, so editing documentation keeps the fingerprint.
+//! is not included, so editing documentation keeps the fingerprint. A generator-format
+//! document (YAML or JSON) is taken whole, so both spellings of one document agree.
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};

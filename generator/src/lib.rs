@@ -1,6 +1,7 @@
-//! `aqlgen-build` compiles an MCP-AQL adapter schema (Markdown with YAML front matter) into
-//! typed Rust that builds into one MCP server binary linked against `aqlgen-runtime`. It is
-//! the library behind the `aqlgen` command (crate `aqlgen-cli`) and the one build scripts use.
+//! `aqlgen-build` compiles an MCP-AQL adapter schema (Markdown with YAML front matter, or the
+//! generator document's YAML or JSON format) into typed Rust that builds into one MCP server
+//! binary linked against `aqlgen-runtime`. It is the library behind the `aqlgen` command
+//! (crate `aqlgen-cli`) and the one build scripts use.
 //!
 //! From a build script, with `aqlgen-build` as a build dependency and `aqlgen-runtime` as a
 //! dependency:
@@ -19,7 +20,8 @@
 //! ```
 //!
 //! The pipeline runs one way: front-matter split -> schema model -> validation -> lowered
-//! model -> emitted Rust and rendered text -> [`GeneratedFile`]s -> disk.
+//! model -> emitted Rust and rendered text -> [`GeneratedFile`]s -> disk. A generator-format
+//! document joins it at the schema model, after checks of its own.
 #![deny(missing_docs)]
 
 mod builder;
@@ -29,6 +31,7 @@ mod emit;
 mod error;
 mod features;
 mod fingerprint;
+mod gen_format;
 mod ident;
 mod ir;
 mod openapi;
@@ -60,9 +63,10 @@ use quote::quote;
 pub struct Checked {
     /// Adapter name.
     pub name: String,
-    /// `sha256:<hex>` of the front matter.
+    /// `sha256:<hex>` of the front matter, or of the whole generator-format document.
     pub fingerprint: String,
-    /// What the schema uses beyond the official adapter schema (`SCHEMA_EXTENSION`).
+    /// What the schema uses beyond the official adapter schema (`SCHEMA_EXTENSION`), and
+    /// features it asks for that an operation cannot have (`SCHEMA_FEATURE_UNAVAILABLE`).
     pub warnings: Vec<Diagnostic>,
     lowered: ir::Adapter,
 }
@@ -73,12 +77,22 @@ impl Checked {
     pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.lowered.trust.is_none() {
-            notes.push(format!(
-                "`{}` declares no trust level, so its server starts untested and answers only \
-                 'introspect' (trust-levels §6.1); declare `trust: {{level: validated}}` once it \
-                 passes your tests against the API, or let the operator vouch with --trust-level",
-                self.name
-            ));
+            notes.push(match self.lowered.format {
+                ir::SchemaFormat::FrontMatter => format!(
+                    "`{}` declares no trust level, so its server starts untested and answers \
+                     only 'introspect' (trust-levels §6.1); declare `trust: {{level: validated}}` \
+                     once it passes your tests against the API, or let the operator vouch with \
+                     --trust-level",
+                    self.name
+                ),
+                ir::SchemaFormat::GeneratorDocument => format!(
+                    "`{}` has no trust level (the generator format cannot declare one), so its \
+                     server starts untested and answers only 'introspect' (trust-levels §6.1); \
+                     once it passes your tests against the API, let the operator vouch with \
+                     --trust-level validated",
+                    self.name
+                ),
+            });
         }
         notes
     }
@@ -126,21 +140,49 @@ pub fn check_text(display_path: &str, text: &str) -> Result<Checked, Error> {
         path: display_path.replace('\\', "/"),
         diagnostics,
     };
-    let source = source::Source::parse(display_path, text).map_err(schema_error)?;
-    let valid = validate::validate(&source).map_err(schema_error)?;
-    let fingerprint = fingerprint::of_yaml(&valid.document);
+    // A Markdown file with front matter is the primary format; a file without is read as the
+    // generator document's format when its top level has `schema_version`.
+    let (schema, schema_path, format, documentation, fingerprint, warnings) =
+        match source::Source::parse(display_path, text) {
+            Ok(source) => {
+                let valid = validate::validate(&source).map_err(schema_error)?;
+                let fingerprint = fingerprint::of_yaml(&valid.document);
+                (
+                    valid.schema,
+                    source.path,
+                    ir::SchemaFormat::FrontMatter,
+                    source.body,
+                    fingerprint,
+                    valid.warnings,
+                )
+            }
+            Err(no_front_matter) => {
+                let valid = gen_format::check(text)
+                    .unwrap_or(Err(no_front_matter))
+                    .map_err(schema_error)?;
+                (
+                    valid.schema,
+                    display_path.replace('\\', "/"),
+                    ir::SchemaFormat::GeneratorDocument,
+                    valid.documentation,
+                    valid.fingerprint,
+                    valid.warnings,
+                )
+            }
+        };
     let lowered = ir::lower(
-        &valid.schema,
+        &schema,
         ir::Origin {
-            schema_path: source.path,
-            documentation: source.body,
+            schema_path,
+            format,
+            documentation,
             fingerprint: fingerprint.clone(),
         },
     );
     Ok(Checked {
         name: lowered.name.clone(),
         fingerprint,
-        warnings: valid.warnings,
+        warnings,
         lowered,
     })
 }

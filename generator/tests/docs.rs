@@ -1,5 +1,6 @@
-//! The schema reference's complete examples (fenced as ```` ```markdown adapter ````) pass
-//! `check`, so the page cannot teach a schema aqlgen refuses.
+//! The schema reference's complete examples (fenced as ```` ```markdown adapter ````, or
+//! ```` ```yaml generator-format ```` for the generator document's format) pass `check`, so
+//! the page cannot teach a schema aqlgen refuses.
 
 #[test]
 fn the_schema_reference_examples_pass_check() {
@@ -8,7 +9,7 @@ fn the_schema_reference_examples_pass_check() {
     let mut examples = 0;
     let mut lines = text.lines();
     while let Some(line) = lines.next() {
-        if line != "```markdown adapter" {
+        if !matches!(line, "```markdown adapter" | "```yaml generator-format") {
             continue;
         }
         let example: Vec<&str> = lines.by_ref().take_while(|line| *line != "```").collect();
@@ -18,5 +19,5 @@ fn the_schema_reference_examples_pass_check() {
             panic!("example {examples} of docs/schema-reference.md:\n{error}\n{example}");
         }
     }
-    assert!(examples >= 2, "found {examples} complete examples");
+    assert!(examples >= 3, "found {examples} complete examples");
 }

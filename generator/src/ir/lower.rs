@@ -48,6 +48,7 @@ pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
             })
             .unwrap_or_default(),
         schema_path: origin.schema_path,
+        format: origin.format,
         fingerprint: origin.fingerprint,
         documentation: origin.documentation,
         operations,

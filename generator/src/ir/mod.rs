@@ -11,14 +11,26 @@ use serde_json::Value;
 pub use crate::features::{Features, PageStyle};
 pub use crate::schema::ParamType;
 
+/// Which input format a schema was written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SchemaFormat {
+    /// Markdown with YAML front matter: the fingerprint covers the front matter.
+    FrontMatter,
+    /// The generator document's YAML or JSON format: the fingerprint covers all of it.
+    GeneratorDocument,
+}
+
 /// Where an adapter comes from: what lowering takes besides the schema model.
 #[derive(Debug, Clone)]
 pub struct Origin {
     /// Schema path as given, `/`-separated.
     pub schema_path: String,
-    /// The Markdown body of the schema file.
+    /// The format of the schema file.
+    pub format: SchemaFormat,
+    /// The Markdown body of the schema file, or what a generator-format document says that
+    /// the schema model has no place for.
     pub documentation: String,
-    /// `sha256:<hex>` of the front matter.
+    /// `sha256:<hex>` of the front matter, or of the whole generator-format document.
     pub fingerprint: String,
 }
 
@@ -49,9 +61,11 @@ pub struct Adapter {
     pub rate_limits: Vec<(Window, u64)>,
     /// Schema path as given, `/`-separated.
     pub schema_path: String,
-    /// `sha256:<hex>` of the front matter.
+    /// The format of the schema file.
+    pub format: SchemaFormat,
+    /// `sha256:<hex>` of the front matter, or of the whole generator-format document.
     pub fingerprint: String,
-    /// The Markdown body of the schema file.
+    /// The Markdown body of the schema file (see [`Origin::documentation`]).
     pub documentation: String,
     /// Operations in CRUDE order, schema order within a family.
     pub operations: Vec<Operation>,

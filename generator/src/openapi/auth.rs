@@ -5,21 +5,6 @@ use serde_json::Value;
 use super::naming::snake;
 use crate::schema::{AuthConfig, AuthKind};
 
-/// An `auth` of `kind` with nothing else set.
-fn of(kind: AuthKind) -> AuthConfig {
-    AuthConfig {
-        kind,
-        token_env: None,
-        header: None,
-        prefix: None,
-        key_env: None,
-        header_name: None,
-        query_param: None,
-        username_env: None,
-        password_env: None,
-    }
-}
-
 /// The first scheme the format supports (http bearer, apiKey in header or query, http basic),
 /// in document order, with environment variable names derived from the adapter `name`;
 /// `type: none` when there is none. Skipped schemes are reported through `warn`.
@@ -41,7 +26,7 @@ pub fn auth(document: &Value, name: &str, warn: &mut dyn FnMut(String)) -> AuthC
                 return AuthConfig {
                     username_env: Some(format!("{prefix}_USERNAME")),
                     password_env: Some(format!("{prefix}_PASSWORD")),
-                    ..of(AuthKind::Basic)
+                    ..AuthConfig::of(AuthKind::Basic)
                 };
             }
             ("apiKey", _, place @ ("header" | "query")) => {
@@ -55,7 +40,7 @@ pub fn auth(document: &Value, name: &str, warn: &mut dyn FnMut(String)) -> AuthC
                     key_env: Some(format!("{prefix}_API_KEY")),
                     header_name,
                     query_param,
-                    ..of(AuthKind::ApiKey)
+                    ..AuthConfig::of(AuthKind::ApiKey)
                 };
             }
             (kind, _, _) => warn(format!(
@@ -63,13 +48,13 @@ pub fn auth(document: &Value, name: &str, warn: &mut dyn FnMut(String)) -> AuthC
             )),
         }
     }
-    of(AuthKind::None)
+    AuthConfig::of(AuthKind::None)
 }
 
 /// Bearer auth with the token in `variable`.
 pub fn bearer(variable: &str) -> AuthConfig {
     AuthConfig {
         token_env: Some(variable.to_owned()),
-        ..of(AuthKind::Bearer)
+        ..AuthConfig::of(AuthKind::Bearer)
     }
 }

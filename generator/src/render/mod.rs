@@ -15,7 +15,7 @@ macro_rules! template {
 }
 
 use crate::error::Error;
-use crate::ir::{Adapter, Category, Operation};
+use crate::ir::{Adapter, Category, Operation, SchemaFormat};
 use listing::{FAMILY_GROUPS_SHOWN, Listing, SINGLE_GROUPS_SHOWN, search_words, verbs};
 
 /// Every template, each embedded once: `new/` holds the files of a project `aqlgen new`
@@ -227,8 +227,13 @@ impl Renderer {
                 json!({"label": title(category.family()), "family": category.family(), "operations": operations})
             })
             .collect();
+        let fingerprinted = match adapter.format {
+            SchemaFormat::FrontMatter => "the front matter",
+            SchemaFormat::GeneratorDocument => "the whole schema document",
+        };
         let mut context = clients(adapter, &adapter.package);
         context.extend(object(json!({
+            "fingerprinted": fingerprinted,
             "package": adapter.package, "version": adapter.version,
             "description": adapter.description, "schema_path": adapter.schema_path,
             "generator_version": env!("CARGO_PKG_VERSION"), "base_url": adapter.base_url,
@@ -296,9 +301,14 @@ impl Renderer {
             .rsplit('/')
             .next()
             .unwrap_or(&adapter.schema_path);
+        let fingerprinted = match adapter.format {
+            SchemaFormat::FrontMatter => "the YAML front matter",
+            SchemaFormat::GeneratorDocument => "the whole schema document, YAML or JSON",
+        };
         self.render(
             "MCPAQL-PROVENANCE.json.tera",
             &json!({
+                "fingerprinted": fingerprinted,
                 "generator_version": env!("CARGO_PKG_VERSION"), "fingerprint": adapter.fingerprint,
                 "schema_filename": filename, "version": adapter.version,
             }),
@@ -312,10 +322,19 @@ fn clients(adapter: &Adapter, binary: &str) -> Map<String, Value> {
     let (flag, note) = match adapter.trust {
         None | Some(TrustLevel::Untested) => (
             true,
-            "The schema declares no trust level, so on its own the server answers only \
-             `introspect`. Once the adapter has passed your tests against the API, vouch for it \
-             with `--trust-level validated` (as the configurations below do) or declare \
-             `trust: {level: validated}` in the schema.",
+            match adapter.format {
+                SchemaFormat::FrontMatter => {
+                    "The schema declares no trust level, so on its own the server answers only \
+                     `introspect`. Once the adapter has passed your tests against the API, vouch \
+                     for it with `--trust-level validated` (as the configurations below do) or \
+                     declare `trust: {level: validated}` in the schema."
+                }
+                SchemaFormat::GeneratorDocument => {
+                    "The schema's format has no trust level, so on its own the server answers \
+                     only `introspect`. Once the adapter has passed your tests against the API, \
+                     vouch for it with `--trust-level validated`, as the configurations below do."
+                }
+            },
         ),
         Some(TrustLevel::Generated) => (
             true,

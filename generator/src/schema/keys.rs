@@ -39,7 +39,8 @@ pub struct Choice {
     pub accepts: fn(&str) -> bool,
 }
 
-const fn choice<T: Vocabulary>(code: Code) -> Choice {
+/// The closed set of `T`'s names; a value outside it is reported with `code`.
+pub const fn choice<T: Vocabulary>(code: Code) -> Choice {
     Choice {
         what: T::WHAT,
         names: T::NAMES,
@@ -60,7 +61,7 @@ const fn generated_choice<T: Vocabulary>(generated: &'static [&'static str]) -> 
 }
 
 /// Param types as other languages and formats spell them.
-const TYPE_SYNONYMS: &[(&str, &str)] = &[
+pub const TYPE_SYNONYMS: &[(&str, &str)] = &[
     ("str", "string"),
     ("text", "string"),
     ("int", "integer"),

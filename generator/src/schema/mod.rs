@@ -216,6 +216,23 @@ pub struct AuthConfig {
     pub password_env: Option<String>,
 }
 
+impl AuthConfig {
+    /// An `auth` of `kind` with nothing else set.
+    pub fn of(kind: AuthKind) -> Self {
+        Self {
+            kind,
+            token_env: None,
+            header: None,
+            prefix: None,
+            key_env: None,
+            header_name: None,
+            query_param: None,
+            username_env: None,
+            password_env: None,
+        }
+    }
+}
+
 /// `trust`: who vouches for the adapter.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]

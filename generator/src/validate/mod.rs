@@ -1,9 +1,9 @@
 //! Schema validation: every problem at once, each with code, field path and line.
 
-mod locate;
+pub mod locate;
 mod official;
-mod rules;
-mod structure;
+pub mod rules;
+pub mod structure;
 
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::AdapterSchema;

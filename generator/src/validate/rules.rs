@@ -623,7 +623,8 @@ fn check_features(
     }
 }
 
-fn check_snake_case(path: &str, what: &str, name: &str, out: &mut Vec<Diagnostic>) {
+/// A `what` name (operation, parameter, ...) that is not snake_case, with its snake_case spelling.
+pub fn check_snake_case(path: &str, what: &str, name: &str, out: &mut Vec<Diagnostic>) {
     let snake = Regex::new("^[a-z][a-z0-9_]*$").expect("a valid literal pattern");
     if !snake.is_match(name) {
         out.push(

@@ -92,6 +92,18 @@ fn check_object(
     keys: &ObjectKeys,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<&'static str> {
+    check_keys(object, path, keys, "the front matter", diagnostics)
+}
+
+/// [`check_object`] for any document: `root` names the object at the empty path in messages
+/// ("the front matter", "the document").
+pub fn check_keys(
+    object: &mut Mapping,
+    path: &str,
+    keys: &ObjectKeys,
+    root: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<&'static str> {
     let child = |key: &str| {
         if path.is_empty() {
             key.to_owned()
@@ -121,7 +133,7 @@ fn check_object(
     for required in keys.required {
         if !object.contains_key(*required) {
             let where_ = if path.is_empty() {
-                "the front matter".to_owned()
+                root.to_owned()
             } else {
                 format!("`{path}`")
             };

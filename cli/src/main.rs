@@ -22,7 +22,8 @@ use report::Report;
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Adapter schema files (Markdown with YAML front matter).
+    /// Adapter schema files: Markdown with YAML front matter, or the generator document's
+    /// YAML or JSON with `schema_version`.
     #[arg(value_name = "SCHEMA")]
     schemas: Vec<PathBuf>,
     /// Schema file; the spec's spelling of the positional argument.

@@ -41,14 +41,12 @@ impl Adapter for GithubApiAdapter {
         types: introspection::TYPES,
     };
     const TOOLS: &'static ToolDocs = &ToolDocs {
-        create: None,
-        read: "Safe, read-only operations.\n\nSupported operations: get_repo, introspect\n\nThese queries only read data and never modify server state.\n\nQuick start example:\n{ operation: \"get_repo\", params: { owner: \"<owner>\", repo: \"<repo>\" } }\n\nDiscover all operations and parameters:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
-        update: None,
-        delete: Some(
-            "Destructive operations that remove data.\n\nSupported operations: delete_repo (destructive)\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"delete_repo\", params: { owner: \"<owner>\", repo: \"<repo>\" } }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"delete_repo\" } }",
-        ),
-        execute: None,
-        single: "MCP-AQL github-api adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: none\n- Read: get_repo\n- Update: none\n- Delete: delete_repo (destructive)\n- Execute: none\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.",
+        create: "Additive operations that create new data.\n\nThis adapter has no create operations, so every call here is refused. Discover the operations it has on mcp_aql_read:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
+        read: "Safe, read-only operations.\n\nSupported operations: get_repo, introspect\n\nThese queries only read data and never modify server state.\n\nQuick start example:\n{ operation: \"get_repo\", params: { owner: \"<owner>\", repo: \"<repo>\" } }\nSeveral in one call, run in order: { operations: [ { operation, params }, ... ] }\n\nDiscover all operations and parameters:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
+        update: "Modifying operations that overwrite data.\n\nThis adapter has no update operations, so every call here is refused. Discover the operations it has on mcp_aql_read:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
+        delete: "Destructive operations that remove data.\n\nSupported operations: delete_repo (destructive)\n\nThese operations remove data. Use with caution.\n\nQuick start example:\n{ operation: \"delete_repo\", params: { owner: \"<owner>\", repo: \"<repo>\" } }\nSeveral in one call, run in order: { operations: [ { operation, params }, ... ] }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"delete_repo\" } }",
+        execute: "Operations with side effects on the target API.\n\nThis adapter has no execute operations, so every call here is refused. Discover the operations it has on mcp_aql_read:\n{ operation: \"introspect\", params: { query: \"operations\" } }",
+        single: "MCP-AQL github-api adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: none\n- Read: get_repo\n- Update: none\n- Delete: delete_repo (destructive)\n- Execute: none\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.\n\nSeveral in one call, run in order: { operations: [ { operation, params }, ... ] }",
     };
     fn route(operation: &str) -> Option<&'static Route> {
         routes::route(operation)

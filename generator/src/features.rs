@@ -3,9 +3,11 @@
 //! which emits what is decided.
 //!
 //! * **Field selection** when `supports_fields: true`, with the presets of `response.presets`.
-//! * **Cursor pagination** (`first`/`after`) when a `pagination` block is present and the
-//!   operation has the upstream params its style needs, found by their usual names; backwards
-//!   too (`last`/`before`) over page numbers and offsets.
+//! * **Cursor pagination** (`first`/`after`) when a `pagination` block is present: the
+//!   upstream params its style needs are found among the operation's params by their usual
+//!   names, and where the block names a style and the schema declares no such param, the
+//!   style's conventional one is implied (`page` and `per_page`, `offset` and `limit`,
+//!   `cursor` and `limit`); backwards too (`last`/`before`) over page numbers and offsets.
 //! * **`if_match`** on UPDATE and DELETE, **`dry_run`** on every operation that is not a READ.
 //!
 //! A feature whose param name the operation already uses for one of its own params is off:
@@ -78,6 +80,67 @@ pub struct Paging {
     pub default_limit: u64,
     /// Largest page size.
     pub max_limit: u64,
+    /// Upstream params of the style the schema does not declare, by their conventional
+    /// names: the operation takes them as optional params of its own.
+    pub implied: Vec<ImpliedParam>,
+}
+
+/// An upstream paging param implied by a `pagination` block's style.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ImpliedParam {
+    /// Its conventional name.
+    pub name: &'static str,
+    /// What it carries.
+    pub role: PageRole,
+}
+
+/// What an upstream paging param carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageRole {
+    /// A page number, from 1.
+    Page,
+    /// Items to skip.
+    Offset,
+    /// The upstream's cursor.
+    Cursor,
+    /// Items per page.
+    Size,
+}
+
+impl PaginationStyle {
+    /// The upstream params a style conventionally uses (pagination §3): position, then size.
+    const fn conventional(self) -> [ImpliedParam; 2] {
+        let size = ImpliedParam {
+            name: "limit",
+            role: PageRole::Size,
+        };
+        match self {
+            Self::Page => [
+                ImpliedParam {
+                    name: "page",
+                    role: PageRole::Page,
+                },
+                ImpliedParam {
+                    name: "per_page",
+                    role: PageRole::Size,
+                },
+            ],
+            Self::Offset => [
+                ImpliedParam {
+                    name: "offset",
+                    role: PageRole::Offset,
+                },
+                size,
+            ],
+            Self::Cursor => [
+                ImpliedParam {
+                    name: "cursor",
+                    role: PageRole::Cursor,
+                },
+                size,
+            ],
+        }
+    }
 }
 
 /// How the upstream addresses a page, by param names.
@@ -120,17 +183,20 @@ impl PageStyle {
 pub fn resolve(category: Category, operation: &Operation) -> Features {
     let mut features = Features::default();
     let paging = operation.pagination.as_ref().map(|pagination| {
-        let style = page_style(pagination.style, operation)?;
-        let size = &operation.params[style.params()[1]];
-        let max = [pagination.max_limit, size.maximum.map(|max| max as u64)]
-            .into_iter()
-            .flatten()
-            .min()
-            .unwrap_or(MAX_LIMIT)
-            .max(1);
+        let (style, implied) = page_style(pagination.style, operation)?;
+        let size = operation.params.get(style.params()[1]);
+        let max = [
+            pagination.max_limit,
+            size.and_then(|size| size.maximum).map(|max| max as u64),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(MAX_LIMIT)
+        .max(1);
         let default = pagination
             .default_limit
-            .or_else(|| size.default.as_ref().and_then(Value::as_u64))
+            .or_else(|| size.and_then(|size| size.default.as_ref()?.as_u64()))
             .unwrap_or(DEFAULT_LIMIT)
             .clamp(1, max);
         let taken: Vec<&str> = [FeatureParam::First, FeatureParam::After]
@@ -148,6 +214,7 @@ pub fn resolve(category: Category, operation: &Operation) -> Features {
             style,
             default_limit: default,
             max_limit: max,
+            implied,
         })
     });
     match paging {
@@ -206,8 +273,12 @@ pub fn resolve(category: Category, operation: &Operation) -> Features {
 }
 
 /// The upstream params of a `pagination` block's style (inferred from the params when the
-/// block names none), or why there are none.
-fn page_style(style: Option<PaginationStyle>, operation: &Operation) -> Result<PageStyle, String> {
+/// block names none) and those of them implied by the style's convention, or why there are
+/// none.
+fn page_style(
+    style: Option<PaginationStyle>,
+    operation: &Operation,
+) -> Result<(PageStyle, Vec<ImpliedParam>), String> {
     let find = |names: &[&str], want: fn(ParamType) -> bool| {
         names
             .iter()
@@ -225,6 +296,7 @@ fn page_style(style: Option<PaginationStyle>, operation: &Operation) -> Result<P
     let page = || find(PAGE_PARAMS, whole);
     let offset = || find(OFFSET_PARAMS, whole);
     let cursor = || find(CURSOR_PARAMS, text);
+    let declared = style;
     let style = style.or_else(|| {
         if page().is_some() {
             Some(PaginationStyle::Page)
@@ -238,35 +310,63 @@ fn page_style(style: Option<PaginationStyle>, operation: &Operation) -> Result<P
     });
     let Some(style) = style else {
         return Err(format!(
-            "no optional page ({}), offset ({}) or cursor ({}) param to page with, so `first`/`after` are not offered",
+            "no `style` and no optional page ({}), offset ({}) or cursor ({}) param to tell \
+             how the API pages, so `first`/`after` are not offered; give `style: page`, \
+             `offset` or `cursor`",
             PAGE_PARAMS.join(", "),
             OFFSET_PARAMS.join(", "),
             CURSOR_PARAMS.join(", ")
         ));
     };
-    let Some(size) = size else {
-        return Err(format!(
+    let found_position = match style {
+        PaginationStyle::Page => page(),
+        PaginationStyle::Offset => offset(),
+        PaginationStyle::Cursor => cursor(),
+    };
+    let [position_convention, size_convention] = style.conventional();
+    let mut implied = Vec::new();
+    // Only a style the block names implies params: inferred from params, it found them.
+    let mut take = |found: Option<String>, convention: ImpliedParam| match found {
+        Some(name) => Ok(name),
+        None if declared.is_some() => {
+            let clashes = operation
+                .params
+                .keys()
+                .any(|name| crate::ident::field_name(name) == convention.name);
+            if clashes {
+                Err(format!(
+                    "`style: {style}` pages with the param `{}`, which the operation declares as \
+                     something else (required, of another type, or a name that spells the same \
+                     in Rust), so `first`/`after` are not offered",
+                    convention.name
+                ))
+            } else {
+                implied.push(convention);
+                Ok(convention.name.to_owned())
+            }
+        }
+        None => Err(format!(
             "no optional integer page-size param ({}), so `first`/`after` are not offered",
             SIZE_PARAMS.join(", ")
-        ));
+        )),
     };
-    let missing = |what: &str, names: &[&str]| {
-        format!(
-            "`style: {style}` needs an optional {what} param ({}), so `first`/`after` are not offered",
-            names.join(", ")
-        )
+    let position = take(found_position, position_convention)?;
+    let size = take(size, size_convention)?;
+    let style = match style {
+        PaginationStyle::Page => PageStyle::Page {
+            page: position,
+            size,
+        },
+        PaginationStyle::Offset => PageStyle::Offset {
+            offset: position,
+            size,
+        },
+        PaginationStyle::Cursor => PageStyle::Cursor {
+            cursor: position,
+            size,
+        },
     };
-    match style {
-        PaginationStyle::Page => page()
-            .map(|page| PageStyle::Page { page, size })
-            .ok_or_else(|| missing("integer page", PAGE_PARAMS)),
-        PaginationStyle::Offset => offset()
-            .map(|offset| PageStyle::Offset { offset, size })
-            .ok_or_else(|| missing("integer offset", OFFSET_PARAMS)),
-        PaginationStyle::Cursor => cursor()
-            .map(|cursor| PageStyle::Cursor { cursor, size })
-            .ok_or_else(|| missing("string cursor", CURSOR_PARAMS)),
-    }
+    Ok((style, implied))
 }
 
 /// `response.presets` of a valid schema.
@@ -363,6 +463,7 @@ mod tests {
                 },
                 default_limit: 30,
                 max_limit: 50,
+                implied: Vec::new(),
             })
         );
         assert_eq!(
@@ -406,7 +507,7 @@ mod tests {
         let features = resolve(Category::Read, &taken);
         assert!(features.paging.is_none() && features.fields.is_none());
         assert_eq!(features.off.len(), 2);
-        let unpageable = operation("{name: list_y, maps_to: GET /y, pagination: {style: page}}");
+        let unpageable = operation("{name: list_y, maps_to: GET /y, pagination: {}}");
         assert_eq!(resolve(Category::Read, &unpageable).off[0].0, "pagination");
         let dry = operation("{name: make, maps_to: POST /m, params: {dry_run: {type: boolean}}}");
         assert!(resolve(Category::Create, &dry).params.is_empty());
@@ -415,6 +516,57 @@ mod tests {
             resolve(Category::Update, &update).params,
             [FeatureParam::IfMatch, FeatureParam::DryRun]
         );
+    }
+
+    /// A block that names a style pages whatever the schema declares: the style's
+    /// conventional upstream params fill in what is not declared.
+    #[test]
+    fn a_style_implies_its_conventional_params() {
+        // The official adapter schema's own example: a block, no params.
+        let bare = operation(
+            "{name: list_items, maps_to: GET /items, pagination: {style: offset, default_limit: 25, max_limit: 100}}",
+        );
+        let paging = resolve(Category::Read, &bare).paging.expect("paged");
+        assert_eq!(
+            paging.style,
+            PageStyle::Offset {
+                offset: "offset".into(),
+                size: "limit".into()
+            }
+        );
+        assert_eq!((paging.default_limit, paging.max_limit), (25, 100));
+        assert_eq!(
+            paging.implied,
+            [
+                ImpliedParam {
+                    name: "offset",
+                    role: PageRole::Offset
+                },
+                ImpliedParam {
+                    name: "limit",
+                    role: PageRole::Size
+                }
+            ]
+        );
+        // A forge whose list takes `page` and `limit` but declares only `limit`.
+        let forge = operation(
+            "{name: list_issues, maps_to: GET /issues, pagination: {style: page}, params: {limit: {type: integer, maximum: 50}}}",
+        );
+        let paging = resolve(Category::Read, &forge).paging.expect("paged");
+        assert_eq!(
+            paging.style,
+            PageStyle::Page {
+                page: "page".into(),
+                size: "limit".into()
+            }
+        );
+        assert_eq!(paging.implied.len(), 1);
+        assert_eq!(paging.max_limit, 50);
+        // The conventional name declared as something else: nothing sensible to infer.
+        let clash = operation(
+            "{name: list_z, maps_to: GET /z, pagination: {style: cursor}, params: {cursor: {type: integer}}}",
+        );
+        assert_eq!(resolve(Category::Read, &clash).off[0].0, "pagination");
     }
 
     #[test]

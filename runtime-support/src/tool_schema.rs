@@ -175,7 +175,7 @@ fn unwrap_text(object: &mut Map<String, Value>, label: &str) -> Result<(), AqlEr
         None => Err(AqlError::new(
             ErrorCode::ValidationInvalidType,
             format!(
-                "Parameter '{label}' expected JSON object text such as '{{\"id\": 7}}', got text that is not a JSON object"
+                "Parameter '{label}' expected JSON object text such as '{{\"id\": 7}}', got text which is no JSON object"
             ),
         )
         .with_detail("param_name", label)

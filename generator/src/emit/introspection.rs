@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::json;
 use aqlgen_model::{FeatureParam, IDENTIFYING_FIELDS, Preset};
 
-use crate::ir::{Adapter, Operation, Param, Placement};
+use crate::ir::{Adapter, Operation, Param, Placement, ResultField};
 
 /// The items of `introspection.rs`.
 pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
@@ -191,6 +191,18 @@ fn feature_param_info(operation: &Operation, param: FeatureParam) -> Value {
     }
 }
 
+/// A result member as a `ParameterInfo` of the type's details.
+fn result_field_info(field: &ResultField) -> Value {
+    let mut info = Map::new();
+    info.insert("name".into(), field.name.clone().into());
+    info.insert("type".into(), field.ty.as_str().into());
+    info.insert("required".into(), field.required.into());
+    if !field.description.is_empty() {
+        info.insert("description".into(), field.description.clone().into());
+    }
+    Value::Object(info)
+}
+
 fn parameter_info(param: &Param) -> Value {
     let mut info = Map::new();
     info.insert("name".into(), param.name.clone().into());
@@ -307,12 +319,22 @@ fn types(adapter: &Adapter) -> Vec<(Value, Value)> {
                 ),
             );
         }
-        types.entry(operation.returns.clone()).or_insert_with(|| {
+        // The first operation that describes the type's fields describes it; validation
+        // holds every other description of it to the same fields.
+        let described = types.get(&operation.returns).is_some_and(|(_, details)| {
+            details["fields"].as_array().is_some_and(|f| !f.is_empty())
+        });
+        if !described {
             let summary = returns_summary(operation);
             let mut details = summary.clone();
-            details["fields"] = json!([]);
-            (summary, details)
-        });
+            details["fields"] = operation
+                .returns_fields
+                .iter()
+                .map(result_field_info)
+                .collect::<Vec<Value>>()
+                .into();
+            types.insert(operation.returns.clone(), (summary, details));
+        }
     }
     types.into_values().collect()
 }

@@ -27,7 +27,11 @@ pub struct Converted {
 pub fn convert(document: &GenSchema) -> Converted {
     let adapter = &document.adapter;
     let endpoints = &document.endpoints;
-    let operations = |list: &[OperationDefinition]| list.iter().map(operation).collect();
+    let operations = |list: &[OperationDefinition]| {
+        list.iter()
+            .map(|definition| operation(definition, &document.types))
+            .collect()
+    };
     let schema = AdapterSchema {
         // The format's names are snake_case; the front matter's are kebab-case.
         name: adapter.name.replace('_', "-"),
@@ -95,7 +99,8 @@ fn convert_auth(auth: &Auth, prefix: &str) -> AuthConfig {
     }
 }
 
-fn operation(operation: &OperationDefinition) -> schema::Operation {
+/// One operation; a `returns: {ref: T}` takes `T`'s fields from `types` as its result's.
+fn operation(operation: &OperationDefinition, types: &[TypeDefinition]) -> schema::Operation {
     let http = operation
         .http
         .as_ref()
@@ -113,6 +118,7 @@ fn operation(operation: &OperationDefinition) -> schema::Operation {
             kind: Some(returned_type(&operation.returns)),
             description: None,
             presets: None,
+            fields: result_fields(&operation.returns, types),
         }),
         pagination: None,
         supports_fields: None,
@@ -143,6 +149,33 @@ fn json_type(kind: &TypeReference) -> ParamType {
         TypeReference::Array { .. } => ParamType::Array,
         TypeReference::Object { .. } | TypeReference::Ref { .. } => ParamType::Object,
     }
+}
+
+/// The fields of the named type `returns` refers to, as `response.fields`.
+fn result_fields(
+    returns: &TypeReference,
+    types: &[TypeDefinition],
+) -> Option<indexmap::IndexMap<String, schema::ResponseField>> {
+    let TypeReference::Ref { name } = returns else {
+        return None;
+    };
+    let named = types.iter().find(|defined| &defined.name == name)?;
+    Some(
+        named
+            .fields
+            .iter()
+            .map(|field| {
+                (
+                    field.name.clone(),
+                    schema::ResponseField {
+                        kind: json_type(&field.kind),
+                        required: Some(field.required),
+                        description: field.description.clone(),
+                    },
+                )
+            })
+            .collect(),
+    )
 }
 
 /// `response.type`: a named type's name, else the JSON type's, which introspection reports

@@ -4,8 +4,9 @@ use heck::{ToShoutySnakeCase, ToSnakeCase};
 
 use super::{
     Adapter, Auth, Category, DangerLevel, Input, Operation, Origin, Param, ParamType, PathSegment,
-    Placement, StringFormat, Window,
+    Placement, ResultField, StringFormat, Window,
 };
+use crate::features::PageRole;
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{self, AdapterSchema, AuthKind};
 use crate::{features, ident};
@@ -99,7 +100,20 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
     let in_path = |name: &str| parsed.pieces.contains(&PathPiece::Placeholder(name));
     let mut params = Vec::new();
     let mut fields = Vec::new();
-    for (name, param) in &operation.params {
+    let features = features::resolve(category, operation);
+    let implied: Vec<(String, schema::Param)> = features
+        .paging
+        .iter()
+        .flat_map(|paging| paging.implied.iter().map(move |param| (paging, param)))
+        .map(|(paging, param)| {
+            (
+                param.name.to_owned(),
+                implied_param(param.role, paging.max_limit),
+            )
+        })
+        .collect();
+    let declared = operation.params.iter();
+    for (name, param) in declared.chain(implied.iter().map(|(name, param)| (name, param))) {
         let placement = if in_path(name) {
             Placement::Path
         } else if method.sends_body() {
@@ -175,7 +189,69 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         returns_description: response
             .and_then(|r| r.description.clone())
             .unwrap_or_default(),
-        features: features::resolve(category, operation),
+        returns_fields: response
+            .and_then(|r| r.fields.as_ref())
+            .map(|fields| {
+                fields
+                    .iter()
+                    .map(|(name, field)| ResultField {
+                        name: name.clone(),
+                        ty: field.kind,
+                        required: field.required.unwrap_or(false),
+                        description: field
+                            .description
+                            .clone()
+                            .unwrap_or_default()
+                            .trim()
+                            .to_owned(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default(),
+        features,
+    }
+}
+
+/// The param an upstream paging param implied by a `pagination` style becomes: optional,
+/// documented, bounded like the page it addresses.
+fn implied_param(role: PageRole, max_limit: u64) -> schema::Param {
+    let (kind, minimum, maximum, description) = match role {
+        PageRole::Page => (
+            ParamType::Integer,
+            Some(1.0),
+            None,
+            "The page to get, from 1. `first` and `after` page for you.".to_owned(),
+        ),
+        PageRole::Offset => (
+            ParamType::Integer,
+            Some(0.0),
+            None,
+            "How many items to skip. `first` and `after` page for you.".to_owned(),
+        ),
+        PageRole::Cursor => (
+            ParamType::String,
+            None,
+            None,
+            "Where the API's next page starts, as it said. `first` and `after` page for you."
+                .to_owned(),
+        ),
+        PageRole::Size => (
+            ParamType::Integer,
+            Some(1.0),
+            Some(max_limit as f64),
+            format!("Items per page, up to {max_limit}. `first` sets it for you."),
+        ),
+    };
+    schema::Param {
+        kind,
+        required: None,
+        description: Some(description),
+        default: None,
+        allowed: None,
+        minimum,
+        maximum,
+        pattern: None,
+        format: None,
     }
 }
 

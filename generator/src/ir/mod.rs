@@ -181,8 +181,23 @@ pub struct Operation {
     pub returns: String,
     /// What the result holds.
     pub returns_description: String,
+    /// The members of the result, as `response.fields` declares them.
+    pub returns_fields: Vec<ResultField>,
     /// Field selection, pagination and the feature params offered.
     pub features: Features,
+}
+
+/// A member of an operation's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultField {
+    /// Its name, as the API spells it.
+    pub name: String,
+    /// Its JSON type.
+    pub ty: ParamType,
+    /// Whether every result has it.
+    pub required: bool,
+    /// What it holds; may be empty.
+    pub description: String,
 }
 
 impl Operation {

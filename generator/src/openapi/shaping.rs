@@ -58,6 +58,7 @@ pub fn shape(document: &Value, operation: &Value, category: Category, imported: 
                 kind: None,
                 description: None,
                 presets: Some(Value::Object(presets)),
+                fields: None,
             });
         }
     }

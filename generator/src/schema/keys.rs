@@ -208,6 +208,19 @@ pub const PARAM: ObjectKeys = ObjectKeys {
     )],
 };
 
+/// One member under `response.fields`.
+pub const RESPONSE_FIELD: ObjectKeys = ObjectKeys {
+    known: Some(&["type", "required", "description"]),
+    required: &["type"],
+    choices: &[(
+        "type",
+        Choice {
+            synonyms: TYPE_SYNONYMS,
+            ..choice::<ParamType>(Code::InvalidType)
+        },
+    )],
+};
+
 /// `response` accepts any key.
 pub const RESPONSE: ObjectKeys = ObjectKeys {
     known: None,

@@ -433,6 +433,25 @@ pub struct Response {
     /// official schema allows here: `response` is open). Checked by validation.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub presets: Option<Value>,
+    /// The members of the result, by name, for introspection's type details (INTRO-12; an
+    /// aqlgen addition in the open `response`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fields: Option<IndexMap<String, ResponseField>>,
+}
+
+/// A member of an operation's result, under `response.fields`.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResponseField {
+    /// Its JSON type.
+    #[serde(rename = "type")]
+    pub kind: ParamType,
+    /// Whether every result has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub required: Option<bool>,
+    /// What it holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
 }
 
 /// `pagination`.

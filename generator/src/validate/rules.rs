@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use indexmap::IndexMap;
 use regex::Regex;
 use serde_json::Value;
 
@@ -11,7 +12,7 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{
     AdapterSchema, AuthConfig, AuthKind, Operation, Param, ParamType, Protocol,
-    RESERVED_OPERATIONS, Serialization, Transport, is_reserved_param,
+    RESERVED_OPERATIONS, ResponseField, Serialization, Transport, is_reserved_param,
 };
 use crate::{features, ident};
 
@@ -115,6 +116,9 @@ enum TypeUse {
 /// taken.
 fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
     let mut names: BTreeMap<String, (TypeUse, String)> = BTreeMap::new();
+    // The first `response.fields` of each result type, and where.
+    let mut described: BTreeMap<String, (&IndexMap<String, ResponseField>, String)> =
+        BTreeMap::new();
     for (category, list) in schema.operations.families() {
         for (index, operation) in list.iter().enumerate() {
             let path = format!("operations.{category}[{index}]");
@@ -154,11 +158,27 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
                 ));
             }
             let response_type = operation.response.as_ref().and_then(|r| r.kind.as_deref());
-            uses.push((
-                ident::returns_type_name(&operation.name, response_type),
-                TypeUse::Returns,
-                format!("{path}.response.type"),
-            ));
+            let returns = ident::returns_type_name(&operation.name, response_type);
+            if let Some(fields) = operation.response.as_ref().and_then(|r| r.fields.as_ref()) {
+                let at = format!("{path}.response.fields");
+                match described.get(&returns) {
+                    Some((first, first_at)) if *first != fields => out.push(
+                        Diagnostic::new(
+                            Code::InvalidValue,
+                            at,
+                            format!("type `{returns}` is described with other fields elsewhere"),
+                        )
+                        .expected(format!("the fields of {first_at}, or none here"))
+                        .found("other fields")
+                        .suggest("give each shape its own `response.type` name"),
+                    ),
+                    Some(_) => {}
+                    None => {
+                        described.insert(returns.clone(), (fields, at));
+                    }
+                }
+            }
+            uses.push((returns, TypeUse::Returns, format!("{path}.response.type")));
             for (name, kind, at) in uses {
                 if aqlgen_model::PROTOCOL_TYPES.contains(&name.as_str()) {
                     out.push(

@@ -64,6 +64,16 @@ fn check_operation(operation: &mut Mapping, path: &str, diagnostics: &mut Vec<Di
             check_object(object, &format!("{path}.{key}"), object_keys, diagnostics);
         }
     }
+    if let Some(Value::Mapping(response)) = operation.get_mut("response")
+        && let Some(Value::Mapping(fields)) = response.get_mut("fields")
+    {
+        for (name, field) in fields.iter_mut() {
+            if let (Some(name), Value::Mapping(field)) = (name.as_str(), field) {
+                let field_path = format!("{path}.response.fields.{name}");
+                check_object(field, &field_path, &keys::RESPONSE_FIELD, diagnostics);
+            }
+        }
+    }
     let Some(Value::Mapping(params)) = operation.get_mut("params") else {
         return;
     };

@@ -213,7 +213,7 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
         let mut scanner = Scanner::new(limits.bounds);
         scanner.feed(String::from_utf8_lossy(bytes).as_bytes());
         let why = format!(
-            "the request holds a byte sequence that is not UTF-8 (at byte {})",
+            "the request holds a byte sequence which is not UTF-8 (byte offset {})",
             error.valid_up_to()
         );
         return match scanner.finish() {

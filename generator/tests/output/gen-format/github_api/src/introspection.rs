@@ -127,7 +127,28 @@ pub static TYPES: &[TypeDoc] = &[
         details_json: r#"{
   "name": "Repository",
   "kind": "object",
-  "fields": []
+  "fields": [
+    {
+      "name": "id",
+      "type": "integer",
+      "required": true
+    },
+    {
+      "name": "name",
+      "type": "string",
+      "required": true
+    },
+    {
+      "name": "full_name",
+      "type": "string",
+      "required": true
+    },
+    {
+      "name": "private",
+      "type": "boolean",
+      "required": true
+    }
+  ]
 }"#,
     },
 ];

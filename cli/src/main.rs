@@ -89,6 +89,14 @@ enum Target {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ExportMode {
+    /// The five CRUDE family tools.
+    Crude,
+    /// The single `mcp_aql` tool.
+    Single,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {
     Human,
     Json,
@@ -163,6 +171,10 @@ enum Conformance {
         /// Seconds to wait for any one answer.
         #[arg(long, default_value_t = 30)]
         timeout: u64,
+        /// The endpoint mode to probe the server in (set through MCP_AQL_ENDPOINT_MODE);
+        /// both modes are checked for `endpoint_modes` whatever this is.
+        #[arg(long, value_enum)]
+        mode: Option<ExportMode>,
         /// The adapter's command line; it must serve MCP on stdio.
         #[arg(last = true, required = true, value_name = "SERVER")]
         server: Vec<OsString>,
@@ -455,16 +467,22 @@ fn conformance(command: &Conformance) -> Result<Report, Error> {
             output,
             values,
             timeout,
+            mode,
             server,
         } => {
             let checked = aqlgen_build::check(schema)?;
             let options = aqlgen_build::conformance::ExportOptions {
                 server: server.clone(),
+                mode: mode.map(|mode| match mode {
+                    ExportMode::Crude => aqlgen_build::conformance::Mode::Crude,
+                    ExportMode::Single => aqlgen_build::conformance::Mode::Single,
+                }),
                 values: values.iter().cloned().collect(),
                 timeout: Duration::from_secs(*timeout),
                 show_logs: false,
             };
-            let bundle = aqlgen_build::conformance::export(&checked, &options)?;
+            let export = aqlgen_build::conformance::export(&checked, &options)?;
+            let bundle = &export.bundle;
             write_text(output, &format!("{bundle:#}\n"))?;
             let count = |key: &str| {
                 bundle
@@ -474,7 +492,8 @@ fn conformance(command: &Conformance) -> Result<Report, Error> {
             };
             let summary = format!(
                 "wrote {}: {} operations, {} missing-param and {} unknown-param probes, {} error \
-                 tests, {} round trips, {} preservation checks",
+                 tests, {} round trips, {} preservation checks; measured: field selection {}, \
+                 batches {}, endpoint modes {}",
                 output.display(),
                 count("/introspection/operation_details"),
                 count("/parameter_tests/missing_required"),
@@ -482,11 +501,15 @@ fn conformance(command: &Conformance) -> Result<Report, Error> {
                 count("/error_tests"),
                 count("/round_trip_tests"),
                 count("/update_preservation_tests"),
+                bundle["capabilities"]["field_selection"],
+                bundle["capabilities"]["batch_operations"],
+                bundle["endpoint_modes"],
             );
             Ok(Report::Conformance(report::Conformance {
                 success: true,
                 files_generated: vec![output.display().to_string()],
                 summary,
+                untested: export.untested,
                 verification: None,
             }))
         }
@@ -549,6 +572,7 @@ fn record(schema: &Path, crate_dir: &Path, reports: &[PathBuf]) -> Result<Report
         success: true,
         files_generated: vec![path.display().to_string()],
         summary,
+        untested: Vec::new(),
         verification: Some(verdict),
     }))
 }

@@ -142,6 +142,9 @@ pub struct Conformance {
     pub success: bool,
     pub files_generated: Vec<String>,
     pub summary: String,
+    /// What the export could not measure, and so does not claim.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub untested: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verification: Option<serde_json::Value>,
 }
@@ -272,7 +275,12 @@ impl Report {
                     out!("    {step}");
                 }
             }
-            Self::Conformance(report) => out!("{}", report.summary),
+            Self::Conformance(report) => {
+                out!("{}", report.summary);
+                for untested in &report.untested {
+                    err!("not tested: {untested}");
+                }
+            }
         }
     }
 }

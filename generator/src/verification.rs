@@ -99,14 +99,14 @@ pub fn carry_over(dir: &Path, files: &mut [GeneratedFile]) {
     }
 }
 
-/// The verdict of the conformance runner's reports: `passed` at the highest level whose run
-/// exited 0, else `failed` at the lowest level requested.
+/// The verdict of the conformance runner's reports: `passed` at the highest level whose every
+/// run (one per endpoint mode, say) exited 0, else `failed` at the lowest level requested.
 ///
 /// # Errors
 ///
 /// [`Error::Config`] when a report is not the runner's JSON report.
 pub fn verdict(code_hash: &str, reports: &[Value]) -> Result<Value, Error> {
-    let mut passed: Option<u64> = None;
+    let mut runs: std::collections::BTreeMap<u64, bool> = std::collections::BTreeMap::new();
     let mut lowest: Option<u64> = None;
     for report in reports {
         let (Some(requested), Some(exit)) = (
@@ -120,10 +120,13 @@ pub fn verdict(code_hash: &str, reports: &[Value]) -> Result<Value, Error> {
             ));
         };
         lowest = Some(lowest.map_or(requested, |lowest| lowest.min(requested)));
-        if exit == 0 {
-            passed = Some(passed.map_or(requested, |level| level.max(requested)));
-        }
+        *runs.entry(requested).or_insert(true) &= exit == 0;
     }
+    let passed = runs
+        .iter()
+        .filter(|(_, all_passed)| **all_passed)
+        .map(|(level, _)| *level)
+        .max();
     let spec = reports
         .first()
         .and_then(|report| report["specVersion"].as_str())
@@ -212,6 +215,13 @@ mod tests {
         let passed = verdict("h", &[report(1, 0), report(2, 2)]).expect("reports");
         assert_eq!(passed["conformance_result"], "passed");
         assert_eq!(passed["conformance_level"], 1);
+        // One mode's failure at a level is that level's failure.
+        let per_mode = verdict(
+            "h",
+            &[report(1, 0), report(2, 0), report(1, 0), report(2, 2)],
+        )
+        .expect("reports");
+        assert_eq!(per_mode["conformance_level"], 1);
         let failed = verdict("h", &[report(1, 1)]).expect("reports");
         assert_eq!(failed["conformance_result"], "failed");
         assert!(verdict("h", &[json!({})]).is_err());

@@ -844,9 +844,20 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
 
     async fn list_tools(
         &self,
-        _request: Option<PaginatedRequestParams>,
+        request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        // Every tool is on the first page, which names no next cursor: any cursor is one
+        // this server never gave.
+        if let Some(cursor) = request.and_then(|request| request.cursor) {
+            return Err(McpError::invalid_params(
+                format!(
+                    "Invalid params: unknown cursor '{}'; tools/list answers every tool on its first page",
+                    shorten(&cursor, MAX_ECHOED_NAME)
+                ),
+                None,
+            ));
+        }
         Ok(ListToolsResult::with_all_items(
             self.shared.tools.tools().cloned().collect(),
         ))
@@ -902,8 +913,18 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
     async fn set_level(
         &self,
         request: SetLevelRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        // Protocol revision 2026-07-28 has no MCP logging.
+        let stateless_revision = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .is_some_and(|parts| crate::intake::http::is_stateless_revision(&parts.headers));
+        if stateless_revision {
+            return Err(McpError::method_not_found::<
+                rmcp::model::SetLevelRequestMethod,
+            >());
+        }
         self.log.set_level(&request);
         Ok(())
     }

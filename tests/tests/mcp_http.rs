@@ -147,7 +147,8 @@ async fn origins_are_checked_and_unknown_sessions_are_not_found() {
         assert_eq!(response.status().as_u16(), status, "Origin {origin:?}");
     }
 
-    // DELETE ends a session once; after that, and for an id never issued, it is 404.
+    // DELETE ends a session once (200: the Python SDK takes anything else for a failure);
+    // after that, and for an id never issued, it is 404.
     let opened = initialize(None).await.expect("an answer");
     let session = opened
         .headers()
@@ -157,7 +158,7 @@ async fn origins_are_checked_and_unknown_sessions_are_not_found() {
         .expect("ASCII")
         .to_owned();
     for (id, status) in [
-        (session.as_str(), 202),
+        (session.as_str(), 200),
         (session.as_str(), 404),
         ("never-issued", 404),
     ] {
@@ -214,5 +215,74 @@ async fn revisions_with_batches_are_not_offered() {
     assert_eq!(listed.status().as_u16(), 200);
     let text = listed.text().await.expect("a body");
     assert!(text.contains("mcp_aql_read"), "{text}");
+    server.kill().await.expect("server stops");
+}
+
+/// What is not a request of the revision it claims is refused as that revision says: a
+/// `jsonrpc` other than "2.0" is a 400; on 2026-07-28 requests `initialize` and
+/// `logging/setLevel`, which that revision dropped, are 404 with -32601; a `tools/list`
+/// cursor this server never gave is -32602.
+#[tokio::test]
+async fn requests_are_held_to_their_revision() {
+    let upstream = start_upstream().await;
+    let (mut server, url) = http_server(&upstream, &[]).await;
+    let client = reqwest::Client::new();
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}"#;
+    let post = |method: &'static str, body: String| {
+        client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", method)
+            .body(body)
+            .send()
+    };
+    for (method, body, status, code) in [
+        (
+            "tools/list",
+            format!(r#"{{"jsonrpc":"1.0","id":1,"method":"tools/list","params":{{{meta}}}}}"#),
+            400,
+            -32600,
+        ),
+        (
+            "initialize",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":2,"method":"initialize","params":{{"protocolVersion":"2026-07-28","capabilities":{{}},"clientInfo":{{"name":"t","version":"1"}},{meta}}}}}"#
+            ),
+            404,
+            -32601,
+        ),
+        (
+            "logging/setLevel",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{{"level":"debug",{meta}}}}}"#
+            ),
+            404,
+            -32601,
+        ),
+        (
+            "tools/list",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":4,"method":"tools/list","params":{{"cursor":"bogus",{meta}}}}}"#
+            ),
+            200,
+            -32602,
+        ),
+    ] {
+        let response = post(method, body).await.expect("an answer");
+        assert_eq!(response.status().as_u16(), status, "{method}");
+        let text = response.text().await.expect("a body");
+        let json = text
+            .lines()
+            .find_map(|line| {
+                line.strip_prefix("data: ")
+                    .or(Some(line))
+                    .filter(|l| l.starts_with('{'))
+            })
+            .unwrap_or_default();
+        let answer: serde_json::Value = serde_json::from_str(json).expect("a JSON-RPC answer");
+        assert_eq!(answer["error"]["code"], code, "{method}: {text}");
+    }
     server.kill().await.expect("server stops");
 }

@@ -24,13 +24,19 @@ pub struct Client {
 }
 
 impl Client {
-    /// Starts `command` and runs the MCP handshake.
-    pub fn start(command: &[OsString], timeout: Duration, show_logs: bool) -> Result<Self, Error> {
+    /// Starts `command` with `env` added to its environment and runs the MCP handshake.
+    pub fn start(
+        command: &[OsString],
+        env: &[(&str, &str)],
+        timeout: Duration,
+        show_logs: bool,
+    ) -> Result<Self, Error> {
         let (program, args) = command
             .split_first()
             .ok_or_else(|| Error::Config("no server command given".to_owned()))?;
         let mut child = Command::new(program)
             .args(args)
+            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(if show_logs {

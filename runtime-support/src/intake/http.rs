@@ -10,10 +10,11 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
+use rmcp::model::ProtocolVersion;
 use rmcp::model::{
     CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, ConstString, JsonObject,
 };
-use rmcp::transport::common::http_header::HEADER_SESSION_ID;
+use rmcp::transport::common::http_header::{HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::{FrameLimits, PlainCall, Reply, RpcCode, Verdict, judge, judge_oversize};
@@ -46,10 +47,19 @@ pub async fn guard(
     request: Request,
     next: Next,
 ) -> Response {
-    if request.method() == Method::DELETE && !session_is_open(&intake, request.headers()).await {
-        // rmcp answers 202 whatever the id; the transport spec wants 404 for a session
-        // the server does not know (or no longer knows), so a client knows to start over.
-        return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();
+    if request.method() == Method::DELETE {
+        if !session_is_open(&intake, request.headers()).await {
+            // rmcp answers 202 whatever the id; the transport spec wants 404 for a session
+            // the server does not know (or no longer knows), so a client knows to start over.
+            return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();
+        }
+        // The session is ended when rmcp answers: 200, which clients take for done (the
+        // Python SDK logs "Session termination failed" for rmcp's 202).
+        let mut response = next.run(request).await;
+        if response.status() == StatusCode::ACCEPTED {
+            *response.status_mut() = StatusCode::OK;
+        }
+        return response;
     }
     if request.method() != Method::POST {
         return next.run(request).await;
@@ -102,7 +112,17 @@ pub async fn guard(
             ClientJsonRpcMessage::Request(request)
                 if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
             {
-                serde_json::to_string(&request.id).ok()
+                let id = serde_json::to_string(&request.id).ok();
+                if is_stateless_revision(&parts.headers) {
+                    // 2026-07-28 has no handshake: its clients discover with server/discover.
+                    let reply = Reply::error(
+                        id,
+                        RpcCode::MethodNotFound,
+                        "Method not found: 'initialize' is not part of protocol revision 2026-07-28; use 'server/discover'",
+                    );
+                    return respond(StatusCode::NOT_FOUND, Verdict::Reply(reply));
+                }
+                id
             }
             _ => None,
         },
@@ -130,6 +150,15 @@ pub async fn guard(
         return response;
     }
     next.run(request).await
+}
+
+/// Whether the request declares protocol revision 2026-07-28 or later, which has no sessions,
+/// no handshake and no MCP logging.
+pub fn is_stateless_revision(headers: &HeaderMap) -> bool {
+    headers
+        .get(HEADER_MCP_PROTOCOL_VERSION)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// Whether a DELETE names an open session; one without a session id is left to rmcp, which
@@ -224,8 +253,11 @@ fn respond(status: StatusCode, verdict: Verdict) -> Response {
             Reply::error(None, RpcCode::InvalidRequest, "Invalid request")
         }
     };
+    // A request that is a request, with params its method cannot take, is answered like
+    // any other (200, the error in the body); one that is no valid JSON-RPC 2.0 request at
+    // all gets 400 (JSON-RPC 2.0 §5.1 over HTTP).
     let status = match (&reply.id, reply.code()) {
-        (Some(_), Some(RpcCode::InvalidParams | RpcCode::InvalidRequest)) | (Some(_), None)
+        (Some(_), Some(RpcCode::InvalidParams)) | (Some(_), None)
             if status == StatusCode::BAD_REQUEST =>
         {
             StatusCode::OK

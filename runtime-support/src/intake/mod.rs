@@ -68,6 +68,7 @@ const CLIENT_METHODS: [&str; 21] = [
 pub enum RpcCode {
     ParseError,
     InvalidRequest,
+    MethodNotFound,
     InvalidParams,
     /// Implementation-defined server error: the server is at a capacity limit.
     ServerBusy,
@@ -78,6 +79,7 @@ impl RpcCode {
         match self {
             Self::ParseError => -32700,
             Self::InvalidRequest => -32600,
+            Self::MethodNotFound => -32601,
             Self::InvalidParams => -32602,
             Self::ServerBusy => -32000,
         }

@@ -188,7 +188,7 @@ enum Conformance {
         #[arg(long = "crate", value_name = "DIR")]
         crate_dir: PathBuf,
         /// A JSON report of the runner (`--format json --output <file>`). Repeatable, one per
-        /// level run.
+        /// level and endpoint mode run; a level counts only when each of its runs passed.
         #[arg(long = "report", value_name = "REPORT_JSON", required = true)]
         reports: Vec<PathBuf>,
     },

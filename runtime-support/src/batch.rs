@@ -72,14 +72,7 @@ pub fn items(
         ));
     }
     if operations.len() > max {
-        let error = too_large("batch_size", max, operations.len(), "operations");
-        return Err(AqlError::new(
-            error.code,
-            format!(
-                "{}: split the batch, or ask the operator for a larger '--max-batch-size'",
-                error.message
-            ),
-        ));
+        return Err(too_many(operations.len(), max));
     }
     Ok(operations
         .into_iter()
@@ -98,6 +91,15 @@ pub fn items(
             .with_detail("actual_type", json_type(&other))),
         })
         .collect())
+}
+
+/// The refusal of a batch of `len` items when `max` is the most one may hold.
+pub fn too_many(len: usize, max: usize) -> AqlError {
+    let mut error = too_large("batch_size", max, len, "operations");
+    error
+        .message
+        .push_str(": split the batch, or ask the operator for a larger '--max-batch-size'");
+    error
 }
 
 /// The `operation` an item names, as its result echoes it (cut to 80 characters).

@@ -89,6 +89,8 @@ pub struct Top {
     pub params: Option<Kind>,
     /// Whether there is a `result` or `error` member: the message is a response.
     pub response: bool,
+    /// A JSON-RPC member given more than once, which leaves the message ambiguous.
+    pub repeated: Option<&'static str>,
 }
 
 /// Longest string or number text kept for a top-level member.
@@ -439,6 +441,14 @@ impl Scanner {
     /// A depth-1 value starts: note its kind under its key, and capture short scalars.
     fn begin_member(&mut self, kind: Kind, first: u8) {
         let member = Member { kind, raw: None };
+        let given = match self.slot {
+            Slot::Id => self.top.id.is_some().then_some("id"),
+            Slot::Method => self.top.method.is_some().then_some("method"),
+            Slot::Jsonrpc => self.top.jsonrpc.is_some().then_some("jsonrpc"),
+            Slot::Params => self.top.params.is_some().then_some("params"),
+            Slot::Response | Slot::Other => None,
+        };
+        self.top.repeated = self.top.repeated.or(given);
         match self.slot {
             Slot::Id => self.top.id = Some(member),
             Slot::Method => self.top.method = Some(member),

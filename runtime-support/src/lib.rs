@@ -13,6 +13,7 @@ pub mod config;
 mod envelope;
 mod error;
 mod gate;
+mod idle_sessions;
 mod intake;
 mod introspect;
 mod json_scan;

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use crate::adapter::Adapter;
 use crate::config::{Config, LogFormat, Transport};
 use crate::gate::TrustSource;
+use crate::idle_sessions::{self, Activity};
 use crate::intake::FrameLimits;
 use crate::intake::http::{HttpIntake, guard};
 use crate::intake::stdio::LineTransport;
@@ -187,9 +188,18 @@ async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> 
         tracing::warn!(%address, "listening beyond loopback: Host header checks are off");
         http_config = http_config.disable_allowed_hosts();
     }
+    // Idle sessions are ended by `idle_sessions::reap`, which knows of calls in flight; rmcp's
+    // keep-alive counts only its own events and would end a session waiting on a slow call.
     let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(transport.session_idle_timeout);
+    sessions.session_config.keep_alive = None;
     let sessions = Arc::new(sessions);
+    let activity = Arc::new(Activity::default());
+    tokio::spawn(idle_sessions::reap(
+        sessions.clone(),
+        activity.clone(),
+        transport.session_idle_timeout,
+        sessions_end.child_token(),
+    ));
     let factory_shared = shared.clone();
     let service = StreamableHttpService::new(
         move || Ok(AqlServer::new(factory_shared.clone())),
@@ -202,6 +212,7 @@ async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> 
         max_sessions: usize::try_from(transport.max_sessions).unwrap_or(usize::MAX),
         body_timeout: transport.body_timeout,
         opening: tokio::sync::Mutex::new(()),
+        activity,
     });
     let router = axum::Router::new()
         .nest_service("/mcp", service)

@@ -379,6 +379,9 @@ impl<A: Adapter> AqlServer<A> {
             Decision::Confirm(_) => params.remove(TOKEN_PARAM).filter(|token| !token.is_null()),
             Decision::Allow | Decision::Deny(_) => None,
         };
+        if route.paging.is_some() {
+            shared.cursors.adopt(&shared.store).await;
+        }
         let mut plan = Plan::take(route, &mut params, &shared.cursors)?;
         // Parse first: nothing is issued, refused or counted for an invalid request.
         let request = (route.build)(&params)?;
@@ -402,11 +405,16 @@ impl<A: Adapter> AqlServer<A> {
         }
         self.check_limits(route, &params, quota_token, caller)
             .await?;
+        // A confirmation is for exactly the request shown: its params and its precondition.
+        let mut scope = params.clone();
+        if let Some(etag) = &plan.if_match {
+            scope.insert("if_match".to_owned(), etag.clone().into());
+        }
         match (why, confirmation) {
             (None, _) => self.audit(route, Event::Allowed, None, None),
             (Some(why), None) => {
                 return Err(self
-                    .ask_confirmation(route, &params, &why, &request, caller)
+                    .ask_confirmation(route, &scope, &why, &request, caller)
                     .await);
             }
             (Some(_), Some(token)) => {
@@ -417,7 +425,7 @@ impl<A: Adapter> AqlServer<A> {
                         TokenKind::Confirmation,
                         &token,
                         route.operation,
-                        &params,
+                        &scope,
                     )
                     .await;
                 match redeemed {

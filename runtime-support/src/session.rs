@@ -73,7 +73,15 @@ impl Session {
                 }),
         };
         let id = match headers.filter(|headers| !headers.contains_key("mcp-session-id")) {
-            None => self.id().to_owned(),
+            // In a session, a request's own credential is part of who calls: holding the
+            // session's id is not enough to redeem its tokens with another credential.
+            None => match &credential {
+                UpstreamCredential::Request(value) => {
+                    let digest = Sha256::digest(value.as_bytes());
+                    format!("{}:cred_{}", self.id(), hex(&digest[..16]))
+                }
+                UpstreamCredential::Server | UpstreamCredential::Missing => self.id().to_owned(),
+            },
             Some(headers) => {
                 let mut hasher = Sha256::new();
                 let mut any = false;

@@ -540,3 +540,85 @@ async fn a_quota_continuation_holds_across_instances_for_its_caller() {
     let bob = read(b.clone(), "bob", None).await;
     assert_eq!(code(&bob), "RATE_LIMIT_QUOTA_PAUSE", "{bob}");
 }
+
+/// In a session, tokens are bound to the caller's own credential too: a second caller who
+/// holds the session's id cannot redeem its first caller's token, which still works for them.
+#[tokio::test]
+async fn a_session_id_does_not_carry_another_callers_token() {
+    let api = demo_upstream::spawn(demo_upstream::Options::default())
+        .await
+        .expect("demo-upstream");
+    let base_url = api.base_url();
+    let (_server, url) = support::http_server_for(
+        TODO_BIN,
+        &["--credential-header", "authorization"],
+        &[("TODO_BASE_URL", base_url.as_str())],
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let opened = client
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", "Bearer alice")
+        .body(support::INITIALIZE)
+        .send()
+        .await
+        .expect("an answer");
+    let session = opened
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|id| id.to_str().ok())
+        .expect("a session")
+        .to_owned();
+    let in_session = |caller: &'static str, token: Option<String>| {
+        let mut params = json!({"id": 1});
+        if let Some(token) = token {
+            params["confirmation_token"] = token.into();
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "mcp_aql_delete",
+            "arguments": {"operation": "delete_todo", "params": params}
+        }});
+        client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &session)
+            .header("mcp-protocol-version", "2025-06-18")
+            .header("authorization", format!("Bearer {caller}"))
+            .body(body.to_string())
+            .send()
+    };
+    let answer = |text: String| -> Value {
+        // An event stream: the data line that holds the message (the first is a priming
+        // event without one).
+        let json = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .find(|data| data.starts_with('{'))
+            .unwrap_or(&text)
+            .to_owned();
+        let message: Value = serde_json::from_str(&json).expect("JSON-RPC");
+        serde_json::from_str(
+            message["result"]["content"][0]["text"]
+                .as_str()
+                .expect("text"),
+        )
+        .expect("MCP-AQL JSON")
+    };
+    let read =
+        |response: reqwest::Response| async move { answer(response.text().await.expect("a body")) };
+    let asked = read(in_session("alice", None).await.expect("an answer")).await;
+    assert_eq!(code(&asked), "CONFIRMATION_REQUIRED", "{asked}");
+    let token = token_of(&asked);
+    let stolen = read(
+        in_session("mallory", Some(token.clone()))
+            .await
+            .expect("an answer"),
+    )
+    .await;
+    assert_eq!(code(&stolen), "TOKEN_INVALID", "{stolen}");
+    let confirmed = read(in_session("alice", Some(token)).await.expect("an answer")).await;
+    assert_eq!(code(&confirmed), "success", "{confirmed}");
+}

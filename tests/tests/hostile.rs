@@ -1,8 +1,9 @@
 //! Hostile and careless clients against the real fixture binary, over a stdio pipe and over
 //! HTTP: every request carrying an id gets exactly one answer with that id, text that is not
-//! JSON gets a parse error with `id: null`, notifications get nothing, and the server's peak
-//! memory stays under 80 MB. The message mix is seeded (`AQLGEN_HOSTILE_SEED`) and bounded,
-//! so a run takes seconds and a failure can be replayed.
+//! JSON gets a parse error with `id: null`, notifications get nothing, nothing panics, and the
+//! server's peak memory stays under 80 MB. The message mix is seeded (`AQLGEN_HOSTILE_SEED`)
+//! and its size set by `AQLGEN_HOSTILE_MESSAGES` (1,200 by default, which takes seconds;
+//! 10,000 or more for a wider run), so a failure can be replayed.
 
 mod support;
 
@@ -16,8 +17,15 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 /// Peak resident memory the server may reach, in kB.
 const RSS_CEILING_KB: u64 = 80 * 1024;
-/// Messages per run.
+/// Messages per run, unless `AQLGEN_HOSTILE_MESSAGES` says.
 const MESSAGES: usize = 1200;
+
+fn message_count() -> usize {
+    std::env::var("AQLGEN_HOSTILE_MESSAGES")
+        .ok()
+        .and_then(|count| count.parse().ok())
+        .unwrap_or(MESSAGES)
+}
 
 /// What one message must bring back.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +83,7 @@ fn hostile(rng: &mut Rng, n: usize) -> (Vec<u8>, Expect) {
         json!(format!("s-{n}"))
     };
     let answer = Expect::Answer(id.clone());
-    let (text, expect) = match rng.below(24) {
+    let (text, expect) = match rng.below(32) {
         0 => {
             let params = [json!("x"), json!(7), json!(true), json!([1]), Value::Null];
             let pick = params[rng.below(5) as usize].clone();
@@ -203,6 +211,81 @@ fn hostile(rng: &mut Rng, n: usize) -> (Vec<u8>, Expect) {
                 answer,
             )
         }
+        // Two ids: which one to answer is anyone's guess, so neither is.
+        24 => (
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"id":"dup-{n}","method":"ping"}}"#),
+            Expect::NullError,
+        ),
+        // A call whose text is not UTF-8 is answered by its id, as the tool would.
+        25 => {
+            let mut bytes =
+                call(&id, r#"{"operation":"get_item","params":{"id":"caf"#).into_bytes();
+            bytes.extend_from_slice(b"\xe9\"}}}}");
+            return (bytes, answer);
+        }
+        // Page numbers, sizes and cursors of every kind; a batch far over the limit.
+        26 => {
+            let values = [
+                json!(-1),
+                json!(0),
+                json!(u64::MAX),
+                json!(i64::MAX),
+                json!("2"),
+                json!(1.5),
+                json!(null),
+                json!({"p": 1}),
+            ];
+            let pick = values[rng.below(8) as usize].clone();
+            let params = match rng.below(4) {
+                0 => json!({"first": pick}),
+                1 => json!({"first": 2, "after": pick}),
+                2 => json!({"page": pick, "per_page": pick}),
+                _ => json!({"first": 1, "after": "eyJuIjoxfQ.AAAAAAAAAAAAAAAAAAAAAA"}),
+            };
+            (
+                call(
+                    &id,
+                    &json!({"operation": "list_items", "params": params}).to_string(),
+                ),
+                answer,
+            )
+        }
+        27 => {
+            let item = r#"{"operation":"get_item","params":{"id":"1"}}"#;
+            let count = if rng.below(2) == 0 { 30 } else { 10_000 };
+            let items = vec![item; count].join(",");
+            (call(&id, &format!(r#"{{"operations":[{items}]}}"#)), answer)
+        }
+        28 => {
+            let batch = json!({"operations": [
+                {"operation": "get_item", "params": {"id": "1"}},
+                {"operation": "zz_none"},
+                7,
+                {"operation": "list_items", "params": {"fields": [1]}},
+            ]});
+            (call(&id, &batch.to_string()), answer)
+        }
+        29 => (
+            request(&id, json!("tools/list"), Some(json!({"cursor": "zz"}))),
+            answer,
+        ),
+        30 => {
+            let fields = [
+                json!("minimal"),
+                json!(["a..b"]),
+                json!(42),
+                json!(["_etag"]),
+            ];
+            let pick = fields[rng.below(4) as usize].clone();
+            (
+                call(
+                    &id,
+                    &json!({"operation": "get_item", "params": {"id": "1", "fields": pick}})
+                        .to_string(),
+                ),
+                answer,
+            )
+        }
         _ => (request(&id, json!("ping"), None), answer),
     };
     (text.into(), expect)
@@ -293,12 +376,22 @@ async fn stdio_answers_every_hostile_request_by_its_id_in_bounded_memory() {
     let mut child = command(&upstream, &[], &[])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn the adapter");
     let pid = child.id();
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    let logs = tokio::spawn(async move {
+        let mut panics = Vec::new();
+        while let Ok(Some(line)) = stderr.next_line().await {
+            if line.contains("panicked") {
+                panics.push(line);
+            }
+        }
+        panics
+    });
 
     stdin
         .write_all(format!("{INITIALIZE}\n").as_bytes())
@@ -316,7 +409,8 @@ async fn stdio_answers_every_hostile_request_by_its_id_in_bounded_memory() {
         .await
         .expect("write");
 
-    let messages = messages(MESSAGES);
+    let count = message_count();
+    let messages = messages(count);
     let expected: Vec<Expect> = messages.iter().map(|(_, expect)| expect.clone()).collect();
     let heads: Vec<String> = messages
         .iter()
@@ -331,7 +425,8 @@ async fn stdio_answers_every_hostile_request_by_its_id_in_bounded_memory() {
         stdin
     });
     let mut tally = Tally::default();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let started = std::time::Instant::now();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120 + count as u64 / 50);
     while !tally.complete(&expected) {
         let Ok(line) = tokio::time::timeout_at(deadline, stdout.next_line()).await else {
             let missing: Vec<&String> = expected
@@ -365,6 +460,14 @@ async fn stdio_answers_every_hostile_request_by_its_id_in_bounded_memory() {
         .expect("the server exits when stdin closes")
         .expect("wait");
     assert!(status.success(), "clean exit: {status}");
+    let panics = logs.await.expect("stderr");
+    assert!(panics.is_empty(), "the server panicked: {panics:?}");
+    eprintln!(
+        "stdio: {count} messages, {} answered by id, {} with id null, in {:.1} s",
+        tally.by_id.len(),
+        tally.null_errors,
+        started.elapsed().as_secs_f64()
+    );
 }
 
 /// Posts one message in the session and returns every JSON-RPC message of the answer.

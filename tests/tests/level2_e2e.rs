@@ -534,3 +534,30 @@ async fn a_batch_answer_stays_bounded() {
         "the items past the limit never ran"
     );
 }
+
+/// A confirmation covers the precondition too: a token issued for a delete with one
+/// `if_match` does not confirm the same delete with another.
+#[tokio::test]
+async fn a_confirmation_covers_the_precondition() {
+    let api = upstream().await;
+    let client = todo(&api, &[]).await;
+    let delete = |etag: &str, token: Option<&str>| {
+        let mut params = json!({"id": 1, "if_match": etag});
+        if let Some(token) = token {
+            params["confirmation_token"] = token.into();
+        }
+        json!({"operation": "delete_todo", "params": params})
+    };
+    let asked = answer(&client, "mcp_aql_delete", delete("\"v1\"", None)).await;
+    assert_eq!(asked["error"]["code"], "CONFIRMATION_REQUIRED", "{asked}");
+    let token = asked["error"]["details"]["confirmation_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let other = answer(&client, "mcp_aql_delete", delete("\"v2\"", Some(&token))).await;
+    assert_eq!(other["error"]["code"], "TOKEN_SCOPE_MISMATCH", "{other}");
+    assert!(
+        !api.requests().iter().any(|r| r.method == "DELETE"),
+        "nothing was deleted"
+    );
+}

@@ -51,8 +51,11 @@ async fn trace_logs_hold_no_spelling_of_the_token() {
     )
     .await;
     assert!(!is_error, "{answer}");
-    // The upstream really echoed it: the client sees the upstream's data as it is.
-    assert_eq!(answer["data"]["as_sent"], TOKEN);
+    // The upstream really echoed it, and the model is not shown it.
+    assert_eq!(answer["data"]["name"], "hello-world");
+    for member in ["as_sent", "upper", "base64"] {
+        assert_eq!(answer["data"][member], "[REDACTED]", "{answer}");
+    }
     client.cancel().await.expect("close");
     let logs = stderr.text().await;
     assert!(logs.contains("TRACE"), "trace logging was on");
@@ -104,4 +107,96 @@ async fn json_log_lines_are_objects() {
         stderr.contains("\"message\":\"starting MCP-AQL server\""),
         "{stderr}"
     );
+}
+
+/// A caller's own credential (`--credential-header`) is kept out of the answer and out of
+/// the logs at `debug`, like the server's, when the upstream echoes it in a 200 answer.
+#[tokio::test]
+async fn a_callers_credential_is_scrubbed_like_the_servers() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    const CALLER: &str = "caller_SecretKey_77aa";
+    let upstream = echo_upstream().await;
+    let mut server = support::command_for(
+        GITHUB_BIN,
+        &[
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--stateless",
+            "--credential-header",
+            "authorization",
+        ],
+        &[
+            ("GITHUB_BASE_URL", upstream.as_str()),
+            ("RUST_LOG", "debug"),
+        ],
+    )
+    .stdin(std::process::Stdio::null())
+    .stdout(std::process::Stdio::null())
+    .stderr(std::process::Stdio::piped())
+    .spawn()
+    .expect("the adapter starts");
+    let mut lines = BufReader::new(server.stderr.take().expect("piped")).lines();
+    let mut logs = String::new();
+    let url = loop {
+        let line = lines
+            .next_line()
+            .await
+            .expect("stderr")
+            .expect("the server prints its URL");
+        logs.push_str(&line);
+        if line.contains("endpoint listening")
+            && let Some(start) = line.find("http://")
+        {
+            break line[start..]
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .trim_matches('"')
+                .to_owned();
+        }
+    };
+    let collected = tokio::spawn(async move {
+        let mut rest = String::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            rest.push_str(&line);
+            rest.push('\n');
+        }
+        rest
+    });
+    let body = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("authorization", format!("Bearer {CALLER}"))
+        .body(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "mcp_aql_read",
+                "arguments": {"operation": "get_repo", "params": {"owner": "octo", "repo": "hello-world"}}
+            }})
+            .to_string(),
+        )
+        .send()
+        .await
+        .expect("an answer")
+        .text()
+        .await
+        .expect("a body");
+    assert!(body.contains("hello-world"), "{body}");
+    assert!(body.contains("[REDACTED]"), "{body}");
+    server.kill().await.expect("the server stops");
+    logs.push_str(&collected.await.expect("logs"));
+    for spelling in [
+        CALLER.to_owned(),
+        CALLER.to_ascii_uppercase(),
+        STANDARD.encode(CALLER),
+    ] {
+        assert!(
+            !body.contains(&spelling),
+            "the answer holds '{spelling}': {body}"
+        );
+        assert!(!logs.contains(&spelling), "the logs hold '{spelling}'");
+    }
 }

@@ -153,3 +153,86 @@ async fn sessions_over_the_cap_are_refused_by_id() {
     assert_eq!(answer["id"], 1);
     assert_eq!(answer["error"]["code"], -32000);
 }
+
+/// A session is idle only with nothing in flight: a call that waits on the upstream longer
+/// than `--session-idle-timeout` is answered, while a session that sent nothing is ended.
+#[tokio::test]
+async fn a_call_in_flight_keeps_its_session() {
+    let slow = support::serve(axum::Router::new().route(
+        "/items/{id}",
+        axum::routing::get(|| async {
+            tokio::time::sleep(Duration::from_secs(12)).await;
+            axum::Json(serde_json::json!({"id": "slow", "title": "late", "status": "open"}))
+        }),
+    ))
+    .await;
+    let (mut server, url) = http_server(
+        &slow,
+        &[
+            "--session-idle-timeout",
+            "10",
+            "--upstream-read-timeout",
+            "30",
+        ],
+    )
+    .await;
+    let client = reqwest::Client::new();
+    let open = || async {
+        let opened = post_initialize(&client, &url).await;
+        let id = opened
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|id| id.to_str().ok())
+            .expect("a session")
+            .to_owned();
+        client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &id)
+            .header("mcp-protocol-version", "2025-06-18")
+            .body(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .send()
+            .await
+            .expect("an answer");
+        id
+    };
+    let busy = open().await;
+    let quiet = open().await;
+    let call = client
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-session-id", &busy)
+        .header("mcp-protocol-version", "2025-06-18")
+        .body(
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mcp_aql_read","arguments":{"operation":"get_item","params":{"id":"slow"}}}}"#,
+        )
+        .send()
+        .await
+        .expect("an answer")
+        .text()
+        .await
+        .expect("the whole answer");
+    assert!(call.contains("late"), "the slow call was answered: {call}");
+    // Sessions are ended within a second of their timeout.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let delete = |id: String| {
+        client
+            .delete(&url)
+            .header("mcp-session-id", id)
+            .header("mcp-protocol-version", "2025-06-18")
+            .send()
+    };
+    assert_eq!(
+        delete(quiet).await.expect("an answer").status().as_u16(),
+        404,
+        "the quiet session was ended"
+    );
+    assert_eq!(
+        delete(busy).await.expect("an answer").status().as_u16(),
+        200,
+        "the busy one lives"
+    );
+    server.kill().await.expect("server stops");
+}

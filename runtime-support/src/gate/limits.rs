@@ -4,7 +4,7 @@
 //!   (`burst_limit` is the per-second window), tightened by the operator's `--rate-limit`.
 //!   Windows are fixed and aligned to UTC (a minute starts at :00), so `resets_at` is exact.
 //! * **The upstream's own word**: `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` on any
-//!   answer, or `Retry-After` on a 429 or 503, stops calls until then (at most a day ahead).
+//!   answer, or `Retry-After` on a 429 or 503, stops calls until then (at most an hour ahead).
 //! * **Quotas** (the operator's `--quota`): past `warn` calls in a window a success carries a
 //!   `RATE_LIMIT_QUOTA_WARNING`; past `pause` each caller must continue with a
 //!   `quota_continue_` token once per window; at `hard_stop` calls stop until the window ends.
@@ -24,8 +24,10 @@ use crate::error::{AqlError, ErrorCode};
 use crate::state::{Store, Unavailable};
 use crate::warning::Warning;
 
-/// The furthest ahead an upstream can make the adapter wait.
-pub const MAX_UPSTREAM_BLOCK: Duration = Duration::from_secs(86_400);
+/// The furthest ahead an upstream can make the adapter wait: an hour, so one wrong or hostile
+/// reset time (which a file or Redis store keeps across restarts) costs an hour, not a day;
+/// an API whose quota resets later is asked again once an hour, and blocks again.
+pub const MAX_UPSTREAM_BLOCK: Duration = Duration::from_secs(3_600);
 
 /// At most `limit` calls per `window`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -444,7 +446,7 @@ impl Limiter {
         if wait > MAX_UPSTREAM_BLOCK.as_secs() {
             tracing::warn!(
                 wait_seconds = wait,
-                "the upstream asked for a wait of more than a day; waiting one day"
+                "the upstream asked for a wait of more than an hour; waiting an hour, then asking again"
             );
         }
         let until = now + Duration::from_secs(wait).min(MAX_UPSTREAM_BLOCK);
@@ -814,8 +816,8 @@ mod tests {
             panic!("blocked by Retry-After");
         };
         assert_eq!(
-            error.details["retry_after_seconds"], 86_400,
-            "capped to a day"
+            error.details["retry_after_seconds"], 3_600,
+            "capped to an hour"
         );
         limiter.observe(200, &HeaderMap::new(), now).await;
         assert!(

@@ -18,6 +18,7 @@ use rmcp::transport::common::http_header::{HEADER_MCP_PROTOCOL_VERSION, HEADER_S
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::{FrameLimits, PlainCall, Reply, RpcCode, Verdict, judge, judge_oversize};
+use crate::idle_sessions::{self, Activity};
 use crate::json_scan::Scanner;
 
 /// Most bytes of an oversize body read and dropped before the connection is closed instead.
@@ -34,6 +35,8 @@ pub struct HttpIntake {
     pub body_timeout: Duration,
     /// Held while a session opens, so the cap is not overrun by a burst of `initialize`.
     pub opening: tokio::sync::Mutex<()>,
+    /// When each session was last heard from, and its requests in flight.
+    pub activity: Arc<Activity>,
 }
 
 enum Received {
@@ -41,14 +44,46 @@ enum Received {
     Oversize(Box<Scanner>),
 }
 
-/// Axum middleware in front of rmcp's streamable HTTP service.
+/// Axum middleware in front of rmcp's streamable HTTP service: screens the request, and
+/// keeps its session from going idle until its answer has been sent.
 pub async fn guard(
     State(intake): State<Arc<HttpIntake>>,
     request: Request,
     next: Next,
 ) -> Response {
+    let session = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    let busy = match (session, request.method()) {
+        (Some(id), &Method::POST) => Some(intake.activity.begin(&id)),
+        (Some(id), _) => {
+            intake.activity.touch(&id);
+            None
+        }
+        (None, _) => None,
+    };
+    let response = screen(&intake, request, next).await;
+    // A session just opened counts from its first answer.
+    if let Some(opened) = response
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+    {
+        intake.activity.touch(opened);
+    }
+    match busy {
+        Some(busy) => response.map(|body| idle_sessions::hold(body, busy)),
+        None => response,
+    }
+}
+
+/// Screens one request before rmcp sees it: bodies read under the caps and judged, broken
+/// ones answered here, sessions refused at the cap.
+async fn screen(intake: &HttpIntake, request: Request, next: Next) -> Response {
     if request.method() == Method::DELETE {
-        if !session_is_open(&intake, request.headers()).await {
+        if !session_is_open(intake, request.headers()).await {
             // rmcp answers 202 whatever the id; the transport spec wants 404 for a session
             // the server does not know (or no longer knows), so a client knows to start over.
             return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();

@@ -94,6 +94,8 @@ pub struct FrameLimits {
     pub bounds: Bounds,
     /// The payload limit the byte limit derives from, for the MCP-AQL error.
     max_request_size: usize,
+    /// The most operations a batch may hold: a longer one is refused before it is parsed.
+    max_batch_size: usize,
 }
 
 impl FrameLimits {
@@ -105,6 +107,7 @@ impl FrameLimits {
                 max_values: limits.max_array_elements * VALUES_PER_ARRAY_LIMIT,
             },
             max_request_size: limits.max_request_size,
+            max_batch_size: limits.max_batch_size,
         }
     }
 }
@@ -244,6 +247,14 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
         };
         return Verdict::Reply(Reply::error(None, RpcCode::InvalidRequest, why));
     }
+    if let Some(member) = top.repeated {
+        // Which of two ids to answer is anyone's guess: neither.
+        return Verdict::Reply(Reply::error(
+            None,
+            RpcCode::InvalidRequest,
+            format!("Invalid request: the member '{member}' appears more than once"),
+        ));
+    }
     let id = match request_id(top) {
         Ok(id) => id,
         Err(reply) => return Verdict::Reply(reply),
@@ -281,10 +292,23 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
         .as_deref()
         .and_then(|name| CLIENT_METHODS.iter().find(|known| **known == name));
     if known == Some(&CallToolRequestMethod::VALUE)
-        && id.is_some()
-        && let Ok(call) = serde_json::from_slice::<PlainCall>(bytes)
+        && let Some(id) = &id
     {
-        return Verdict::Call(call);
+        // A batch longer than the limit is refused before its items are parsed: counted
+        // alone, ten thousand of them cost nothing.
+        if let Some(len) = batch_len(bytes)
+            && len > limits.max_batch_size
+        {
+            // A batch-level failure: `{code, message}` only, as every batch refusal (S:batch).
+            let error = crate::batch::too_many(len, limits.max_batch_size);
+            return Verdict::Reply(Reply {
+                id: Some(id.clone()),
+                body: ReplyBody::Tool(Box::new(result::bare_failure(&error))),
+            });
+        }
+        if let Ok(call) = serde_json::from_slice::<PlainCall>(bytes) {
+            return Verdict::Call(call);
+        }
     }
     match serde_json::from_slice::<ClientJsonRpcMessage>(bytes) {
         Ok(ClientJsonRpcMessage::Request(request))
@@ -302,6 +326,79 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
             ),
         },
     }
+}
+
+/// How many items `params.arguments.operations` of a `tools/call` holds, counted without
+/// keeping them; `None` when it holds no such list.
+fn batch_len(bytes: &[u8]) -> Option<usize> {
+    use serde::de::{Deserializer, IgnoredAny, SeqAccess, Visitor};
+
+    #[derive(serde::Deserialize)]
+    struct Message {
+        params: Params,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(default)]
+        arguments: Option<Arguments>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Arguments {
+        #[serde(default)]
+        operations: Option<Count>,
+    }
+    /// The length of a list; nothing for any other value.
+    struct Count(Option<usize>);
+    impl<'de> serde::Deserialize<'de> for Count {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            struct Counter;
+            impl<'de> Visitor<'de> for Counter {
+                type Value = Count;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("any value")
+                }
+                fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Count, A::Error> {
+                    let mut len = 0;
+                    while seq.next_element::<IgnoredAny>()?.is_some() {
+                        len += 1;
+                    }
+                    Ok(Count(Some(len)))
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Count, A::Error> {
+                    while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                    Ok(Count(None))
+                }
+                fn visit_bool<E>(self, _: bool) -> Result<Count, E> {
+                    Ok(Count(None))
+                }
+                fn visit_i64<E>(self, _: i64) -> Result<Count, E> {
+                    Ok(Count(None))
+                }
+                fn visit_u64<E>(self, _: u64) -> Result<Count, E> {
+                    Ok(Count(None))
+                }
+                fn visit_f64<E>(self, _: f64) -> Result<Count, E> {
+                    Ok(Count(None))
+                }
+                fn visit_str<E>(self, _: &str) -> Result<Count, E> {
+                    Ok(Count(None))
+                }
+                fn visit_unit<E>(self) -> Result<Count, E> {
+                    Ok(Count(None))
+                }
+            }
+            deserializer.deserialize_any(Counter)
+        }
+    }
+    serde_json::from_slice::<Message>(bytes)
+        .ok()?
+        .params
+        .arguments?
+        .operations?
+        .0
 }
 
 /// The answer to a `tools/call` whose text cannot be decoded (`why`): the tool's own
@@ -520,6 +617,10 @@ mod tests {
             (id("5"), None)
         );
         assert_eq!(
+            reply(r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"tools/list"}"#),
+            (None, Some(RpcCode::InvalidRequest))
+        );
+        assert_eq!(
             reply(r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#),
             (id("1.5"), Some(RpcCode::InvalidRequest))
         );
@@ -622,5 +723,38 @@ mod tests {
             Verdict::Reply(reply) => (reply.id.clone(), reply.code()),
             other => panic!("{other:?}"),
         }
+    }
+
+    /// A batch over the limit is refused by its id before its items are parsed.
+    #[test]
+    fn a_long_batch_is_refused_unread() {
+        let items = vec![r#"{"operation":"get_item","params":{"id":"1"}}"#; 10_000].join(",");
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"mcp_aql_read","arguments":{{"operations":[{items}]}}}}}}"#
+        );
+        let Verdict::Reply(Reply {
+            id,
+            body: ReplyBody::Tool(result),
+        }) = judge(call.as_bytes(), &limits())
+        else {
+            panic!("refused here");
+        };
+        assert_eq!(id.as_deref(), Some("9"));
+        let text = serde_json::to_value(&*result).expect("JSON")["content"][0]["text"]
+            .as_str()
+            .map(str::to_owned)
+            .expect("text");
+        let answer: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(answer["error"]["code"], "VALIDATION_PAYLOAD_TOO_LARGE");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("batch_size limit of 25 operations (found 10000)"),
+            "{answer}"
+        );
+        let short = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"operations":[{"operation":"x"}]}}}"#;
+        assert!(matches!(
+            judge(short.as_bytes(), &limits()),
+            Verdict::Call(_)
+        ));
     }
 }

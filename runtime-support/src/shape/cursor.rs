@@ -4,7 +4,9 @@
 //! instance on the same store reads another's, and a client cannot forge or alter one. It is
 //! bound to its operation and to the request's params other than paging.
 
-use std::time::{Duration, SystemTime};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, RwLock};
+use std::time::{Duration, Instant, SystemTime};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -51,9 +53,25 @@ pub struct Resume {
     pub size: u64,
 }
 
+/// How often an instance whose store did not answer at start asks it again for the key.
+const ADOPT_EVERY: Duration = Duration::from_secs(5);
+
 /// Makes and reads the cursors of one server.
 pub struct Cursors {
-    key: [u8; 32],
+    keys: RwLock<Keys>,
+    /// Whether the signing key is this instance's own, drawn while the store did not answer:
+    /// the shared one is then adopted as soon as the store answers ([`Cursors::adopt`]).
+    private: AtomicBool,
+    /// When the store was last asked.
+    asked: Mutex<Option<Instant>>,
+}
+
+/// The key cursors are signed with, and a former one still read (this instance's own key,
+/// after it adopted the shared one), so a walk begun before is not cut off.
+#[derive(Clone, Copy)]
+struct Keys {
+    signing: [u8; 32],
+    former: Option<[u8; 32]>,
 }
 
 impl std::fmt::Debug for Cursors {
@@ -65,34 +83,72 @@ impl std::fmt::Debug for Cursors {
 impl Cursors {
     /// Cursors signed with a key from the operating system's random source.
     pub fn new() -> Self {
-        let mut key = [0u8; 32];
-        if getrandom::fill(&mut key).is_err() {
-            // No random source: a key from the clock and the process still differs per run.
-            let seed = format!("{:?}{}", std::time::SystemTime::now(), std::process::id());
-            key = Sha256::digest(seed.as_bytes()).into();
+        Self::with_key(random_key(), false)
+    }
+
+    fn with_key(key: [u8; 32], private: bool) -> Self {
+        Self {
+            keys: RwLock::new(Keys {
+                signing: key,
+                former: None,
+            }),
+            private: AtomicBool::new(private),
+            asked: Mutex::new(None),
         }
-        Self { key }
     }
 
     /// Cursors signed with the key every instance on `store` shares: the first instance to
     /// start draws it, the others read it. A store that does not answer leaves this process
-    /// a key of its own, and its cursors are read only here.
+    /// a key of its own until it answers ([`Cursors::adopt`]).
     pub async fn shared(store: &Store) -> Self {
-        let fresh = Self::new();
-        let until = SystemTime::now() + KEY_LIFETIME;
-        let stored = match store.set_new(KEY_NAME, &hex(&fresh.key), until).await {
-            Ok(_) => store.get(KEY_NAME).await.ok().flatten(),
-            Err(_) => None,
-        };
-        match stored.as_deref().and_then(key_from_hex) {
-            Some(key) => Self { key },
+        let fresh = random_key();
+        match fetch(store, &fresh).await {
+            Some(key) => Self::with_key(key, false),
             None => {
                 tracing::warn!(
-                    "cursors are signed with a key of this instance only: the state store gave none"
+                    "cursors are signed with a key of this instance only until the state store answers"
                 );
-                fresh
+                let cursors = Self::with_key(fresh, true);
+                *lock(&cursors.asked) = Some(Instant::now());
+                cursors
             }
         }
+    }
+
+    /// When the signing key is still this instance's own, asks `store` for the shared one
+    /// (at most every [`ADOPT_EVERY`]) and signs with it from then on; cursors made before
+    /// stay readable here.
+    pub async fn adopt(&self, store: &Store) {
+        if !self.private.load(Ordering::Acquire) {
+            return;
+        }
+        {
+            let mut asked = lock(&self.asked);
+            if asked.is_some_and(|at| at.elapsed() < ADOPT_EVERY) {
+                return;
+            }
+            *asked = Some(Instant::now());
+        }
+        let own = self.read_keys().signing;
+        let Some(shared) = fetch(store, &random_key()).await else {
+            return;
+        };
+        *self
+            .keys
+            .write()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Keys {
+            signing: shared,
+            former: (shared != own).then_some(own),
+        };
+        self.private.store(false, Ordering::Release);
+        tracing::info!("cursors are signed with the key the state store shares");
+    }
+
+    fn read_keys(&self) -> Keys {
+        *self
+            .keys
+            .read()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// The cursor resuming `operation` with `params` at `resume`.
@@ -167,21 +223,58 @@ impl Cursors {
         let (payload, tag) = cursor.split_once('.')?;
         let payload = URL_SAFE_NO_PAD.decode(payload).ok()?;
         let tag = URL_SAFE_NO_PAD.decode(tag).ok()?;
-        let mut mac = self.mac();
-        mac.update(&payload);
-        mac.verify_truncated_left(&tag).ok()?;
-        (tag.len() == TAG_BYTES).then_some(payload)
+        if tag.len() != TAG_BYTES {
+            return None;
+        }
+        let keys = self.read_keys();
+        let verifies = |key: &[u8; 32]| {
+            let mut mac = mac(key);
+            mac.update(&payload);
+            mac.verify_truncated_left(&tag).is_ok()
+        };
+        (verifies(&keys.signing) || keys.former.as_ref().is_some_and(verifies)).then_some(payload)
     }
 
     fn tag(&self, payload: &[u8]) -> Vec<u8> {
-        let mut mac = self.mac();
+        let mut mac = mac(&self.read_keys().signing);
         mac.update(payload);
         mac.finalize().into_bytes()[..TAG_BYTES].to_vec()
     }
+}
 
-    fn mac(&self) -> Hmac<Sha256> {
-        Hmac::<Sha256>::new_from_slice(&self.key).expect("HMAC takes a key of any length")
+fn mac(key: &[u8; 32]) -> Hmac<Sha256> {
+    Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length")
+}
+
+/// 32 bytes from the operating system's random source.
+fn random_key() -> [u8; 32] {
+    let mut key = [0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        // No random source: a key from the clock and the process still differs per run.
+        let seed = format!("{:?}{}", SystemTime::now(), std::process::id());
+        key = Sha256::digest(seed.as_bytes()).into();
     }
+    key
+}
+
+/// The key every instance on `store` shares, drawing `fresh` when none is kept yet; `None`
+/// when the store does not answer.
+async fn fetch(store: &Store, fresh: &[u8; 32]) -> Option<[u8; 32]> {
+    let until = SystemTime::now() + KEY_LIFETIME;
+    store.set_new(KEY_NAME, &hex(fresh), until).await.ok()?;
+    store
+        .get(KEY_NAME)
+        .await
+        .ok()
+        .flatten()
+        .as_deref()
+        .and_then(key_from_hex)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Default for Cursors {
@@ -297,5 +390,28 @@ mod tests {
                 "invalid_cursor"
             );
         }
+    }
+
+    /// An instance whose store did not answer at start adopts the shared key once it does:
+    /// its new cursors are read by every instance, its old ones still by itself.
+    #[tokio::test]
+    async fn a_private_key_gives_way_to_the_shared_one() {
+        let store = Store::memory();
+        let other = Cursors::shared(&store).await;
+        let lonely = Cursors::with_key(random_key(), true);
+        let p = params(json!({"owner": "o"}));
+        let resume = Resume {
+            position: Position::Page(2),
+            size: 10,
+        };
+        let before = lonely.make("list", &p, &resume);
+        assert!(other.read(&before, "after", "list", &p).is_err());
+        lonely.adopt(&store).await;
+        let after = lonely.make("list", &p, &resume);
+        assert_eq!(
+            other.read(&after, "after", "list", &p).ok(),
+            Some(resume.clone())
+        );
+        assert_eq!(lonely.read(&before, "after", "list", &p).ok(), Some(resume));
     }
 }

@@ -66,6 +66,10 @@ impl Journal {
         let failed = |doing: &str, error: std::io::Error| {
             format!("state file {}: cannot {doing}: {error}", path.display())
         };
+        // A symlink is followed once, here: the lock and every rewrite are the file's own,
+        // so a process reaching it by another name, or replacing the link, is refused.
+        let resolved = resolve(path)?;
+        let path = resolved.as_path();
         if path.is_dir() {
             return Err(format!(
                 "state file {}: is a directory; name a file in it, e.g. {}",
@@ -176,6 +180,36 @@ impl Journal {
     }
 }
 
+/// The file `path` names: itself, or the file its symlinks lead to (which must exist), or,
+/// for a file yet to be made, `path` in its directory with the directory's links resolved.
+fn resolve(path: &Path) -> Result<PathBuf, String> {
+    match fs::symlink_metadata(path) {
+        Ok(_) => fs::canonicalize(path).map_err(|error| {
+            format!(
+                "state file {}: is a link to a file which cannot be reached ({error}); name the file itself",
+                path.display()
+            )
+        }),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            let parent = path
+                .parent()
+                .filter(|parent| !parent.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let directory = fs::canonicalize(parent).map_err(|error| {
+                format!(
+                    "state file {}: its directory cannot be reached: {error}",
+                    path.display()
+                )
+            })?;
+            Ok(match path.file_name() {
+                Some(name) => directory.join(name),
+                None => directory,
+            })
+        }
+        Err(error) => Err(format!("state file {}: cannot read it: {error}", path.display())),
+    }
+}
+
 /// `PATH.<suffix>` beside `path`.
 fn sidecar(path: &Path, suffix: &str) -> PathBuf {
     let mut name = path.as_os_str().to_owned();
@@ -212,12 +246,14 @@ struct Replayed {
 fn replay(reader: impl BufRead, now: SystemTime, path: &Path) -> std::io::Result<Replayed> {
     let mut entries = HashMap::new();
     let (mut entry_lines, mut other_lines) = (0, 0);
-    for (index, line) in reader.lines().enumerate() {
+    // Lines as bytes: one that is not UTF-8 (a torn write, a stray byte) is skipped like any
+    // other line that is no entry, not a reason to refuse to start.
+    for (index, line) in reader.split(b'\n').enumerate() {
         let line = line?;
-        if line.is_empty() {
+        if line.is_empty() || line == b"\r" {
             continue;
         }
-        match serde_json::from_str::<Line<'_>>(&line) {
+        match serde_json::from_slice::<Line<'_>>(&line) {
             Ok(Line { k, v, u }) => {
                 entry_lines += 1;
                 entries.insert(
@@ -334,6 +370,50 @@ mod tests {
             .err()
             .expect("refused while held");
         assert!(error.contains("another process"), "{error}");
+    }
+
+    /// The lock is the file's own, whatever name reaches it: a link to a locked file is
+    /// refused, so no second process keeps state of its own beside the first.
+    #[test]
+    fn a_link_leads_to_the_same_lock() {
+        let path = temp_path("link");
+        let link = path.with_file_name("link.jsonl");
+        let (_held, _) = Journal::open(&path, SystemTime::now()).expect("opens");
+        std::os::unix::fs::symlink(&path, &link).expect("a symlink");
+        let error = Journal::open(&link, SystemTime::now())
+            .err()
+            .expect("refused through the link");
+        assert!(error.contains("another process"), "{error}");
+        assert!(
+            fs::symlink_metadata(&link)
+                .expect("still there")
+                .is_symlink(),
+            "the link is left as it is"
+        );
+        let dangling = path.with_file_name("dangling.jsonl");
+        std::os::unix::fs::symlink(path.with_file_name("nowhere.jsonl"), &dangling)
+            .expect("a symlink");
+        let error = Journal::open(&dangling, SystemTime::now())
+            .err()
+            .expect("a dangling link is refused");
+        assert!(error.contains("cannot be reached"), "{error}");
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_skipped() {
+        let path = temp_path("bytes");
+        let later = SystemTime::now() + Duration::from_secs(60);
+        {
+            let (mut journal, _) = Journal::open(&path, SystemTime::now()).expect("opens");
+            journal
+                .append([("a", "1", later)].into_iter())
+                .expect("appends");
+        }
+        let mut file = OpenOptions::new().append(true).open(&path).expect("opens");
+        file.write_all(b"\xff\xfe not text\n").expect("writes");
+        drop(file);
+        let (_journal, entries) = Journal::open(&path, SystemTime::now()).expect("starts");
+        assert_eq!(entries["a"].value, "1");
     }
 
     #[test]

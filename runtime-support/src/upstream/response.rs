@@ -74,7 +74,9 @@ fn parse_success(
     match json_scan::check(body, UPSTREAM_BOUNDS) {
         Ok(()) => {
             if let Some(text) = compact_json(body) {
-                return Ok(text);
+                // An API that echoes the credential it was sent (a token-info endpoint, a
+                // debug echo) must not hand it to the model, whoever's it is.
+                return Ok(secrets.redact(&text));
             }
         }
         Err(fault) if !fault.is_syntax() => {
@@ -281,7 +283,7 @@ fn rate_limit_details(mut error: AqlError, headers: &HeaderMap, now: SystemTime)
 }
 
 /// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in whole seconds from
-/// `now`, rounded up; a date in the past gives 0, and no wait is longer than a day.
+/// `now`, rounded up; a date in the past gives 0, and no wait is longer than an hour.
 pub(crate) fn retry_after_seconds(value: &str, now: SystemTime) -> Option<u64> {
     let value = value.trim();
     let seconds = match value.parse::<u64>() {
@@ -384,9 +386,9 @@ mod tests {
     fn no_wait_the_upstream_asks_for_is_longer_than_a_day() {
         let far = "98204510718";
         let error = answer(503, &[("retry-after", far)], b"").expect_err("503");
-        assert_eq!(error.details["retry_after_seconds"], 86_400);
+        assert_eq!(error.details["retry_after_seconds"], 3_600);
         let error = answer(429, &[("x-ratelimit-reset", far)], b"").expect_err("429");
-        assert_eq!(error.details["retry_after_seconds"], 86_400);
+        assert_eq!(error.details["retry_after_seconds"], 3_600);
     }
 
     #[test]

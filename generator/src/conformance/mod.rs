@@ -5,12 +5,12 @@
 //!
 //! * per operation `introspect` lists: its details, the params it accepts (each sent beside
 //!   the required ones; accepted unless refused as unknown), a call without each required
-//!   param and one with an unknown param ([`probes`]);
+//!   param and one with an unknown param (`probes`);
 //! * an unknown operation, and a read of a resource that does not exist (`error_tests`);
 //! * create → read round trips and update → read preservation checks wherever the schema has
-//!   such pairs ([`round_trip`]);
+//!   such pairs (`round_trip`);
 //! * field selection from a call that asks for one field, batches from a live batch, and each
-//!   endpoint mode from a server started in it ([`capabilities`]).
+//!   endpoint mode from a server started in it (`capabilities`).
 //!
 //! What could not be measured is said in [`Export::untested`]; the bundle claims nothing of it.
 

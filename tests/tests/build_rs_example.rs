@@ -108,6 +108,23 @@ fn operation_documents_match_the_spec() {
 #[test]
 fn type_documents_match_the_spec() {
     let (summary, details) = (validator_for("TypeInfo"), validator_for("TypeDetails"));
+    // Result types list their members (INTRO-12), as `response.fields` declares them.
+    let todo = TodoAdapter::INTROSPECTION
+        .types
+        .iter()
+        .find(|doc| doc.name == "Todo")
+        .expect("the Todo type");
+    let todo: Value = serde_json::from_str(todo.details_json).expect("JSON");
+    let fields: Vec<&str> = todo["fields"]
+        .as_array()
+        .expect("fields")
+        .iter()
+        .filter_map(|field| field["name"].as_str())
+        .collect();
+    assert!(
+        fields.contains(&"id") && fields.contains(&"title"),
+        "{todo}"
+    );
     for doc in TodoAdapter::INTROSPECTION.types {
         assert_valid(
             &summary,

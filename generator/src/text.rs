@@ -1,6 +1,8 @@
 //! Schema text on its way into generated source: what may appear as itself, and how the rest
 //! is shown.
 
+use std::fmt::Write as _;
+
 /// Characters that must not appear as themselves in generated source: controls (including
 /// CR, which no Rust literal or comment may hold bare), bidirectional controls (refused by
 /// rustc's `text_direction_codepoint_in_literal`) and other invisible format characters.
@@ -100,6 +102,36 @@ pub fn doc_markdown(text: &str) -> String {
         }
     }
     out
+}
+
+/// A JSON string: `"` and `\` escaped, and every control or invisible formatting character
+/// (see [`needs_escape`]) as `\u` escapes.
+pub fn quoted(text: &mut String, value: &str) {
+    text.push('"');
+    for character in value.chars() {
+        match character {
+            '"' => text.push_str("\\\""),
+            '\\' => text.push_str("\\\\"),
+            '\n' => text.push_str("\\n"),
+            '\t' => text.push_str("\\t"),
+            character if needs_escape(character) => {
+                let mut units = [0_u16; 2];
+                for unit in character.encode_utf16(&mut units) {
+                    let _ = write!(text, "\\u{unit:04x}");
+                }
+            }
+            character => text.push(character),
+        }
+    }
+    text.push('"');
+}
+
+/// `value` as a quoted string both JSON and TOML read the same way: a TOML basic string
+/// allows the escapes a JSON string uses, and refuses the controls this escapes.
+pub fn toml_string(value: &str) -> String {
+    let mut text = String::new();
+    quoted(&mut text, value);
+    text
 }
 
 #[cfg(test)]

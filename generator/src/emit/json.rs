@@ -2,8 +2,6 @@
 //! and every character that a raw string literal or a reviewer's terminal would show wrongly
 //! (controls, bidirectional overrides, invisible formatting) escaped as `\u` sequences.
 
-use std::fmt::Write as _;
-
 use serde_json::Value;
 
 use crate::text;
@@ -59,7 +57,7 @@ fn write(text: &mut String, value: &Value, indent: Option<usize>) {
             text.push('{');
             for (index, key) in keys.iter().enumerate() {
                 separate(text, index, indent.map(|level| level + 1));
-                string(text, key);
+                text::quoted(text, key);
                 text.push(':');
                 if indent.is_some() {
                     text.push(' ');
@@ -78,7 +76,7 @@ fn write(text: &mut String, value: &Value, indent: Option<usize>) {
             close(text, indent);
             text.push(']');
         }
-        Value::String(value) => string(text, value),
+        Value::String(value) => text::quoted(text, value),
         other => text.push_str(&other.to_string()),
     }
 }
@@ -98,36 +96,6 @@ fn close(text: &mut String, indent: Option<usize>) {
         text.push('\n');
         text.push_str(&"  ".repeat(level));
     }
-}
-
-/// A JSON string: `"` and `\` escaped, and every control or invisible formatting character
-/// (see [`text::needs_escape`]) as `\u` escapes.
-fn string(text: &mut String, value: &str) {
-    text.push('"');
-    for character in value.chars() {
-        match character {
-            '"' => text.push_str("\\\""),
-            '\\' => text.push_str("\\\\"),
-            '\n' => text.push_str("\\n"),
-            '\t' => text.push_str("\\t"),
-            character if text::needs_escape(character) => {
-                let mut units = [0_u16; 2];
-                for unit in character.encode_utf16(&mut units) {
-                    let _ = write!(text, "\\u{unit:04x}");
-                }
-            }
-            character => text.push(character),
-        }
-    }
-    text.push('"');
-}
-
-/// `value` as a quoted string both JSON and TOML read the same way: a TOML basic string
-/// allows the escapes a JSON string uses, and refuses the controls this escapes.
-pub fn toml_string(value: &str) -> String {
-    let mut text = String::new();
-    string(&mut text, value);
-    text
 }
 
 /// A raw string literal holding `text`, with enough `#`s that nothing in it ends the literal.

@@ -6,7 +6,7 @@ mod params;
 mod routes;
 
 pub use introspection::emit_introspection;
-pub use json::toml_string;
+
 pub use params::emit_params;
 pub use routes::emit_routes;
 

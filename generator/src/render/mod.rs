@@ -200,12 +200,12 @@ impl Renderer {
             &json!({
                 "schema_path": crate::text::visible(&adapter.schema_path).replace('\n', " "),
                 "package": adapter.package, "version": adapter.version,
-                "description_toml": crate::emit::toml_string(&adapter.description),
+                "description_toml": crate::text::toml_string(&adapter.description),
                 "lib_name": adapter.lib_name,
                 "runtime_version": crate::RUNTIME_VERSION,
                 "runtime_path": match &location.runtime {
                     crate::RuntimeSource::Registry => None,
-                    crate::RuntimeSource::Path(path) => Some(crate::emit::toml_string(path)),
+                    crate::RuntimeSource::Path(path) => Some(crate::text::toml_string(path)),
                 },
                 "workspace_lints": matches!(location.workspace, crate::Workspace::Member { lints: true }),
                 "workspace_root": location.workspace == crate::Workspace::Root,
@@ -258,7 +258,7 @@ impl Renderer {
             "package": package,
             "version": crate::RUNTIME_VERSION,
             "description": adapter.description,
-            "description_toml": crate::emit::toml_string(&adapter.description),
+            "description_toml": crate::text::toml_string(&adapter.description),
             "schema_file": schema_file,
             "include_file": adapter.include_file(),
             "type_name": adapter.type_name,

@@ -133,13 +133,14 @@ pub async fn measure(setup: &Setup, work: &Path) -> anyhow::Result<Vec<Row>> {
     Ok(rows)
 }
 
-/// The fleet table, for the README's "Running a fleet" section.
-pub fn render(rows: &[Row], calls: usize, cores: usize) -> String {
+/// The fleet table, for the fleet section of docs/benchmarks.md; `date` is the day measured,
+/// `YYYY-MM-DD`.
+pub fn render(rows: &[Row], calls: usize, cores: usize, date: &str) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Measured by `scripts/bench` ({} `repos_get` calls at concurrency 32 per row, after a \
-         warmup, on the 1,223-operation GitHub import over stateless HTTP against \
+        "Measured by `scripts/bench` on {date} ({} `repos_get` calls at concurrency 32 per \
+         row, after a warmup, on the 1,223-operation GitHub import over stateless HTTP against \
          demo-upstream; every call is counted in the store under a rate limit it never \
          reaches; {cores} cores shared by the client, the instances, Redis and the upstream):\n",
         thousands(calls)

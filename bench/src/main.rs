@@ -1,8 +1,9 @@
 //! `scripts/bench`: imports GitHub's REST description, builds the full adapter, measures it
-//! and its peers, and writes the table into the README.
+//! and its peers, and writes the figures between the markers of docs/benchmarks.md (the full
+//! results, the shaping table, the fleet table) and README.md (the summary table).
 //!
 //! ```text
-//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--fleet-only] [--no-readme] [--quick]
+//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--fleet-only] [--print-only] [--quick]
 //! ```
 
 mod agent;
@@ -25,15 +26,20 @@ use anyhow::{Context as _, bail};
 
 use crate::figures::Figures;
 
-const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--fleet-only] [--no-readme] [--quick]
+const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--fleet-only] [--print-only] [--quick]
+
+Writes the full results, the shaping table and the fleet table between their markers in
+docs/benchmarks.md, and the summary table between the bench-summary markers of README.md
+(only where the README has them). Every section is also printed.
 
   --reuse-build  keep the generated server binary from an earlier run instead of a cold build
   --skip-peers   measure aqlgen and the direct floor only
   --shaping-only measure only what field selection and pagination save, and write only that
   --fleet-only   measure only the state stores and two instances (needs redis-server), and
                  write only that
-  --no-readme    print the section instead of writing it into README.md
-  --quick        fewer spawns and calls, for trying the harness (not for the README)";
+  --print-only   print the sections without writing any file (--no-readme is the old name)
+  --quick        fewer spawns and calls, for trying the harness (not for the published
+                 figures)";
 
 /// Command-line switches.
 #[derive(Debug, Default)]
@@ -42,7 +48,7 @@ struct Options {
     skip_peers: bool,
     shaping_only: bool,
     fleet_only: bool,
-    no_readme: bool,
+    print_only: bool,
     quick: bool,
 }
 
@@ -55,7 +61,7 @@ impl Options {
                 "--skip-peers" => options.skip_peers = true,
                 "--shaping-only" => options.shaping_only = true,
                 "--fleet-only" => options.fleet_only = true,
-                "--no-readme" => options.no_readme = true,
+                "--print-only" | "--no-readme" => options.print_only = true,
                 "--quick" => options.quick = true,
                 "-h" | "--help" => {
                     println!("{USAGE}");
@@ -112,14 +118,15 @@ async fn main() -> anyhow::Result<()> {
         floor_url: url.clone(),
         overhead_rounds: 20,
     };
+    let doc = root.join("docs").join("benchmarks.md");
     let readme = root.join("README.md");
     if !options.fleet_only {
         eprintln!("bench: field selection and pagination");
         let shaping = shaping::measure(setup.command("crude"), &upstream.base_url()).await?;
-        let shaping_section = shaping::render(&shaping);
+        let shaping_section = shaping::render(&shaping, &report::utc_date());
         println!("{shaping_section}");
-        if !options.no_readme {
-            report::write_shaping_into_readme(&readme, &shaping_section)?;
+        if !options.print_only {
+            report::write_shaping(&doc, &shaping_section)?;
         }
     }
     if options.shaping_only {
@@ -127,10 +134,10 @@ async fn main() -> anyhow::Result<()> {
     }
     let rows = fleet::measure(&setup, &work).await?;
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
-    let fleet_section = fleet::render(&rows, setup.calls_c32, cores);
+    let fleet_section = fleet::render(&rows, setup.calls_c32, cores, &report::utc_date());
     println!("{fleet_section}");
-    if !options.no_readme {
-        report::write_fleet_into_readme(&readme, &fleet_section)?;
+    if !options.print_only {
+        report::write_fleet(&doc, &fleet_section)?;
     }
     if options.fleet_only {
         return Ok(());
@@ -158,7 +165,8 @@ async fn main() -> anyhow::Result<()> {
         peers::measure_all(&context).await
     };
 
-    let section = report::render(&report::Run {
+    let measured_at = report::utc_now();
+    let run = report::Run {
         built: &built,
         crude: &crude,
         single: &single,
@@ -166,14 +174,23 @@ async fn main() -> anyhow::Result<()> {
         peers: &peers,
         peers_skipped: options.skip_peers,
         load_average,
-    });
+        measured_at: &measured_at,
+    };
+    let section = report::render(&run);
+    let summary = report::render_summary(&run);
     println!("{section}");
-    if !options.no_readme {
-        report::write_into_readme(&readme, &section)?;
-        eprintln!(
-            "bench: wrote the Benchmarks section of {}",
-            readme.display()
-        );
+    println!("{summary}");
+    if !options.print_only {
+        report::write_results(&doc, &section)?;
+        eprintln!("bench: wrote the results into {}", doc.display());
+        if report::write_summary(&readme, &summary)? {
+            eprintln!("bench: wrote the summary into {}", readme.display());
+        } else {
+            eprintln!(
+                "bench: {} has no bench-summary markers; its summary is left as it is",
+                readme.display()
+            );
+        }
     }
     Ok(())
 }

@@ -1,4 +1,6 @@
-//! The README's benchmark section: machine, pipeline figures, the table, ratios and targets.
+//! The benchmark report: the full results for docs/benchmarks.md (machine, pipeline figures,
+//! the table, ratios, tasks and targets), the short summary table for README.md, and the
+//! writing of both between their markers.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -10,9 +12,15 @@ use crate::measure::{median, percentile};
 use crate::pipeline::Built;
 use crate::tasks::Task;
 
-/// The markers around the generated part of README.md.
+/// The markers around the full results in docs/benchmarks.md.
 const BEGIN: &str = "<!-- bench:begin -->";
 const END: &str = "<!-- bench:end -->";
+/// The markers around the shaping table in docs/benchmarks.md.
+const SHAPING: (&str, &str) = ("<!-- bench-shaping:begin -->", "<!-- bench-shaping:end -->");
+/// The markers around the fleet table in docs/benchmarks.md.
+const FLEET: (&str, &str) = ("<!-- bench-fleet:begin -->", "<!-- bench-fleet:end -->");
+/// The markers around the summary table in README.md's Benchmarks section.
+const SUMMARY: (&str, &str) = ("<!-- bench-summary:begin -->", "<!-- bench-summary:end -->");
 
 /// Everything one run measured.
 pub struct Run<'a> {
@@ -30,6 +38,9 @@ pub struct Run<'a> {
     pub peers_skipped: bool,
     /// The machine's 1-minute load average before the measurements.
     pub load_average: Option<f64>,
+    /// When the run ended, `YYYY-MM-DD HH:MM` in UTC (see [`utc_now`]): the results and the
+    /// summary carry the same date.
+    pub measured_at: &'a str,
 }
 
 /// The markdown section, without the markers.
@@ -39,7 +50,7 @@ pub fn render(run: &Run<'_>) -> String {
     let _ = writeln!(
         out,
         "Measured by `scripts/bench` on {}.\n",
-        machine(run.load_average)
+        machine(run.measured_at, run.load_average)
     );
 
     let per_category: Vec<String> = built
@@ -144,56 +155,109 @@ pub fn render(run: &Run<'_>) -> String {
     out
 }
 
-/// Replaces the text between the markers in `readme` (appending a Benchmarks section with
-/// them when missing).
-pub fn write_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
+/// The summary for README.md: the headline figures of aqlgen's two modes and of each peer,
+/// with the date of the run. The full results in docs/benchmarks.md carry the same figures.
+pub fn render_summary(run: &Run<'_>) -> String {
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    let date = run.measured_at.get(..10).unwrap_or(run.measured_at);
+    let mut out = format!(
+        "Measured by `scripts/bench` on {date} ({cores} cores), each server given GitHub's \
+         REST description (`@octokit/openapi` 23.0.2, 1,223 operations). Tokens are \
+         o200k_base.\n\n| server | tools | tools/list tokens | tokens to a first successful \
+         call | cold start to tools/list | calls/s at concurrency 32 | peak RSS |\n\
+         |---|--:|--:|--:|--:|--:|--:|\n"
+    );
+    let rows = [run.crude, run.single].into_iter().chain(run.peers.iter());
+    for figures in rows {
+        let cold = opt(figures.cold_start_tools_list_ms, |value| {
+            format!("{} ms", ms(value))
+        });
+        let c32 = opt(figures.load_c32, |load| {
+            thousands(load.calls_per_sec.round() as usize)
+        });
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {cold} | {c32} | {} |",
+            figures.name,
+            opt(figures.tools, thousands),
+            opt(figures.tools_list_tokens, thousands),
+            opt(figures.first_call_tokens, thousands),
+            opt(figures.peak_rss_mib, |mib| format!("{mib:.1} MiB")),
+        );
+    }
+    if run.peers_skipped {
+        out.push_str("\nPeers: skipped (`--skip-peers`).\n");
+    }
+    out
+}
+
+/// Writes the full results between the results markers of `doc` (docs/benchmarks.md),
+/// adding the markers at the end of the file, or the file itself, when missing.
+pub fn write_results(doc: &Path, section: &str) -> anyhow::Result<()> {
+    let text = read_doc(doc)?;
+    let updated = replace_between(&text, (BEGIN, END), section)
+        .unwrap_or_else(|| format!("{}\n\n{BEGIN}\n{section}{END}\n", text.trim_end()));
+    std::fs::write(doc, updated).with_context(|| doc.display().to_string())
+}
+
+/// Writes `section` between the shaping markers of `doc` (docs/benchmarks.md), added after
+/// the results when missing.
+pub fn write_shaping(doc: &Path, section: &str) -> anyhow::Result<()> {
+    write_after_results(doc, SHAPING, section)
+}
+
+/// Writes `section` between the fleet markers of `doc` (docs/benchmarks.md), added after the
+/// results when missing.
+pub fn write_fleet(doc: &Path, section: &str) -> anyhow::Result<()> {
+    write_after_results(doc, FLEET, section)
+}
+
+/// Writes the summary between the summary markers of `readme` (README.md's Benchmarks
+/// section). The README is a guide written by hand: without both markers nothing is added,
+/// and the answer is `false`.
+pub fn write_summary(readme: &Path, section: &str) -> anyhow::Result<bool> {
     let text = std::fs::read_to_string(readme).with_context(|| readme.display().to_string())?;
-    let updated = match (text.find(BEGIN), text.find(END)) {
-        (Some(begin), Some(end)) if begin < end => {
-            format!("{}{BEGIN}\n{section}{}", &text[..begin], &text[end..])
-        }
-        _ => format!(
-            "{}\n## Benchmarks\n\n{BEGIN}\n{section}{END}\n",
-            text.trim_end()
-        ),
+    let Some(updated) = replace_between(&text, SUMMARY, section) else {
+        return Ok(false);
     };
-    std::fs::write(readme, updated)?;
-    Ok(())
+    std::fs::write(readme, updated).with_context(|| readme.display().to_string())?;
+    Ok(true)
 }
 
-/// Writes `section` between the shaping markers of README.md, added after the benchmark
-/// section when missing.
-pub fn write_shaping_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
-    write_between(
-        readme,
-        ("<!-- bench-shaping:begin -->", "<!-- bench-shaping:end -->"),
-        section,
-    )
+fn write_after_results(
+    doc: &Path,
+    (begin, end): (&str, &str),
+    section: &str,
+) -> anyhow::Result<()> {
+    let text = read_doc(doc)?;
+    let updated = replace_between(&text, (begin, end), section).unwrap_or_else(|| {
+        let at = text.find(END).map_or(text.len(), |found| found + END.len());
+        format!("{}\n\n{begin}\n{section}{end}{}", &text[..at], &text[at..])
+    });
+    std::fs::write(doc, updated).with_context(|| doc.display().to_string())
 }
 
-/// Writes `section` between the fleet markers of README.md (in "Running a fleet"), added
-/// after the benchmark section when missing.
-pub fn write_fleet_into_readme(readme: &Path, section: &str) -> anyhow::Result<()> {
-    write_between(
-        readme,
-        ("<!-- bench-fleet:begin -->", "<!-- bench-fleet:end -->"),
-        section,
-    )
+/// `text` with what lies between `begin` and `end` replaced by `section`; `None` unless both
+/// markers are there, in that order.
+fn replace_between(text: &str, (begin, end): (&str, &str), section: &str) -> Option<String> {
+    let from = text.find(begin)?;
+    let to = from + text[from..].find(end)?;
+    Some(format!(
+        "{}{begin}\n{section}{}",
+        &text[..from],
+        &text[to..]
+    ))
 }
 
-fn write_between(readme: &Path, (begin, end): (&str, &str), section: &str) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(readme).with_context(|| readme.display().to_string())?;
-    let updated = match (text.find(begin), text.find(end)) {
-        (Some(from), Some(to)) if from < to => {
-            format!("{}{begin}\n{section}{}", &text[..from], &text[to..])
+/// The benchmark document, or a bare heading when it does not exist yet.
+fn read_doc(doc: &Path) -> anyhow::Result<String> {
+    match std::fs::read_to_string(doc) {
+        Ok(text) => Ok(text),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Ok("# Benchmarks\n".to_owned())
         }
-        _ => {
-            let at = text.find(END).map_or(text.len(), |found| found + END.len());
-            format!("{}\n\n{begin}\n{section}{end}{}", &text[..at], &text[at..])
-        }
-    };
-    std::fs::write(readme, updated)?;
-    Ok(())
+        Err(error) => Err(error).with_context(|| doc.display().to_string()),
+    }
 }
 
 fn row(figures: &Figures) -> String {
@@ -479,7 +543,7 @@ fn targets(run: &Run<'_>) -> Vec<(String, String, Option<bool>)> {
 }
 
 /// The UTC date, CPU model, cores and load, kernel and rustc.
-fn machine(load: Option<f64>) -> String {
+fn machine(measured_at: &str, load: Option<f64>) -> String {
     let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let cpu = cpuinfo
         .lines()
@@ -497,14 +561,16 @@ fn machine(load: Option<f64>) -> String {
     let load = load.map_or_else(String::new, |load| {
         format!(" (1-minute load average {load:.1} when measuring began)")
     });
-    format!(
-        "{} UTC, {cpu}, {cores} cores{load}, Linux, {rustc}",
-        utc_now()
-    )
+    format!("{measured_at} UTC, {cpu}, {cores} cores{load}, Linux, {rustc}")
+}
+
+/// `YYYY-MM-DD` today, in UTC.
+pub fn utc_date() -> String {
+    utc_now()[..10].to_owned()
 }
 
 /// `YYYY-MM-DD HH:MM` now, in UTC.
-fn utc_now() -> String {
+pub fn utc_now() -> String {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs());
@@ -586,13 +652,40 @@ mod tests {
 
     #[test]
     fn replaces_only_between_markers() {
-        let dir = std::env::temp_dir().join(format!("bench-readme-{}", std::process::id()));
+        let text = format!("# x\n\n{BEGIN}\nold\n{END}\n\nafter\n");
+        assert_eq!(
+            replace_between(&text, (BEGIN, END), "new\n").unwrap(),
+            format!("# x\n\n{BEGIN}\nnew\n{END}\n\nafter\n")
+        );
+        assert_eq!(replace_between("# x\n", (BEGIN, END), "new\n"), None);
+        let reversed = format!("{END}\n{BEGIN}\n");
+        assert_eq!(replace_between(&reversed, (BEGIN, END), "new\n"), None);
+    }
+
+    #[test]
+    fn results_go_to_the_document_and_the_summary_only_between_its_markers() {
+        let dir = std::env::temp_dir().join(format!("bench-report-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+        let doc = dir.join("benchmarks.md");
+        write_results(&doc, "table\n").unwrap();
+        write_fleet(&doc, "fleet\n").unwrap();
+        let (fleet_begin, fleet_end) = FLEET;
+        assert_eq!(
+            std::fs::read_to_string(&doc).unwrap(),
+            format!("# Benchmarks\n\n{BEGIN}\ntable\n{END}\n\n{fleet_begin}\nfleet\n{fleet_end}\n")
+        );
+
         let readme = dir.join("README.md");
-        std::fs::write(&readme, format!("# x\n\n{BEGIN}\nold\n{END}\n\nafter\n")).unwrap();
-        write_into_readme(&readme, "new\n").unwrap();
-        let text = std::fs::read_to_string(&readme).unwrap();
-        assert_eq!(text, format!("# x\n\n{BEGIN}\nnew\n{END}\n\nafter\n"));
+        std::fs::write(&readme, "# x\n").unwrap();
+        assert!(!write_summary(&readme, "summary\n").unwrap());
+        assert_eq!(std::fs::read_to_string(&readme).unwrap(), "# x\n");
+        let (begin, end) = SUMMARY;
+        std::fs::write(&readme, format!("# x\n{begin}\nold\n{end}\nafter\n")).unwrap();
+        assert!(write_summary(&readme, "summary\n").unwrap());
+        assert_eq!(
+            std::fs::read_to_string(&readme).unwrap(),
+            format!("# x\n{begin}\nsummary\n{end}\nafter\n")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

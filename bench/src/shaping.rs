@@ -119,8 +119,9 @@ async fn call(client: &Client, arguments: Value) -> anyhow::Result<Reply> {
     Ok(reply)
 }
 
-/// The README paragraph and table.
-pub fn render(figures: &Shaping) -> String {
+/// The shaping paragraph and table, for docs/benchmarks.md; `date` is the day measured,
+/// `YYYY-MM-DD`.
+pub fn render(figures: &Shaping, date: &str) -> String {
     let saved = |(full, minimal): (usize, usize)| {
         if full == 0 {
             "–".to_owned()
@@ -128,9 +129,10 @@ pub fn render(figures: &Shaping) -> String {
             format!("{:.0} %", 100.0 * (1.0 - minimal as f64 / full as f64))
         }
     };
-    let mut out = String::from(
-        "Level 2 shaping on the same GitHub import against `demo-upstream`, in o200k_base tokens \
-         of the MCP-AQL answer text (`scripts/bench --shaping-only` refreshes this part):\n\n\
+    let mut out = format!(
+        "Level 2 shaping on the same GitHub import against `demo-upstream`, measured by \
+         `scripts/bench` on {date}, in o200k_base tokens of the MCP-AQL answer text \
+         (`scripts/bench --shaping-only` refreshes this part):\n\n\
          | call | default | `fields: \"minimal\"` | saved |\n|---|---:|---:|---:|\n",
     );
     let _ = writeln!(

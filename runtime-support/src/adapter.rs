@@ -8,9 +8,16 @@ use serde_json::{Map, Value};
 
 pub use aqlgen_model::{Category, DangerLevel, FeatureParam, Method, Preset, TrustLevel, Window};
 
-pub use crate::gate::limits::RateLimit;
-
 use crate::params::ParamError;
+
+/// At most `limit` calls per `window`: a schema's `rate_limits`, or the operator's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    /// The window.
+    pub window: Window,
+    /// Calls allowed in one window.
+    pub limit: u64,
+}
 
 /// What a generated adapter crate provides to the runtime.
 pub trait Adapter: Send + Sync + 'static {

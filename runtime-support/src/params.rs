@@ -261,7 +261,7 @@ pub fn reject_unknown(
     let listed: Vec<String> = unknown
         .by_ref()
         .take(MAX_LISTED)
-        .map(|key| crate::envelope::shorten(key, 80).into_owned())
+        .map(|key| crate::text::shorten(key, 80).into_owned())
         .collect();
     if listed.is_empty() {
         return Ok(());

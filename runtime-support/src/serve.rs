@@ -11,16 +11,16 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 
 use crate::adapter::Adapter;
+use crate::call::gate::TrustSource;
 use crate::config::{Config, LogFormat, Transport};
-use crate::gate::TrustSource;
-use crate::idle_sessions::{self, Activity};
-use crate::intake::FrameLimits;
-use crate::intake::http::{HttpIntake, guard};
-use crate::intake::stdio::LineTransport;
-use crate::listener::{self, Connections};
-use crate::probes;
-use crate::server::{AqlServer, Shared};
+use crate::protocol::server::{AqlServer, Shared};
 use crate::state::Store;
+use crate::transport::frame::FrameLimits;
+use crate::transport::http::intake::{HttpIntake, guard};
+use crate::transport::http::listener::{self, Connections};
+use crate::transport::http::probes;
+use crate::transport::http::sessions::{self as idle_sessions, Activity};
+use crate::transport::stdio::lines::LineTransport;
 
 /// Runs a generated adapter binary: parses its command line and environment, then serves
 /// MCP until the client disconnects (stdio) or the process is interrupted (HTTP).
@@ -134,7 +134,7 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
 }
 
 async fn serve_stdio<A: Adapter>(shared: Arc<Shared<A>>) -> Result<(), String> {
-    let (input, output) = crate::stdio::streams();
+    let (input, output) = crate::transport::stdio::streams();
     let transport = LineTransport::new(input, output, FrameLimits::new(&shared.config().limits));
     let running = AqlServer::new(shared)
         .serve(transport)

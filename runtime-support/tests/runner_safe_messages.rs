@@ -3,7 +3,7 @@
 //! `/at\s+\S+/i` alone refuses ordinary words such as "that is" or "format 'uuid'".
 //!
 //! Messages are assembled from string literals, so the test holds every literal of the crate's
-//! source against the patterns. Left out: `config.rs`, whose literals are the operator's
+//! source against the patterns. Left out: `config/`, whose literals are the operator's
 //! command-line help and never reach a client, and test code.
 
 use std::path::{Path, PathBuf};
@@ -145,7 +145,7 @@ fn no_literal_trips_the_runners_leak_patterns() {
     let mut scanned = 0;
     for file in &files {
         let name = file.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if name == "config.rs" || name.ends_with("_tests.rs") {
+        if file.starts_with(src.join("config")) || name.ends_with("_tests.rs") {
             continue;
         }
         let source = std::fs::read_to_string(file).expect("a readable source file");

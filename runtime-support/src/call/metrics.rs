@@ -14,9 +14,10 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Metric, Registry};
 
+use crate::call::gate::audit::Event;
+use crate::call::gate::tokens::TokenKind;
+use crate::call::upstream::Reached;
 use crate::error::ErrorCode;
-use crate::gate::audit::Event;
-use crate::gate::tokens::TokenKind;
 
 /// The `operation` label of a call that named no operation of the schema.
 pub const UNKNOWN_OPERATION: &str = "(unknown)";
@@ -42,25 +43,15 @@ impl CallOutcome {
     }
 }
 
-/// What happened to one upstream request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum UpstreamOutcome {
-    /// The upstream answered with this HTTP status.
-    Status(u16),
-    /// No answer came: refused, timed out, DNS, TLS or network.
-    NoAnswer,
-}
-
-impl UpstreamOutcome {
-    const fn class(self) -> &'static str {
-        match self {
-            Self::Status(100..=199) => "1xx",
-            Self::Status(200..=299) => "2xx",
-            Self::Status(300..=399) => "3xx",
-            Self::Status(400..=499) => "4xx",
-            Self::Status(_) => "5xx",
-            Self::NoAnswer => "no_answer",
-        }
+/// The `class` label of an upstream answer: its status class, or `no_answer`.
+const fn class(reached: Reached) -> &'static str {
+    match reached {
+        Reached::Status(100..=199) => "1xx",
+        Reached::Status(200..=299) => "2xx",
+        Reached::Status(300..=399) => "3xx",
+        Reached::Status(400..=499) => "4xx",
+        Reached::Status(_) => "5xx",
+        Reached::NoAnswer => "no_answer",
     }
 }
 
@@ -181,10 +172,10 @@ impl Metrics {
     }
 
     /// Counts one upstream request.
-    pub fn upstream(&self, outcome: UpstreamOutcome) {
+    pub fn upstream(&self, reached: Reached) {
         self.upstream
             .get_or_create(&ClassLabels {
-                class: outcome.class(),
+                class: class(reached),
             })
             .inc();
     }
@@ -236,8 +227,8 @@ mod tests {
             CallOutcome::Failed(ErrorCode::NotFoundOperation),
             Duration::from_micros(40),
         );
-        metrics.upstream(UpstreamOutcome::Status(404));
-        metrics.upstream(UpstreamOutcome::NoAnswer);
+        metrics.upstream(Reached::Status(404));
+        metrics.upstream(Reached::NoAnswer);
         metrics.decision(Event::ConfirmationIssued);
         metrics.decision(Event::TokenAccepted);
         metrics.decision(Event::Allowed);

@@ -10,43 +10,11 @@ use std::time::Duration;
 use aqlgen_model::{DangerLevel, TrustLevel, Vocabulary};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
-use crate::adapter::AdapterInfo;
-use crate::gate::limits::{Quota, RateLimit, parse_rate_limit};
-use crate::gate::tokens::TokenConfig;
-pub use crate::state::Backend;
-use crate::tool_schema::ToolSchema;
-
-/// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EndpointMode {
-    /// The five CRUDE tools `mcp_aql_<family>` (`_protocol.mode` is `semantic`).
-    Crude,
-    /// One tool, `mcp_aql`.
-    Single,
-    /// Both surfaces.
-    All,
-}
-
-impl EndpointMode {
-    /// `_protocol.mode` as introspection spells it: `semantic`, `single` or `all`.
-    pub const fn protocol_name(self) -> &'static str {
-        match self {
-            Self::Crude => "semantic",
-            Self::Single => "single",
-            Self::All => "all",
-        }
-    }
-
-    /// Whether the CRUDE tools are registered.
-    pub const fn has_crude(self) -> bool {
-        matches!(self, Self::Crude | Self::All)
-    }
-
-    /// Whether `mcp_aql` is registered.
-    pub const fn has_single(self) -> bool {
-        matches!(self, Self::Single | Self::All)
-    }
-}
+use super::{
+    Backend, Config, EndpointMode, Limits, LogFormat, Quota, SafetyConfig, TokenConfig, ToolSchema,
+    Transport, TransportLimits, parse_rate_limit,
+};
+use crate::adapter::{AdapterInfo, RateLimit};
 
 fn parse_mode(value: &str) -> Result<EndpointMode, String> {
     match value {
@@ -82,45 +50,6 @@ pub fn parse_prefix(value: &str) -> Result<String, String> {
         tracing::warn!(prefix = value, "tool prefix is 20 characters or longer");
     }
     Ok(value.to_owned())
-}
-
-/// Which transport carries MCP.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Transport {
-    /// Newline-delimited JSON-RPC on stdin and stdout.
-    Stdio,
-    /// Streamable HTTP on `http://<bind>:<port>/mcp`.
-    Http,
-}
-
-/// Payload limits with the specification's defaults and allowed ranges (SPEC §4.7.5).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Serialized size of the tool arguments, in bytes.
-    pub max_request_size: usize,
-    /// Size of an upstream answer, in bytes.
-    pub max_response_size: usize,
-    /// Length of any one string, in bytes.
-    pub max_string_length: usize,
-    /// Elements of any one array.
-    pub max_array_elements: usize,
-    /// Nesting depth; the arguments object is level 1.
-    pub max_nesting_depth: usize,
-    /// Operations in one batch (operations §7).
-    pub max_batch_size: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Self {
-            max_request_size: 1024 * 1024,
-            max_response_size: 10 * 1024 * 1024,
-            max_string_length: 1024 * 1024,
-            max_array_elements: 10_000,
-            max_nesting_depth: 32,
-            max_batch_size: 25,
-        }
-    }
 }
 
 /// One configurable limit: flag name, allowed range, what it sets.
@@ -183,26 +112,6 @@ const LIMIT_FLAGS: [LimitFlag; 6] = [
         get: |l| l.max_batch_size,
     },
 ];
-
-/// What the operator sets about the safety gate: trust, policy, token lifetimes, limits and
-/// the audit log.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SafetyConfig {
-    /// The trust level the operator vouches for, over the schema's.
-    pub trust_level: Option<TrustLevel>,
-    /// Confirm every operation at or above this danger level.
-    pub confirm_at: Option<DangerLevel>,
-    /// Refuse these danger levels outright.
-    pub deny: Vec<DangerLevel>,
-    /// Token lifetimes and clock-skew tolerance.
-    pub tokens: TokenConfig,
-    /// Call limits laid over the schema's (the lower number wins).
-    pub rate_limits: Vec<RateLimit>,
-    /// Request quotas, at most one per window.
-    pub quotas: Vec<Quota>,
-    /// Where audit events are appended as JSON lines.
-    pub audit_log: Option<PathBuf>,
-}
 
 /// One numeric setting: flag, environment variable, allowed range, unit, what it sets.
 struct NumberFlag<T> {
@@ -270,39 +179,6 @@ const TTL_FLAGS: [NumberFlag<TokenConfig>; 4] = [
         set: |c, v| c.clock_skew = Duration::from_secs(v),
     },
 ];
-
-/// How the server's transports hold up under load (README "Reliability").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TransportLimits {
-    /// Open HTTP sessions; an `initialize` beyond them is refused with 503.
-    pub max_sessions: u64,
-    /// A session that sees no request for this long is closed.
-    pub session_idle_timeout: Duration,
-    /// Open HTTP connections; one beyond them is answered 503 and closed.
-    pub max_connections: u64,
-    /// Time a client has to send a request's headers.
-    pub header_timeout: Duration,
-    /// Time a client has to send a request's body.
-    pub body_timeout: Duration,
-    /// A connection that moves no byte for this long is closed.
-    pub idle_timeout: Duration,
-    /// Longest wait for the next piece of an upstream answer.
-    pub upstream_read_timeout: Duration,
-}
-
-impl Default for TransportLimits {
-    fn default() -> Self {
-        Self {
-            max_sessions: 256,
-            session_idle_timeout: Duration::from_secs(300),
-            max_connections: 512,
-            header_timeout: Duration::from_secs(10),
-            body_timeout: Duration::from_secs(30),
-            idle_timeout: Duration::from_secs(60),
-            upstream_read_timeout: Duration::from_secs(10),
-        }
-    }
-}
 
 const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 7] = [
     NumberFlag {
@@ -387,96 +263,6 @@ fn parse_danger(value: &str) -> Result<DangerLevel, String> {
             DangerLevel::NAMES.join(", ")
         )
     })
-}
-
-/// How log lines are written to stderr (`--log-format`, `MCP_AQL_LOG_FORMAT`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LogFormat {
-    /// One human-readable line per event.
-    Text,
-    /// One JSON object per line, for log collectors.
-    Json,
-}
-
-impl LogFormat {
-    fn parse(value: &str) -> Result<Self, String> {
-        match value {
-            "text" => Ok(Self::Text),
-            "json" => Ok(Self::Json),
-            other => Err(format!("'{other}' is not a log format; use text or json")),
-        }
-    }
-
-    /// The format the process was asked for, read before the rest of the command line so
-    /// that what parsing it logs is already in that format. A bad value is reported by the
-    /// full parse.
-    pub fn from_process() -> Self {
-        let mut args = std::env::args().skip(1);
-        let mut chosen = std::env::var("MCP_AQL_LOG_FORMAT").ok();
-        while let Some(arg) = args.next() {
-            if arg == "--log-format" {
-                chosen = args.next();
-            } else if let Some(value) = arg.strip_prefix("--log-format=") {
-                chosen = Some(value.to_owned());
-            }
-        }
-        chosen
-            .and_then(|value| Self::parse(&value).ok())
-            .unwrap_or(Self::Text)
-    }
-}
-
-/// The resolved configuration of one server process.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Config {
-    /// Transport.
-    pub transport: Transport,
-    /// Address the HTTP transport binds.
-    pub bind: IpAddr,
-    /// Port of the HTTP transport; 0 picks a free one.
-    pub port: u16,
-    /// Endpoint mode.
-    pub mode: EndpointMode,
-    /// Tool-name prefix, possibly empty.
-    pub tool_prefix: String,
-    /// The input schema the tools declare.
-    pub tool_schema: ToolSchema,
-    /// Payload limits.
-    pub limits: Limits,
-    /// The safety gate's operator settings.
-    pub safety: SafetyConfig,
-    /// Transport limits and timeouts.
-    pub transport_limits: TransportLimits,
-    /// Browser origins the HTTP transport accepts beyond the loopback ones.
-    pub allowed_origins: Vec<String>,
-    /// Where tokens and counters are kept.
-    pub state: Backend,
-    /// Whether HTTP serves every request on its own, without sessions, for any protocol
-    /// revision (2026-07-28 requests always are).
-    pub stateless: bool,
-    /// The HTTP request header (lowercase) whose value is the upstream credential, in place
-    /// of the server's environment; none means the environment's.
-    pub credential_header: Option<String>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Self {
-            transport: Transport::Stdio,
-            bind: IpAddr::from([127, 0, 0, 1]),
-            port: 8080,
-            mode: EndpointMode::Crude,
-            tool_prefix: String::new(),
-            tool_schema: ToolSchema::Mcp,
-            limits: Limits::default(),
-            safety: SafetyConfig::default(),
-            transport_limits: TransportLimits::default(),
-            allowed_origins: Vec::new(),
-            state: Backend::Memory,
-            stateless: false,
-            credential_header: None,
-        }
-    }
 }
 
 impl Config {
@@ -785,7 +571,7 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
 
 /// Checks a `--credential-header` name; returns it in lowercase, as HTTP/1.1 compares it.
 fn parse_header_name(value: &str) -> Result<String, String> {
-    axum::http::HeaderName::from_bytes(value.as_bytes())
+    http::HeaderName::from_bytes(value.as_bytes())
         .map(|name| name.as_str().to_owned())
         .map_err(|_| format!("'{value}' is not an HTTP header name"))
 }

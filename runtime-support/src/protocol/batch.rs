@@ -12,11 +12,12 @@
 use rmcp::model::JsonObject;
 use serde_json::{Map, Value, json};
 
-use crate::envelope::{Envelope, shorten, too_large};
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
-use crate::result::{bare_value, failure_value};
-use crate::server::Outcome;
+use crate::protocol::envelope::{Envelope, too_large};
+use crate::protocol::result::Outcome;
+use crate::protocol::result::{bare_value, failure_value};
+use crate::text::shorten;
 use crate::warning::{self, Warning};
 
 /// The member that makes a request a batch.
@@ -251,7 +252,7 @@ impl Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::Data;
+    use crate::call::Data;
 
     fn object(value: Value) -> JsonObject {
         value.as_object().cloned().expect("an object")

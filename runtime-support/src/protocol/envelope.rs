@@ -3,10 +3,11 @@
 
 use serde_json::{Map, Value};
 
+use crate::call::gate::QUOTA_PARAM;
 use crate::config::Limits;
 use crate::error::{AqlError, ErrorCode};
-use crate::gate::tokens::QUOTA_PARAM;
 use crate::params::json_type;
+use crate::text::{serialized_len, shorten};
 
 /// A parsed request: the operation name and its resolved params.
 #[derive(Debug, Clone, PartialEq)]
@@ -101,14 +102,6 @@ impl Envelope {
     }
 }
 
-/// `text` cut to `max` characters, marked with `…` when cut.
-pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &text[..end]).into(),
-        None => text.into(),
-    }
-}
-
 /// Checks the request size, every string, array and nesting level against `limits`, and
 /// rejects strings holding a NUL character.
 pub fn check_payload(arguments: &Map<String, Value>, limits: &Limits) -> Result<(), AqlError> {
@@ -122,26 +115,6 @@ pub fn check_payload(arguments: &Map<String, Value>, limits: &Limits) -> Result<
         ));
     }
     check_object(arguments, 1, limits, &mut Vec::new())
-}
-
-/// Byte length of the compact JSON text of `value`, counted without building it.
-pub fn serialized_len(value: &impl serde::Serialize) -> usize {
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0 += buf.len();
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    match serde_json::to_writer(&mut counter, value) {
-        Ok(()) => counter.0,
-        // Serializing JSON values cannot fail; count it as too large if it ever does.
-        Err(_) => usize::MAX,
-    }
 }
 
 /// `VALIDATION_PAYLOAD_TOO_LARGE` with the details ERR §4.7 names.

@@ -12,12 +12,12 @@ use std::time::SystemTime;
 use serde_json::{Map, Value, json};
 
 use crate::adapter::{Adapter, Category, Route};
+use crate::call::gate::limits::Limiter;
+use crate::call::gate::{self, Decision, Policy, TOKEN_PARAM};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
-use crate::gate::limits::Limiter;
-use crate::gate::{self, Decision, Policy, TOKEN_PARAM};
 use crate::params::json_type;
-use crate::tools::ToolSet;
+use crate::protocol::tools::ToolSet;
 
 /// The specification version this runtime implements.
 pub const SPEC_VERSION: &str = "1.0.0-draft";
@@ -437,7 +437,7 @@ impl Catalog {
                             .policy
                             .decide(route.danger_level, route.requires_confirmation);
                         (
-                            gate::describe(route, &self.policy),
+                            gate::policy::describe(route, &self.policy),
                             matches!(decision, Decision::Confirm(_)),
                         )
                     },
@@ -546,10 +546,10 @@ mod tests {
     use crate::adapter::{
         Adapter, AdapterInfo, Auth, Category, Introspection, OperationDoc, Route, ToolDocs,
     };
+    use crate::call::gate::limits::{LimitConfig, Limiter};
+    use crate::call::gate::{Policy, TrustSource};
     use crate::config::{Config, EndpointMode};
-    use crate::gate::limits::{LimitConfig, Limiter};
-    use crate::gate::{Policy, TrustSource};
-    use crate::tools::ToolSet;
+    use crate::protocol::tools::ToolSet;
 
     struct Sample;
 
@@ -628,7 +628,7 @@ mod tests {
             EndpointMode::Crude,
             "",
             &policy,
-            crate::tool_schema::ToolSchema::Mcp.input_schema(25),
+            crate::protocol::tool_schema::ToolSchema::Mcp.input_schema(25),
         );
         let catalog = Catalog::new::<Sample>(&config, &tools, &policy, &limiter);
         let params: Map<String, Value> = match params {

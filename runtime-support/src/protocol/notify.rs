@@ -21,6 +21,8 @@ use rmcp::model::{
 use rmcp::service::Peer;
 use serde_json::Value;
 
+use crate::call::Observer;
+
 /// The logger name events are sent under.
 const LOGGER: &str = "mcp-aql";
 
@@ -89,6 +91,27 @@ impl Progress {
             .with_message(message);
         if let Err(error) = self.peer.notify_progress(param).await {
             tracing::debug!(%error, "a progress notification could not be sent");
+        }
+    }
+}
+
+/// What a call's [`Observer`] is in a session: its log, and the client's progress token
+/// when it sent one.
+pub struct Listener<'a> {
+    /// The session's log.
+    pub log: &'a SessionLog,
+    /// Where progress goes, when the client asked for it.
+    pub progress: Option<&'a Progress>,
+}
+
+impl Observer for Listener<'_> {
+    fn event(&self, routine: bool, data: Value) {
+        self.log.event(routine, data);
+    }
+
+    async fn progress(&self, progress: f64, total: f64, message: &str) {
+        if let Some(to) = self.progress {
+            to.report(progress, total, message).await;
         }
     }
 }

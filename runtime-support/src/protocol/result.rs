@@ -6,37 +6,27 @@
 //! every tool and `introspect` describes each operation's data, so a schema would only
 //! lengthen `tools/list`.
 
-use crate::envelope::serialized_len;
+use crate::call::Data;
 use crate::error::{AqlError, ErrorCode};
 use crate::warning::{self, Warning};
 use rmcp::model::{CallToolResult, ContentBlock};
 
-/// An answer's `data`: JSON text as it came (pre-serialized introspection answers, the
-/// upstream's answer), or a value shaping rebuilt; neither is parsed or printed twice.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Data {
-    /// Compact JSON text.
-    Text(String),
-    /// A value.
-    Value(serde_json::Value),
-}
-
-impl Data {
-    /// The data as a value (`null` for text that is not JSON, which never reaches here).
-    pub fn into_value(self) -> serde_json::Value {
-        match self {
-            Self::Text(text) => serde_json::from_str(&text).unwrap_or_default(),
-            Self::Value(value) => value,
-        }
-    }
-
-    /// Byte length of its compact JSON text.
-    pub fn json_len(&self) -> usize {
-        match self {
-            Self::Text(text) => text.len(),
-            Self::Value(value) => serialized_len(value),
-        }
-    }
+/// How one operation ended.
+pub enum Outcome {
+    /// `data`, and the warnings raised on the way.
+    Success {
+        /// The answer's `data`.
+        data: Data,
+        /// Warnings for the answer.
+        warnings: Vec<Warning>,
+    },
+    /// The error; a failure of `introspect` is answered without `details`.
+    Failure {
+        /// What went wrong.
+        error: AqlError,
+        /// Whether the operation was `introspect`.
+        introspect: bool,
+    },
 }
 
 /// `{"success":true,"data":<data>,"warnings":[...]}`; no `warnings` member when there are

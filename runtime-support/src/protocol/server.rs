@@ -8,7 +8,7 @@
 use std::borrow::Cow;
 use std::marker::PhantomData;
 use std::sync::Arc;
-use std::time::{Instant, SystemTime};
+use std::time::Instant;
 
 #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`
 use rmcp::model::SetLevelRequestParams;
@@ -19,111 +19,59 @@ use rmcp::model::{
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
-use crate::adapter::{Adapter, Category, DangerLevel, Route, UpstreamRequest};
-use crate::batch;
+use crate::adapter::{Adapter, Category};
+use crate::call::Caller;
+use crate::call::gate::Policy;
+use crate::call::gate::limits::LimitConfig;
+use crate::call::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
+use crate::call::{Context, Data, Line};
 use crate::config::Config;
-use crate::envelope::{Envelope, check_payload, shorten};
 use crate::error::{AqlError, ErrorCode};
-use crate::gate::audit::{Audit, Event, Record};
-use crate::gate::limits::{LimitConfig, Limited, Limiter, paused_error};
-use crate::gate::tokens::{TokenKind, Tokens};
-use crate::gate::{
-    ConfirmReason, Decision, Policy, TOKEN_PARAM, TrustSource, confirmation_context, denial_error,
-};
-use crate::intake::http::CarriedArguments;
-use crate::introspect::{Catalog, INTROSPECT};
-use crate::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
-use crate::notify::{Progress, SessionLog};
-use crate::result::{self, Data};
-use crate::session::{Caller, Session, UpstreamCredential};
-use crate::shape::Plan;
-use crate::shape::cursor::Cursors;
-use crate::shape::pages::PageRequest;
+use crate::protocol::batch;
+use crate::protocol::envelope::{Envelope, check_payload};
+use crate::protocol::front;
+use crate::protocol::introspect::{Catalog, INTROSPECT};
+use crate::protocol::notify::{Listener, Progress, SessionLog};
+use crate::protocol::result::{self, Outcome};
+use crate::protocol::session::Session;
+use crate::protocol::tools::{Surface, ToolSet, base_name};
 use crate::state::Store;
-use crate::tools::{Surface, ToolSet, base_name};
-use crate::upstream::{Credential, Upstream, UpstreamConfig};
-use crate::warning::Warning;
+use crate::text::shorten;
 
 /// Everything a server builds once and shares between connections.
 pub struct Shared<A: Adapter> {
     config: Config,
-    policy: Policy,
     store: Arc<Store>,
-    limiter: Arc<Limiter>,
-    tokens: Tokens,
-    audit: Audit,
+    line: Line,
     tools: ToolSet,
     catalog: Catalog,
-    upstream: Upstream,
-    cursors: Cursors,
     metrics: Arc<Metrics>,
     instructions: String,
     adapter: PhantomData<fn() -> A>,
 }
 
 impl<A: Adapter> Shared<A> {
-    /// Builds the gate's policy, limits and tokens on `store`, the tool list, the
-    /// introspection answers and the upstream client.
+    /// Builds the request line (gate, upstream client, cursors) on `store`, the tool list
+    /// and the introspection answers.
     ///
     /// # Errors
     ///
-    /// When the upstream client cannot be built (e.g. a malformed base URL override) or the
-    /// audit log cannot be opened.
+    /// When the request line cannot be built (see [`Line::new`]).
     pub async fn new(config: Config, store: Arc<Store>) -> Result<Self, AqlError> {
-        let safety = &config.safety;
-        let (trust, trust_source) = match (safety.trust_level, A::INFO.trust) {
-            (Some(trust), _) => (trust, TrustSource::Operator),
-            (None, Some(trust)) => (trust, TrustSource::Schema),
-            (None, None) => (crate::adapter::TrustLevel::Untested, TrustSource::Default),
-        };
-        let policy = Policy {
-            confirm_at: safety.confirm_at,
-            deny: safety.deny.clone(),
-            ..Policy::at(trust, trust_source)
-        };
-        let limiter = Arc::new(Limiter::new(
-            LimitConfig::merged(
-                A::INFO.rate_limits,
-                &safety.rate_limits,
-                safety.quotas.clone(),
-            ),
-            store.clone(),
-        ));
-        let tokens = Tokens::new(A::INFO.name, safety.tokens, store.clone());
-        let audit = match &safety.audit_log {
-            Some(path) => Audit::to_file(A::INFO.name, path)
-                .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?,
-            None => Audit::to_log(A::INFO.name),
-        };
+        let metrics = Arc::new(Metrics::default());
+        let line = Line::new(A::INFO, &config, store.clone(), metrics.clone()).await?;
+        let gate = line.gate();
         let tools = ToolSet::new::<A>(
             config.mode,
             &config.tool_prefix,
-            &policy,
+            gate.policy(),
             config
                 .tool_schema
                 .input_schema(config.limits.max_batch_size),
         );
-        let catalog = Catalog::new::<A>(&config, &tools, &policy, &limiter);
-        let metrics = Arc::new(Metrics::default());
-        let upstream = Upstream::new(
-            A::INFO,
-            UpstreamConfig {
-                max_response_bytes: config.limits.max_response_size,
-                read_timeout: config.transport_limits.upstream_read_timeout,
-                ..UpstreamConfig::default()
-            },
-        )?
-        .observed_by(limiter.clone())
-        .measured_by(metrics.clone());
-        if config.credential_header.is_some() && !upstream.takes_request_credential() {
-            return Err(AqlError::new(
-                ErrorCode::InternalError,
-                "--credential-header needs a schema whose auth is one bearer token or API key",
-            ));
-        }
-        let cursors = Cursors::shared(&store).await;
+        let catalog = Catalog::new::<A>(&config, &tools, gate.policy(), gate.limiter());
         let instructions = format!(
             "MCP-AQL adapter for the {} API. Start with operation 'introspect' (params {{\"query\": \"operations\"}}) on tool '{}' to discover every operation.",
             A::INFO.name,
@@ -131,15 +79,10 @@ impl<A: Adapter> Shared<A> {
         );
         Ok(Self {
             config,
-            policy,
             store,
-            limiter,
-            tokens,
-            audit,
+            line,
             tools,
             catalog,
-            upstream,
-            cursors,
             metrics,
             instructions,
             adapter: PhantomData,
@@ -153,17 +96,17 @@ impl<A: Adapter> Shared<A> {
 
     /// The gate's policy in force.
     pub fn policy(&self) -> &Policy {
-        &self.policy
+        self.line.gate().policy()
     }
 
     /// The rate limits and quotas in force.
     pub fn limits(&self) -> &LimitConfig {
-        self.limiter.config()
+        self.line.gate().limiter().config()
     }
 
     /// The base URL upstream requests go to.
     pub fn base_url(&self) -> &str {
-        self.upstream.base_url()
+        self.line.base_url()
     }
 
     /// Where tokens and counters are kept.
@@ -306,12 +249,25 @@ impl<A: Adapter> AqlServer<A> {
         let answer = match route {
             None => shared
                 .catalog
-                .answer(&envelope.params, self.session.id(), &shared.limiter)
+                .answer(
+                    &envelope.params,
+                    self.session.id(),
+                    shared.line.gate().limiter(),
+                )
                 .await
                 .map(|data| (Data::Text(data), Vec::new())),
             Some(route) => {
-                let quota_token = envelope.quota_continue;
-                self.run_route(route, envelope.params, quota_token, caller, progress)
+                let context = Context {
+                    caller,
+                    session: self.session.id(),
+                    observer: &Listener {
+                        log: &self.log,
+                        progress,
+                    },
+                };
+                shared
+                    .line
+                    .run(route, envelope.params, envelope.quota_continue, &context)
                     .await
             }
         };
@@ -359,291 +315,6 @@ impl<A: Adapter> AqlServer<A> {
             }
         }
         result::batch_success(report.finish())
-    }
-
-    /// Validates the params, passes the gate and sends the request: the upstream's answer
-    /// and the warnings it carries.
-    async fn run_route(
-        &self,
-        route: &'static Route,
-        mut params: Map<String, Value>,
-        quota_token: Option<Value>,
-        caller: &Caller,
-        progress: Option<&Progress>,
-    ) -> Result<(Data, Vec<Warning>), AqlError> {
-        let shared = &*self.shared;
-        let decision = shared
-            .policy
-            .decide(route.danger_level, route.requires_confirmation);
-        let confirmation = match decision {
-            Decision::Confirm(_) => params.remove(TOKEN_PARAM).filter(|token| !token.is_null()),
-            Decision::Allow | Decision::Deny(_) => None,
-        };
-        if route.paging.is_some() {
-            shared.cursors.adopt(&shared.store).await;
-        }
-        let mut plan = Plan::take(route, &mut params, &shared.cursors)?;
-        // Parse first: nothing is issued, refused or counted for an invalid request.
-        let request = (route.build)(&params)?;
-        let credential = match &caller.credential {
-            UpstreamCredential::Server => Credential::Environment,
-            UpstreamCredential::Request(value) => Credential::Request(value),
-            UpstreamCredential::Missing => return Err(missing_credential(&shared.config)),
-        };
-        let why = match decision {
-            Decision::Deny(denial) => {
-                let error = denial_error(route, &shared.policy, denial);
-                self.audit(route, Event::Denied, None, Some(error.code));
-                return Err(error);
-            }
-            Decision::Confirm(why) => Some(why),
-            Decision::Allow => None,
-        };
-        if plan.dry_run {
-            let preview = dry_run(route, &request, plan.if_match.as_deref(), why.is_some());
-            return Ok((Data::Value(preview), plan.warnings));
-        }
-        self.check_limits(route, &params, quota_token, caller)
-            .await?;
-        // A confirmation is for exactly the request shown: its params and its precondition.
-        let mut scope = params.clone();
-        if let Some(etag) = &plan.if_match {
-            scope.insert("if_match".to_owned(), etag.clone().into());
-        }
-        match (why, confirmation) {
-            (None, _) => self.audit(route, Event::Allowed, None, None),
-            (Some(why), None) => {
-                return Err(self
-                    .ask_confirmation(route, &scope, &why, &request, caller)
-                    .await);
-            }
-            (Some(_), Some(token)) => {
-                let redeemed = shared
-                    .tokens
-                    .redeem(
-                        &caller.id,
-                        TokenKind::Confirmation,
-                        &token,
-                        route.operation,
-                        &scope,
-                    )
-                    .await;
-                match redeemed {
-                    Ok(id) => self.audit(route, Event::TokenAccepted, Some(&id), None),
-                    Err(rejected) => {
-                        self.audit(
-                            route,
-                            Event::TokenRejected,
-                            rejected.token_id.as_deref(),
-                            Some(rejected.error.code),
-                        );
-                        return Err(rejected.error);
-                    }
-                }
-            }
-        }
-        let mut warnings = match shared.limiter.commit(SystemTime::now(), &caller.id).await {
-            Ok(warnings) => warnings,
-            Err(limited) => return Err(self.limited(route, &params, limited, caller).await),
-        };
-        if let Some(empty) = plan.page.as_ref().and_then(PageRequest::known_empty) {
-            warnings.append(&mut plan.warnings);
-            return Ok((Data::Value(empty), warnings));
-        }
-        self.log.debug(
-            json!({"event": "upstream_call", "operation": route.operation, "method": request.method.as_str()}),
-        );
-        if let Some(progress) = progress {
-            progress.report(0.0, 1.0, "calling the upstream API").await;
-        }
-        let sent = shared
-            .upstream
-            .send(request, plan.if_match.as_deref(), &credential)
-            .await;
-        if let Some(progress) = progress {
-            progress.report(1.0, 1.0, "the upstream API answered").await;
-        }
-        let (data, mut shaped) = plan.shape(sent?, route.operation, &shared.cursors);
-        shaped.append(&mut warnings);
-        Ok((data, shaped))
-    }
-
-    /// Rate limits and quotas before anything is confirmed or sent: a quota at its pause
-    /// threshold is continued with `quota_token` when it is a valid continuation token.
-    async fn check_limits(
-        &self,
-        route: &'static Route,
-        params: &Map<String, Value>,
-        quota_token: Option<Value>,
-        caller: &Caller,
-    ) -> Result<(), AqlError> {
-        let limited = match self
-            .shared
-            .limiter
-            .check(SystemTime::now(), &caller.id)
-            .await
-        {
-            Ok(()) => return Ok(()),
-            Err(limited) => limited,
-        };
-        let (Limited::Paused(pauses), Some(token)) = (&limited, quota_token) else {
-            return Err(self.limited(route, params, limited, caller).await);
-        };
-        let redeemed = self
-            .shared
-            .tokens
-            .redeem(
-                &caller.id,
-                TokenKind::QuotaContinue,
-                &token,
-                route.operation,
-                params,
-            )
-            .await;
-        match redeemed {
-            Ok(id) => {
-                self.audit(route, Event::QuotaContinued, Some(&id), None);
-                self.shared
-                    .limiter
-                    .continue_past(&caller.id, pauses)
-                    .await
-                    .map_err(AqlError::from)
-            }
-            Err(rejected) => {
-                self.audit(
-                    route,
-                    Event::TokenRejected,
-                    rejected.token_id.as_deref(),
-                    Some(rejected.error.code),
-                );
-                Err(rejected.error)
-            }
-        }
-    }
-
-    /// The client's error for a limit in the way; a pause issues a continuation token.
-    async fn limited(
-        &self,
-        route: &'static Route,
-        params: &Map<String, Value>,
-        limited: Limited,
-        caller: &Caller,
-    ) -> AqlError {
-        match limited {
-            Limited::Rate(error) => {
-                self.audit(route, Event::RateLimited, None, Some(error.code));
-                error
-            }
-            Limited::Exhausted(error) => {
-                self.audit(route, Event::QuotaExhausted, None, Some(error.code));
-                error
-            }
-            Limited::Unavailable(error) => error,
-            Limited::Paused(pauses) => match self
-                .shared
-                .tokens
-                .issue(
-                    &caller.id,
-                    TokenKind::QuotaContinue,
-                    route.operation,
-                    route.danger_level,
-                    params,
-                )
-                .await
-            {
-                Ok(issued) => {
-                    let error = paused_error(&pauses, &issued.token, &issued.expires_at);
-                    self.audit(
-                        route,
-                        Event::QuotaPaused,
-                        Some(&issued.id),
-                        Some(error.code),
-                    );
-                    error
-                }
-                Err(error) => {
-                    self.audit(route, Event::RateLimited, None, Some(error.code));
-                    error
-                }
-            },
-        }
-    }
-
-    /// Issues a confirmation token: `CONFIRMATION_REQUIRED` with what the call would do.
-    async fn ask_confirmation(
-        &self,
-        route: &'static Route,
-        params: &Map<String, Value>,
-        why: &[ConfirmReason],
-        request: &UpstreamRequest,
-        caller: &Caller,
-    ) -> AqlError {
-        let issued = self
-            .shared
-            .tokens
-            .issue(
-                &caller.id,
-                TokenKind::Confirmation,
-                route.operation,
-                route.danger_level,
-                params,
-            )
-            .await;
-        let issued = match issued {
-            Ok(issued) => issued,
-            Err(error) => {
-                self.audit(route, Event::RateLimited, None, Some(error.code));
-                return error;
-            }
-        };
-        let (reasons, message) = confirmation_context(route, &self.shared.policy, why, request);
-        self.audit(route, Event::ConfirmationIssued, Some(&issued.id), None);
-        AqlError::new(
-            ErrorCode::ConfirmationRequired,
-            format!(
-                "This operation requires confirmation: '{}' (danger: {}) runs only when called again with the same params plus '{TOKEN_PARAM}' set to the token in details, within {} s",
-                route.operation,
-                route.danger_level,
-                issued.ttl.as_secs()
-            ),
-        )
-        .with_detail("operation", route.operation)
-        .with_detail("danger_level", route.danger_level.as_str())
-        .with_detail("reasons", reasons)
-        .with_detail("confirmation_message", message)
-        .with_detail("confirmation_token", issued.token)
-        .with_detail("expires_at", issued.expires_at)
-        .with_detail("ttl_seconds", issued.ttl.as_secs())
-    }
-
-    fn audit(
-        &self,
-        route: &'static Route,
-        event: Event,
-        token_id: Option<&str>,
-        code: Option<ErrorCode>,
-    ) {
-        // The level the audit log's own line takes: routine reads are debug.
-        let routine = event == Event::Allowed && route.danger_level < DangerLevel::Destructive;
-        self.log.event(
-            routine,
-            json!({
-                "event": event.as_str(),
-                "operation": route.operation,
-                "danger_level": route.danger_level.as_str(),
-                "code": code.map(ErrorCode::as_str),
-            }),
-        );
-        self.shared.metrics.decision(event);
-        self.shared.audit.record(Record {
-            event,
-            operation: route.operation,
-            danger: route.danger_level,
-            trust: self.shared.policy.trust,
-            session: self.session.id(),
-            token_id,
-            code,
-        });
     }
 
     fn not_found(&self, operation: &str) -> AqlError {
@@ -712,83 +383,6 @@ const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
 const MAX_SUGGESTED_NAME: usize = 128;
 /// Longest unknown operation name echoed whole in an answer.
 const MAX_ECHOED_NAME: usize = 80;
-
-/// Arguments the HTTP front parsed and carried past rmcp (see [`CarriedArguments`]).
-fn carried_arguments(context: &RequestContext<RoleServer>) -> Option<JsonObject> {
-    context
-        .extensions
-        .get::<axum::http::request::Parts>()?
-        .extensions
-        .get::<CarriedArguments>()?
-        .take()
-}
-
-/// How one operation ended.
-pub(crate) enum Outcome {
-    /// `data`, and the warnings raised on the way.
-    Success {
-        /// The answer's `data`.
-        data: Data,
-        /// Warnings for the answer.
-        warnings: Vec<Warning>,
-    },
-    /// The error; a failure of `introspect` is answered without `details`.
-    Failure {
-        /// What went wrong.
-        error: AqlError,
-        /// Whether the operation was `introspect`.
-        introspect: bool,
-    },
-}
-
-/// What a dry run answers: the request that would be sent and whether the gate would ask
-/// for confirmation first. Nothing is sent, counted or issued.
-fn dry_run(
-    route: &Route,
-    request: &UpstreamRequest,
-    if_match: Option<&str>,
-    confirm: bool,
-) -> Value {
-    let query = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(
-            request
-                .query
-                .iter()
-                .map(|(name, value)| (*name, value.as_str())),
-        )
-        .finish();
-    let mut would_send = json!({"method": request.method.as_str(), "path": request.path});
-    if !query.is_empty() {
-        would_send["query"] = query.into();
-    }
-    if let Some(etag) = if_match {
-        would_send["headers"] = json!({"If-Match": etag});
-    }
-    if let Some(body) = &request.body {
-        would_send["body"] = body.clone();
-    }
-    json!({
-        "dry_run": true,
-        "operation": route.operation,
-        "danger_level": route.danger_level.as_str(),
-        "confirmation_required": confirm,
-        "would_send": would_send,
-    })
-}
-
-/// `PERMISSION_DENIED` for a call that did not bring the upstream credential the operator
-/// requires of each request.
-fn missing_credential(config: &Config) -> AqlError {
-    let header = config.credential_header.as_deref().unwrap_or_default();
-    AqlError::new(
-        ErrorCode::PermissionDenied,
-        format!(
-            "Permission denied: this server sends each caller's own upstream credential, and the request brought none; send it in the '{header}' HTTP header"
-        ),
-    )
-    .with_detail("reason", "CREDENTIAL_REQUIRED")
-    .with_detail("header", header)
-}
 
 /// Up to three known names closest to `name`: by edit distance, or containing it.
 fn closest(name: &str, known: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
@@ -891,16 +485,15 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             tool = base_name(surface),
             "tools/call"
         );
-        let arguments = request.arguments.or_else(|| carried_arguments(&context));
+        let arguments = request
+            .arguments
+            .or_else(|| front::carried_arguments(&context));
         let progress = context.meta.get_progress_token().map(|token| Progress {
             peer: context.peer.clone(),
             token,
         });
         let caller = self.session.caller(
-            context
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .map(|parts| &parts.headers),
+            front::headers(&context),
             self.shared.config.credential_header.as_deref(),
         );
         let result = self
@@ -924,10 +517,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         // Protocol revision 2026-07-28 has no MCP logging.
-        let stateless_revision = context
-            .extensions
-            .get::<axum::http::request::Parts>()
-            .is_some_and(|parts| crate::intake::http::is_stateless_revision(&parts.headers));
+        let stateless_revision = front::headers(&context).is_some_and(front::is_stateless_revision);
         if stateless_revision {
             return Err(McpError::method_not_found::<
                 rmcp::model::SetLevelRequestMethod,

@@ -5,29 +5,14 @@
 //! to speak of: the handler lives for that one request. What ties its calls together is
 //! the caller, identified by the credential the request carries ([`Session::caller`]).
 
-use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 use axum::http::HeaderMap;
 use axum::http::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
 
-/// `len` random bytes from the operating system's CSPRNG, as lowercase hex.
-pub fn random_hex(len: usize) -> Option<String> {
-    let mut bytes = vec![0u8; len];
-    getrandom::fill(&mut bytes).ok()?;
-    Some(hex(&bytes))
-}
-
-/// `bytes` as lowercase hex.
-pub fn hex(bytes: &[u8]) -> String {
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        // Writing into a String cannot fail.
-        let _ = write!(text, "{byte:02x}");
-    }
-    text
-}
+use crate::call::{Caller, UpstreamCredential};
+use crate::digest::{hex, random_hex};
 
 /// The state of one connection. Dropped with the connection's handler, which takes every
 /// session-scoped value with it.
@@ -103,34 +88,6 @@ impl Session {
             }
         };
         Caller { id, credential }
-    }
-}
-
-/// Who is calling: the identity tokens are bound to, and the upstream credential to use.
-pub struct Caller {
-    /// A session id, `cred_<hash>` or `anonymous`; never a credential.
-    pub id: String,
-    /// Where the upstream credential comes from.
-    pub credential: UpstreamCredential,
-}
-
-/// The upstream credential of one call. Its `Debug` never shows the value.
-pub enum UpstreamCredential {
-    /// The server's environment, as the schema names it.
-    Server,
-    /// The value the request brought.
-    Request(String),
-    /// The operator requires requests to bring one, and this one did not.
-    Missing,
-}
-
-impl std::fmt::Debug for UpstreamCredential {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            Self::Server => "Server",
-            Self::Request(_) => "Request([REDACTED])",
-            Self::Missing => "Missing",
-        })
     }
 }
 

@@ -11,42 +11,10 @@
 use rmcp::model::JsonObject;
 use serde_json::{Map, Value, json};
 
+pub use crate::config::ToolSchema;
 use crate::error::{AqlError, ErrorCode};
 
-/// Which input schema the tools declare.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum ToolSchema {
-    /// MCP-AQL's: `operation` and a free-form `params` object, or `operations`.
-    #[default]
-    Mcp,
-    /// OpenAI's strict function calling: closed objects, every member required (null when
-    /// unused), `params` as JSON text.
-    OpenAiStrict,
-    /// Gemini's `parameters` (an OpenAPI 3.0 subset): `params` as JSON text.
-    Gemini,
-}
-
 impl ToolSchema {
-    /// Every spelling, for help and errors.
-    pub const NAMES: &'static str = "mcp, openai-strict, gemini";
-
-    /// The schema named `name`.
-    ///
-    /// # Errors
-    ///
-    /// A sentence naming the schemas when `name` is none of them.
-    pub fn parse(name: &str) -> Result<Self, String> {
-        match name {
-            "mcp" => Ok(Self::Mcp),
-            "openai-strict" => Ok(Self::OpenAiStrict),
-            "gemini" => Ok(Self::Gemini),
-            other => Err(format!(
-                "'{other}' is not a tool schema; use one of: {}",
-                Self::NAMES
-            )),
-        }
-    }
-
     /// The input schema of every tool; a batch holds up to `max_batch` operations.
     pub fn input_schema(self, max_batch: usize) -> JsonObject {
         let operation = "Operation name in snake_case; call operation 'introspect' with params \

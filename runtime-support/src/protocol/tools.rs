@@ -7,8 +7,8 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 
 use crate::adapter::{Adapter, Category, DangerLevel, Route, ToolDocs};
+use crate::call::gate::{Decision, Denial, Policy, TOKEN_PARAM};
 use crate::config::EndpointMode;
-use crate::gate::{Decision, Denial, Policy, TOKEN_PARAM};
 
 /// Operations a safety note names one by one; a longer list is counted per danger level.
 const NOTE_NAMES: usize = 10;

@@ -22,8 +22,13 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
-use super::memory::Entry;
 use super::{Unavailable, unix_millis};
+
+/// One stored string and when it expires.
+pub(super) struct Entry {
+    pub(super) value: String,
+    pub(super) until: SystemTime,
+}
 
 /// The journal is rewritten when it holds this many lines and more than
 /// [`GROWTH`] times the live entries.

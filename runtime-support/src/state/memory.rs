@@ -7,17 +7,11 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::SystemTime;
 
 use super::Unavailable;
-use super::journal::Journal;
+use super::journal::{Entry, Journal};
 
 /// Entries are swept of the expired ones every this many writes, so the map stays as large
 /// as what is live.
 const SWEEP_EVERY: u32 = 256;
-
-/// One stored string and when it expires.
-pub(super) struct Entry {
-    pub(super) value: String,
-    pub(super) until: SystemTime,
-}
 
 #[derive(Default)]
 struct Map {

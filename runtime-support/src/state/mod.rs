@@ -2,7 +2,7 @@
 //! counters, upstream blocks and the cursor signing key.
 //!
 //! The store is a small key-value contract with expiring entries, so the meaning of every
-//! entry lives once, beside its user ([`crate::gate::tokens`], [`crate::gate::limits`]), and a
+//! entry lives once, beside its user ([`crate::call::gate::tokens`], [`crate::call::gate::limits`]), and a
 //! backend only keeps strings:
 //!
 //! * [`memory`] (the default): one process, gone with it, or kept in a [`journal`] file
@@ -18,69 +18,13 @@ mod journal;
 pub mod memory;
 pub mod redis;
 
-use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
+pub use crate::config::Backend;
 use crate::error::{AqlError, ErrorCode};
 
 /// The longest any store operation may take before it counts as unavailable.
 pub const TIMEOUT: Duration = Duration::from_millis(500);
-
-/// Where state lives, as the operator chose it (`--state`, `MCP_AQL_STATE`).
-#[derive(Clone, PartialEq, Eq)]
-pub enum Backend {
-    /// In this process only.
-    Memory,
-    /// In this process, kept in a journal file so it survives restarts.
-    File(PathBuf),
-    /// A Redis server; the URL may carry a password, so it is never logged whole.
-    Redis(String),
-}
-
-impl Backend {
-    /// Parses `memory`, `file:PATH` or a `redis://` / `rediss://` URL.
-    ///
-    /// # Errors
-    ///
-    /// A sentence for the operator.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let text = text.trim();
-        if text.is_empty() || text == "memory" {
-            Ok(Self::Memory)
-        } else if text.starts_with("redis://") || text.starts_with("rediss://") {
-            Ok(Self::Redis(text.to_owned()))
-        } else if let Some(path) = text.strip_prefix("file:") {
-            // `file:///var/lib/x` and `file:/var/lib/x` name the same file.
-            let path = path.strip_prefix("//").unwrap_or(path);
-            if path.is_empty() {
-                Err(
-                    "state backend: 'file:' needs a path, e.g. file:/var/lib/aqlgen/state.jsonl"
-                        .to_owned(),
-                )
-            } else {
-                Ok(Self::File(PathBuf::from(path)))
-            }
-        } else {
-            Err("state backend: expected 'memory', file:PATH or a redis:// URL".to_owned())
-        }
-    }
-
-    /// How the logs and `/readyz` name it, without credentials.
-    pub fn describe(&self) -> &'static str {
-        match self {
-            Self::Memory => "memory",
-            Self::File(_) => "file",
-            Self::Redis(_) => "redis",
-        }
-    }
-}
-
-/// Never prints the URL, which may carry a password.
-impl std::fmt::Debug for Backend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.describe())
-    }
-}
 
 /// The store could not answer in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -211,6 +155,8 @@ pub(crate) fn unix_millis(time: SystemTime) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
 
     #[test]

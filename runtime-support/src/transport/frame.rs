@@ -9,9 +9,6 @@
 //! too large to read is answered as a tool would be, with `VALIDATION_PAYLOAD_TOO_LARGE`.
 //! Notifications get no answer.
 
-pub mod http;
-pub mod stdio;
-
 use rmcp::model::{
     CallToolRequest, CallToolRequestMethod, CallToolRequestParams, CancelTaskMethod,
     ClientJsonRpcMessage, ClientRequest, CompleteRequestMethod, ConstString, DiscoverRequestMethod,
@@ -24,10 +21,10 @@ use rmcp::model::{
 };
 
 use crate::config::Limits;
-use crate::envelope::too_large;
 use crate::error::{AqlError, ErrorCode};
 use crate::json_scan::{Bounds, Fault, Kind, Scanner, Top};
-use crate::result;
+use crate::protocol::envelope::too_large;
+use crate::protocol::result;
 
 /// Room for the JSON-RPC envelope around the largest accepted tool arguments.
 const ENVELOPE_BYTES: usize = 64 * 1024;
@@ -176,7 +173,7 @@ pub enum ReplyBody {
 }
 
 impl Reply {
-    fn error(id: Option<String>, code: RpcCode, message: impl Into<String>) -> Self {
+    pub fn error(id: Option<String>, code: RpcCode, message: impl Into<String>) -> Self {
         Self {
             id,
             body: ReplyBody::Error {
@@ -300,7 +297,7 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
             && len > limits.max_batch_size
         {
             // A batch-level failure: `{code, message}` only, as every batch refusal (S:batch).
-            let error = crate::batch::too_many(len, limits.max_batch_size);
+            let error = crate::protocol::batch::too_many(len, limits.max_batch_size);
             return Verdict::Reply(Reply {
                 id: Some(id.clone()),
                 body: ReplyBody::Tool(Box::new(result::bare_failure(&error))),

@@ -13,116 +13,18 @@
 //! every instance. A call is counted once it passes every check, just before it is sent.
 
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 pub use aqlgen_model::Window;
-use reqwest::header::HeaderMap;
 use serde_json::{Value, json};
 
+use crate::adapter::RateLimit;
+use crate::call::upstream::Backoff;
 use crate::clock::{from_unix_seconds, rfc3339, unix_seconds};
+use crate::config::Quota;
 use crate::error::{AqlError, ErrorCode};
 use crate::state::{Store, Unavailable};
 use crate::warning::Warning;
-
-/// The furthest ahead an upstream can make the adapter wait: an hour, so one wrong or hostile
-/// reset time (which a file or Redis store keeps across restarts) costs an hour, not a day;
-/// an API whose quota resets later is asked again once an hour, and blocks again.
-pub const MAX_UPSTREAM_BLOCK: Duration = Duration::from_secs(3_600);
-
-/// At most `limit` calls per `window`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateLimit {
-    /// The window.
-    pub window: Window,
-    /// Calls allowed in one window.
-    pub limit: u64,
-}
-
-/// A request quota with its three thresholds (rate-limiting §3.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Quota {
-    /// The window counted: `requests_per_<window>`.
-    pub window: Window,
-    /// Calls after which successes carry a warning.
-    pub warn: u64,
-    /// Calls after which each caller must continue with a token.
-    pub pause: u64,
-    /// Calls after which nothing runs until the window ends.
-    pub hard_stop: Option<u64>,
-}
-
-impl Quota {
-    /// The metric name: `requests_per_hour`.
-    pub fn metric(&self) -> String {
-        format!("requests_per_{}", self.window)
-    }
-
-    /// Parses `requests_per_hour=4000/4800/5000` (the hard stop is optional).
-    ///
-    /// # Errors
-    ///
-    /// A sentence for the operator saying what is wrong.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        let usage = "expected METRIC=WARN/PAUSE[/HARD_STOP], e.g. requests_per_hour=4000/4800/5000";
-        let (metric, thresholds) = text
-            .split_once('=')
-            .ok_or_else(|| format!("quota '{text}': {usage}"))?;
-        let window = metric
-            .strip_prefix("requests_per_")
-            .and_then(Window::parse)
-            .filter(|window| *window != Window::Second)
-            .ok_or_else(|| {
-                format!(
-                    "quota metric '{metric}' is not one of requests_per_minute, requests_per_hour, requests_per_day"
-                )
-            })?;
-        let numbers: Vec<u64> = thresholds
-            .split('/')
-            .map(|part| part.trim().parse::<u64>())
-            .collect::<Result<_, _>>()
-            .map_err(|_| format!("quota '{text}': thresholds must be whole numbers; {usage}"))?;
-        let (warn, pause, hard_stop) = match numbers[..] {
-            [warn, pause] => (warn, pause, None),
-            [warn, pause, hard] => (warn, pause, Some(hard)),
-            _ => return Err(format!("quota '{text}': {usage}")),
-        };
-        if warn == 0 || warn > pause || hard_stop.is_some_and(|hard| hard < pause) {
-            return Err(format!(
-                "quota '{text}': thresholds must satisfy 0 < warn <= pause <= hard_stop"
-            ));
-        }
-        Ok(Self {
-            window,
-            warn,
-            pause,
-            hard_stop,
-        })
-    }
-}
-
-/// What an operator or schema limit of calls looks like on the command line:
-/// `minute=30` (window `second`, `minute`, `hour` or `day`).
-///
-/// # Errors
-///
-/// A sentence for the operator saying what is wrong.
-pub fn parse_rate_limit(text: &str) -> Result<RateLimit, String> {
-    let (window, limit) = text
-        .split_once('=')
-        .ok_or_else(|| format!("rate limit '{text}': expected WINDOW=CALLS, e.g. minute=30"))?;
-    let window = Window::parse(window).ok_or_else(|| {
-        format!("rate limit window '{window}' is not one of second, minute, hour, day")
-    })?;
-    let limit = limit
-        .trim()
-        .parse::<u64>()
-        .ok()
-        .filter(|limit| *limit > 0)
-        .ok_or_else(|| {
-            format!("rate limit '{text}': the number of calls must be a whole number above 0")
-        })?;
-    Ok(RateLimit { window, limit })
-}
 
 /// The limits in force.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -417,42 +319,15 @@ impl Limiter {
         }
     }
 
-    /// Reads what an upstream answer says about its limits: `X-RateLimit-Remaining: 0` with
-    /// `X-RateLimit-Reset` (Unix seconds; small values count as seconds from now) on any
-    /// answer, `Retry-After` on a 429 or 503. The block is kept in the store, so every
-    /// instance on it waits.
-    pub async fn observe(&self, status: u16, headers: &HeaderMap, now: SystemTime) {
-        let header = |name: &str| headers.get(name).and_then(|value| value.to_str().ok());
-        let number = |name: &str| header(name).and_then(|text| text.trim().parse::<u64>().ok());
-        let mut wait: Option<u64> = None;
-        if number("x-ratelimit-remaining") == Some(0)
-            && let Some(reset) = number("x-ratelimit-reset")
-        {
-            wait = Some(if reset < 1_000_000_000 {
-                reset
-            } else {
-                reset.saturating_sub(unix_seconds(now))
-            });
-        }
-        if matches!(status, 429 | 503)
-            && let Some(seconds) = header("retry-after")
-                .and_then(|value| crate::upstream::retry_after_seconds(value, now))
-        {
-            wait = Some(wait.map_or(seconds, |wait| wait.max(seconds)));
-        }
-        let Some(wait) = wait.filter(|wait| *wait > 0) else {
-            return;
-        };
-        if wait > MAX_UPSTREAM_BLOCK.as_secs() {
-            tracing::warn!(
-                wait_seconds = wait,
-                "the upstream asked for a wait of more than an hour; waiting an hour, then asking again"
-            );
-        }
-        let until = now + Duration::from_secs(wait).min(MAX_UPSTREAM_BLOCK);
-        let limit = number("x-ratelimit-limit").unwrap_or(0);
+    /// Keeps the upstream's [`Backoff`] in the store, so every instance on it waits.
+    pub async fn block(&self, backoff: Backoff) {
         let [until_key, limit_key] = BLOCK_KEYS;
-        let stored = match self.store.set(limit_key, &limit.to_string(), until).await {
+        let until = backoff.until;
+        let stored = match self
+            .store
+            .set(limit_key, &backoff.limit.to_string(), until)
+            .await
+        {
             Ok(()) => {
                 self.store
                     .set(until_key, &unix_seconds(until).to_string(), until)
@@ -615,7 +490,7 @@ pub fn paused_error(pauses: &[Pause], token: &str, expires_at: &str) -> AqlError
             first.current,
             first.quota.window,
             first.quota.pause,
-            super::tokens::QUOTA_PARAM
+            super::QUOTA_PARAM
         ),
     )
     .with_detail("metric", first.quota.metric())
@@ -631,9 +506,17 @@ pub fn paused_error(pauses: &[Pause], token: &str, expires_at: &str) -> AqlError
 
 #[cfg(test)]
 mod tests {
-    use reqwest::header::HeaderValue;
+    use reqwest::header::{HeaderMap, HeaderValue};
 
     use super::*;
+    use crate::call::upstream::backoff::backoff;
+
+    /// What the call line does with an upstream answer of `status` with `headers`.
+    async fn observe(limiter: &Limiter, status: u16, headers: &HeaderMap, now: SystemTime) {
+        if let Some(backoff) = backoff(status, headers, now) {
+            limiter.block(backoff).await;
+        }
+    }
 
     const NOON: u64 = 1_800_000_000 - 1_800_000_000 % 86_400 + 43_200;
 
@@ -643,45 +526,6 @@ mod tests {
 
     fn at(seconds: u64) -> SystemTime {
         from_unix_seconds(seconds)
-    }
-
-    #[test]
-    fn quotas_and_limits_parse() {
-        assert_eq!(
-            Quota::parse("requests_per_hour=4000/4800/5000"),
-            Ok(Quota {
-                window: Window::Hour,
-                warn: 4000,
-                pause: 4800,
-                hard_stop: Some(5000)
-            })
-        );
-        assert_eq!(
-            Quota::parse("requests_per_day=1/2").map(|q| q.hard_stop),
-            Ok(None)
-        );
-        for bad in [
-            "requests_per_hour",
-            "requests_per_second=1/2",
-            "cost_per_day=1/2",
-            "requests_per_hour=5/4",
-            "requests_per_hour=1/4/3",
-            "requests_per_hour=x/4",
-            "requests_per_hour=0/4",
-            "requests_per_hour=1/2/3/4",
-        ] {
-            assert!(Quota::parse(bad).is_err(), "{bad}");
-        }
-        assert_eq!(
-            parse_rate_limit("minute=30"),
-            Ok(RateLimit {
-                window: Window::Minute,
-                limit: 30
-            })
-        );
-        for bad in ["minute", "week=3", "minute=0", "minute=-1"] {
-            assert!(parse_rate_limit(bad).is_err(), "{bad}");
-        }
     }
 
     #[test]
@@ -800,7 +644,7 @@ mod tests {
             HeaderValue::from_str(&(NOON + 30).to_string()).expect("header"),
         );
         headers.insert("x-ratelimit-limit", HeaderValue::from_static("60"));
-        limiter.observe(200, &headers, now).await;
+        observe(&limiter, 200, &headers, now).await;
         let Err(Limited::Rate(error)) = limiter.check(now, "alice").await else {
             panic!("blocked by the upstream");
         };
@@ -811,7 +655,7 @@ mod tests {
 
         let mut far = HeaderMap::new();
         far.insert("retry-after", HeaderValue::from_static("99999999999"));
-        limiter.observe(429, &far, now).await;
+        observe(&limiter, 429, &far, now).await;
         let Err(Limited::Rate(error)) = limiter.check(now, "alice").await else {
             panic!("blocked by Retry-After");
         };
@@ -819,7 +663,7 @@ mod tests {
             error.details["retry_after_seconds"], 3_600,
             "capped to an hour"
         );
-        limiter.observe(200, &HeaderMap::new(), now).await;
+        observe(&limiter, 200, &HeaderMap::new(), now).await;
         assert!(
             limiter.check(now, "alice").await.is_err(),
             "a plain answer does not lift it"

@@ -1,361 +1,416 @@
-//! The safety gate: whether an operation may run, needs confirmation first, or is refused.
+//! The safety gate: whether a call may run, needs confirmation first, or is refused, and
+//! whether the limits let it through now.
 //!
-//! One decision per call, the same on every tool and in every endpoint mode, from the
-//! operation's danger level and `requires_confirmation` (fixed by the schema), the adapter's
-//! trust level (the schema's, or the operator's when they vouch for it) and the operator's
-//! policy. The defaults follow the gating matrix of danger-levels §4 ([`aqlgen_model::outcome`]);
-//! the operator can only tighten them.
-//!
-//! What outlives the decision lives beside it: [`tokens`] (confirmation and quota
-//! continuation tokens), [`limits`] (rate limits and quotas) and [`audit`] (one event per
-//! decision).
+//! One decision per call, the same on every tool, in every endpoint mode and for every batch
+//! item, made in [`Gate::admit`]: the [`policy`] (danger level × trust level × the operator's
+//! tightening), then rate limits and quotas ([`limits`]), then confirmation ([`tokens`]), and
+//! one [`audit`] event for what was decided. What outlives a decision (tokens, counters) lives
+//! in the state store.
 
 pub mod audit;
 pub mod limits;
+pub mod policy;
 pub mod tokens;
 
-use aqlgen_model::{DangerLevel, Outcome, TrustLevel, minimum_trust, outcome};
-use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::SystemTime;
 
-use crate::adapter::{Route, UpstreamRequest};
+use aqlgen_model::{DangerLevel, TrustLevel};
+use serde_json::{Map, Value, json};
+
+use crate::adapter::{AdapterInfo, Route, UpstreamRequest};
+use crate::call::metrics::Metrics;
+use crate::call::{Context, Observer};
+use crate::config::SafetyConfig;
 use crate::error::{AqlError, ErrorCode};
+use crate::state::Store;
+use crate::warning::Warning;
+use audit::{Audit, Event, Record};
+use limits::{LimitConfig, Limited, Limiter, paused_error};
+pub use policy::{
+    ConfirmReason, Decision, Denial, Policy, TrustSource, confirmation_context, denial_error,
+};
+use tokens::{TokenKind, Tokens};
 
 /// The param that carries a confirmation token on the retry.
 pub const TOKEN_PARAM: &str = "confirmation_token";
 
-/// Where the effective trust level comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TrustSource {
-    /// The schema's `trust.level`.
-    Schema,
-    /// The schema declares none: `untested` (trust-levels §6.1).
-    Default,
-    /// The operator's `--trust-level` / `MCP_AQL_TRUST_LEVEL`.
-    Operator,
+/// The param that carries a quota continuation token; `_`-prefixed, so it is metadata and
+/// never an operation param.
+pub const QUOTA_PARAM: &str = "_quota_continue";
+
+/// The gate of one server: its policy, limits, tokens and audit log.
+pub struct Gate {
+    policy: Policy,
+    limiter: Limiter,
+    tokens: Tokens,
+    audit: Audit,
+    metrics: Arc<Metrics>,
 }
 
-impl TrustSource {
-    /// How `_protocol` and the logs name it.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            Self::Schema => "schema",
-            Self::Default => "default",
-            Self::Operator => "operator",
-        }
-    }
+/// The gate's first look at a call, before its params are parsed.
+#[derive(Debug)]
+pub struct Screened {
+    decision: Decision,
+    /// The confirmation token the params carried, taken out of them when the call needs
+    /// confirmation (so the operation's parser never sees it).
+    confirmation: Option<Value>,
 }
 
-/// The operator's policy, fixed at start-up.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Policy {
-    /// The trust level decisions are made at.
-    pub trust: TrustLevel,
-    /// Where `trust` comes from.
-    pub trust_source: TrustSource,
-    /// Operations at or above this level need confirmation even where the matrix allows them.
-    pub confirm_at: Option<DangerLevel>,
-    /// Levels refused outright, whatever the trust level.
-    pub deny: Vec<DangerLevel>,
+/// A parsed call, as the gate judges it.
+pub struct Ticket<'a> {
+    /// The operation.
+    pub route: &'static Route,
+    /// Its params, after the feature params were taken out.
+    pub params: &'a Map<String, Value>,
+    /// The request it would send.
+    pub request: &'a UpstreamRequest,
+    /// The `If-Match` precondition it would send.
+    pub if_match: Option<&'a str>,
+    /// A quota continuation token (`_quota_continue`).
+    pub quota_token: Option<Value>,
+    /// Whether the call only asks what it would do.
+    pub dry_run: bool,
 }
 
-impl Policy {
-    /// The matrix at `trust`, with no operator tightening.
-    pub fn at(trust: TrustLevel, trust_source: TrustSource) -> Self {
-        Self {
-            trust,
-            trust_source,
-            confirm_at: None,
-            deny: Vec::new(),
-        }
-    }
+/// What the gate lets a call do.
+#[derive(Debug)]
+pub enum Admission {
+    /// A dry run: nothing is sent, counted or issued.
+    Preview {
+        /// Whether the real call would need confirmation first.
+        confirmation_required: bool,
+    },
+    /// The call goes out, with the warnings the limits raised (a quota nearing its pause).
+    Proceed(Vec<Warning>),
+}
 
-    /// What happens to an operation of `danger` (with the schema's `requires_confirmation`).
-    pub fn decide(&self, danger: DangerLevel, requires_confirmation: bool) -> Decision {
-        if self.deny.contains(&danger) {
-            return Decision::Deny(Denial::Operator);
-        }
-        let mut reasons = Vec::new();
-        match outcome(danger, self.trust) {
-            Outcome::IntrospectOnly => return Decision::Deny(Denial::Untested),
-            Outcome::Deny => {
-                return Decision::Deny(Denial::Matrix {
-                    minimum: minimum_trust(danger),
-                });
-            }
-            Outcome::Confirm => reasons.push(ConfirmReason::Matrix),
-            Outcome::Allow => {}
-        }
-        if requires_confirmation {
-            reasons.push(ConfirmReason::Schema);
-        }
-        if self.confirm_at.is_some_and(|level| danger >= level) {
-            reasons.push(ConfirmReason::Operator);
-        }
-        if reasons.is_empty() {
-            Decision::Allow
-        } else {
-            Decision::Confirm(reasons)
-        }
-    }
-
-    /// The decision for each danger level, for `_protocol` and the start-up log.
-    pub fn table(&self) -> Value {
-        let mut table = serde_json::Map::new();
-        for &level in DangerLevel::ALL {
-            let decision = match self.decide(level, false) {
-                Decision::Allow => "allow",
-                Decision::Confirm(_) => "confirm",
-                Decision::Deny(Denial::Untested) => "introspect_only",
-                Decision::Deny(_) => "deny",
-            };
-            table.insert(level.as_str().to_owned(), decision.into());
-        }
-        Value::Object(table)
-    }
-
-    /// The policy as `_protocol.safety` shows it.
-    pub fn describe(&self) -> Value {
-        json!({
-            "trust_level": self.trust.as_str(),
-            "trust_source": self.trust_source.as_str(),
-            "confirm_at": self.confirm_at.map(DangerLevel::as_str),
-            "denied_levels": self.deny.iter().map(|level| level.as_str()).collect::<Vec<_>>(),
-            "decisions": self.table(),
-            "confirmation_param": TOKEN_PARAM,
+impl Gate {
+    /// The gate of adapter `info` under the operator's `safety` settings, counting on `store`.
+    ///
+    /// # Errors
+    ///
+    /// `INTERNAL_ERROR` when the audit log cannot be opened.
+    pub fn new(
+        info: &'static AdapterInfo,
+        safety: &SafetyConfig,
+        store: Arc<Store>,
+        metrics: Arc<Metrics>,
+    ) -> Result<Self, AqlError> {
+        let (trust, trust_source) = match (safety.trust_level, info.trust) {
+            (Some(trust), _) => (trust, TrustSource::Operator),
+            (None, Some(trust)) => (trust, TrustSource::Schema),
+            (None, None) => (TrustLevel::Untested, TrustSource::Default),
+        };
+        let policy = Policy {
+            confirm_at: safety.confirm_at,
+            deny: safety.deny.clone(),
+            ..Policy::at(trust, trust_source)
+        };
+        let limiter = Limiter::new(
+            LimitConfig::merged(info.rate_limits, &safety.rate_limits, safety.quotas.clone()),
+            store.clone(),
+        );
+        let tokens = Tokens::new(info.name, safety.tokens, store);
+        let audit = match &safety.audit_log {
+            Some(path) => Audit::to_file(info.name, path)
+                .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?,
+            None => Audit::to_log(info.name),
+        };
+        Ok(Self {
+            policy,
+            limiter,
+            tokens,
+            audit,
+            metrics,
         })
     }
-}
 
-/// The gate's verdict on one operation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Decision {
-    /// Runs.
-    Allow,
-    /// Runs once confirmed, for these reasons (never empty).
-    Confirm(Vec<ConfirmReason>),
-    /// Refused.
-    Deny(Denial),
-}
-
-/// Why an operation needs confirmation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ConfirmReason {
-    /// The matrix confirms this danger level at this trust level.
-    Matrix,
-    /// The schema says `requires_confirmation: true`.
-    Schema,
-    /// The operator's `--confirm-at`.
-    Operator,
-}
-
-/// Why an operation is refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Denial {
-    /// The adapter is `untested`: only `introspect` runs.
-    Untested,
-    /// The matrix refuses this danger level below `minimum`.
-    Matrix {
-        /// The lowest trust level at which it runs.
-        minimum: TrustLevel,
-    },
-    /// The operator's `--deny`.
-    Operator,
-}
-
-/// What a danger level means, in the words a reason uses.
-fn danger_meaning(danger: DangerLevel) -> &'static str {
-    match danger {
-        DangerLevel::Safe => "it only reads",
-        DangerLevel::Reversible => "it changes data in a way which can be undone",
-        DangerLevel::Destructive => "it removes or overwrites data",
-        DangerLevel::Dangerous => "its effects are wide or cannot be undone",
-        DangerLevel::Forbidden => "it can cause damage no one can undo",
+    /// The policy in force.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
     }
-}
 
-/// The `PERMISSION_*` error of a refusal, saying what would allow the call.
-pub fn denial_error(route: &Route, policy: &Policy, denial: Denial) -> AqlError {
-    let (operation, danger) = (route.operation, route.danger_level);
-    let trust = policy.trust.as_str();
-    let vouch = "the operator vouches for an adapter with --trust-level or MCP_AQL_TRUST_LEVEL";
-    match denial {
-        Denial::Untested => AqlError::new(
-            ErrorCode::PermissionTrustLevelInsufficient,
-            format!(
-                "Operation '{operation}' requires trust level '{}', adapter has '{trust}': an \
-                 untested adapter answers only 'introspect'. It runs once the schema declares a \
-                 trust level or {vouch}",
-                TrustLevel::Generated.as_str()
-            ),
-        )
-        .with_detail("operation", operation)
-        .with_detail("required_trust", TrustLevel::Generated.as_str())
-        .with_detail("actual_trust", trust)
-        .with_detail("danger_level", danger.rank()),
-        Denial::Matrix { minimum } => AqlError::new(
-            ErrorCode::PermissionDangerLevelDenied,
-            format!(
-                "Operation '{operation}' (danger: {danger}) denied for adapter trust level \
-                 '{trust}'. {} operations run from trust level '{minimum}' up; {vouch}",
-                capitalized(danger.as_str())
-            ),
-        )
-        .with_detail("operation", operation)
-        .with_detail("danger_level", danger.as_str())
-        .with_detail("adapter_trust", trust)
-        .with_detail("minimum_trust_required", minimum.as_str())
-        .with_detail("reasons", vec![reason_of_danger(route)]),
-        Denial::Operator => AqlError::new(
-            ErrorCode::PermissionDangerLevelDenied,
-            format!(
-                "Operation '{operation}' (danger: {danger}) denied by the operator's policy, \
-                 which refuses '{danger}' operations whatever the trust level; only the \
-                 operator can lift it (--deny or MCP_AQL_DENY)"
-            ),
-        )
-        .with_detail("operation", operation)
-        .with_detail("danger_level", danger.as_str())
-        .with_detail("adapter_trust", trust)
-        .with_detail("policy", "operator")
-        .with_detail("reasons", vec![reason_of_danger(route)]),
+    /// The rate limits and quotas, and the upstream's block.
+    pub fn limiter(&self) -> &Limiter {
+        &self.limiter
     }
-}
 
-/// One sentence on an operation's fate under `policy`, for its introspection details: its
-/// danger level, and whether it runs, needs confirmation or is refused, and why.
-pub fn describe(route: &Route, policy: &Policy) -> String {
-    let (danger, trust) = (route.danger_level, policy.trust);
-    let fate = match policy.decide(danger, route.requires_confirmation) {
-        Decision::Allow => format!("runs without confirmation (trust level '{trust}')"),
-        Decision::Confirm(_) => format!(
-            "needs confirmation (trust level '{trust}'): the first call answers \
-             CONFIRMATION_REQUIRED with a token; call again with the same params and \
-             '{TOKEN_PARAM}' set to it"
-        ),
-        Decision::Deny(Denial::Untested) => {
-            "refused: the adapter is untested, so only 'introspect' runs".to_owned()
+    /// Decides `route` and takes the confirmation token out of `params` when it needs one.
+    pub fn screen(&self, route: &Route, params: &mut Map<String, Value>) -> Screened {
+        let decision = self
+            .policy
+            .decide(route.danger_level, route.requires_confirmation);
+        let confirmation = match decision {
+            Decision::Confirm(_) => params.remove(TOKEN_PARAM).filter(|token| !token.is_null()),
+            Decision::Allow | Decision::Deny(_) => None,
+        };
+        Screened {
+            decision,
+            confirmation,
         }
-        Decision::Deny(Denial::Matrix { minimum }) => {
-            format!("refused under trust level '{trust}'; it runs from trust level '{minimum}' up")
-        }
-        Decision::Deny(Denial::Operator) => {
-            format!("refused by the operator's policy for '{danger}' operations")
-        }
-    };
-    format!("Danger level: {danger}; {fate}.")
-}
+    }
 
-fn reason_of_danger(route: &Route) -> String {
-    format!(
-        "'{}' has danger level '{}': {}",
-        route.operation,
-        route.danger_level,
-        danger_meaning(route.danger_level)
-    )
-}
-
-/// Why a confirmation is asked for, and what the call would do, built from the schema: the
-/// `reasons` and `confirmation_message` of `CONFIRMATION_REQUIRED` (danger-levels §4.3).
-pub fn confirmation_context(
-    route: &Route,
-    policy: &Policy,
-    why: &[ConfirmReason],
-    request: &UpstreamRequest,
-) -> (Vec<String>, String) {
-    let mut reasons = vec![reason_of_danger(route)];
-    for reason in why {
-        reasons.push(match reason {
-            ConfirmReason::Matrix => format!(
-                "trust level '{}' runs {} operations only once confirmed",
-                policy.trust, route.danger_level
-            ),
-            ConfirmReason::Schema => {
-                "the adapter schema marks it 'requires_confirmation'".to_owned()
+    /// Judges one parsed call, in this order: refused by the policy; a dry run (answered
+    /// before anything is counted); rate limits and quotas (a quota at its pause continued
+    /// with a valid continuation token); confirmation (a token issued, or the one brought
+    /// redeemed); the call counted.
+    ///
+    /// # Errors
+    ///
+    /// The `PERMISSION_*`, `RATE_LIMIT_*`, `CONFIRMATION_REQUIRED` or token error that stops
+    /// the call; `INTERNAL_ERROR` when the state store does not answer.
+    pub async fn admit<O: Observer>(
+        &self,
+        screened: Screened,
+        ticket: Ticket<'_>,
+        context: &Context<'_, O>,
+    ) -> Result<Admission, AqlError> {
+        let route = ticket.route;
+        let why = match screened.decision {
+            Decision::Deny(denial) => {
+                let error = denial_error(route, &self.policy, denial);
+                self.audit(context, route, Event::Denied, None, Some(error.code));
+                return Err(error);
             }
-            ConfirmReason::Operator => format!(
-                "the operator's policy confirms every operation from '{}' up",
-                policy.confirm_at.unwrap_or(route.danger_level)
+            Decision::Confirm(why) => Some(why),
+            Decision::Allow => None,
+        };
+        if ticket.dry_run {
+            return Ok(Admission::Preview {
+                confirmation_required: why.is_some(),
+            });
+        }
+        self.check_limits(&ticket, context).await?;
+        // A confirmation is for exactly the request shown: its params and its precondition.
+        let mut scope = ticket.params.clone();
+        if let Some(etag) = ticket.if_match {
+            scope.insert("if_match".to_owned(), etag.into());
+        }
+        match (why, screened.confirmation) {
+            (None, _) => self.audit(context, route, Event::Allowed, None, None),
+            (Some(why), None) => {
+                return Err(self
+                    .ask_confirmation(route, &scope, &why, ticket.request, context)
+                    .await);
+            }
+            (Some(_), Some(token)) => {
+                let redeemed = self
+                    .tokens
+                    .redeem(
+                        &context.caller.id,
+                        TokenKind::Confirmation,
+                        &token,
+                        route.operation,
+                        &scope,
+                    )
+                    .await;
+                match redeemed {
+                    Ok(id) => self.audit(context, route, Event::TokenAccepted, Some(&id), None),
+                    Err(rejected) => {
+                        self.audit(
+                            context,
+                            route,
+                            Event::TokenRejected,
+                            rejected.token_id.as_deref(),
+                            Some(rejected.error.code),
+                        );
+                        return Err(rejected.error);
+                    }
+                }
+            }
+        }
+        match self
+            .limiter
+            .commit(SystemTime::now(), &context.caller.id)
+            .await
+        {
+            Ok(warnings) => Ok(Admission::Proceed(warnings)),
+            Err(limited) => Err(self.limited(route, ticket.params, limited, context).await),
+        }
+    }
+
+    /// Rate limits and quotas before anything is confirmed or sent: a quota at its pause
+    /// threshold is continued with the ticket's quota token when it is a valid one.
+    async fn check_limits<O: Observer>(
+        &self,
+        ticket: &Ticket<'_>,
+        context: &Context<'_, O>,
+    ) -> Result<(), AqlError> {
+        let (route, params, caller) = (ticket.route, ticket.params, &context.caller.id);
+        let limited = match self.limiter.check(SystemTime::now(), caller).await {
+            Ok(()) => return Ok(()),
+            Err(limited) => limited,
+        };
+        let (Limited::Paused(pauses), Some(token)) = (&limited, &ticket.quota_token) else {
+            return Err(self.limited(route, params, limited, context).await);
+        };
+        let redeemed = self
+            .tokens
+            .redeem(
+                caller,
+                TokenKind::QuotaContinue,
+                token,
+                route.operation,
+                params,
+            )
+            .await;
+        match redeemed {
+            Ok(id) => {
+                self.audit(context, route, Event::QuotaContinued, Some(&id), None);
+                self.limiter
+                    .continue_past(caller, pauses)
+                    .await
+                    .map_err(AqlError::from)
+            }
+            Err(rejected) => {
+                self.audit(
+                    context,
+                    route,
+                    Event::TokenRejected,
+                    rejected.token_id.as_deref(),
+                    Some(rejected.error.code),
+                );
+                Err(rejected.error)
+            }
+        }
+    }
+
+    /// The client's error for a limit in the way; a pause issues a continuation token.
+    async fn limited<O: Observer>(
+        &self,
+        route: &'static Route,
+        params: &Map<String, Value>,
+        limited: Limited,
+        context: &Context<'_, O>,
+    ) -> AqlError {
+        match limited {
+            Limited::Rate(error) => {
+                self.audit(context, route, Event::RateLimited, None, Some(error.code));
+                error
+            }
+            Limited::Exhausted(error) => {
+                self.audit(
+                    context,
+                    route,
+                    Event::QuotaExhausted,
+                    None,
+                    Some(error.code),
+                );
+                error
+            }
+            Limited::Unavailable(error) => error,
+            Limited::Paused(pauses) => match self
+                .tokens
+                .issue(
+                    &context.caller.id,
+                    TokenKind::QuotaContinue,
+                    route.operation,
+                    route.danger_level,
+                    params,
+                )
+                .await
+            {
+                Ok(issued) => {
+                    let error = paused_error(&pauses, &issued.token, &issued.expires_at);
+                    self.audit(
+                        context,
+                        route,
+                        Event::QuotaPaused,
+                        Some(&issued.id),
+                        Some(error.code),
+                    );
+                    error
+                }
+                Err(error) => {
+                    self.audit(context, route, Event::RateLimited, None, Some(error.code));
+                    error
+                }
+            },
+        }
+    }
+
+    /// Issues a confirmation token: `CONFIRMATION_REQUIRED` with what the call would do.
+    async fn ask_confirmation<O: Observer>(
+        &self,
+        route: &'static Route,
+        scope: &Map<String, Value>,
+        why: &[ConfirmReason],
+        request: &UpstreamRequest,
+        context: &Context<'_, O>,
+    ) -> AqlError {
+        let issued = self
+            .tokens
+            .issue(
+                &context.caller.id,
+                TokenKind::Confirmation,
+                route.operation,
+                route.danger_level,
+                scope,
+            )
+            .await;
+        let issued = match issued {
+            Ok(issued) => issued,
+            Err(error) => {
+                self.audit(context, route, Event::RateLimited, None, Some(error.code));
+                return error;
+            }
+        };
+        let (reasons, message) = confirmation_context(route, &self.policy, why, request);
+        self.audit(
+            context,
+            route,
+            Event::ConfirmationIssued,
+            Some(&issued.id),
+            None,
+        );
+        AqlError::new(
+            ErrorCode::ConfirmationRequired,
+            format!(
+                "This operation requires confirmation: '{}' (danger: {}) runs only when called again with the same params plus '{TOKEN_PARAM}' set to the token in details, within {} s",
+                route.operation,
+                route.danger_level,
+                issued.ttl.as_secs()
             ),
+        )
+        .with_detail("operation", route.operation)
+        .with_detail("danger_level", route.danger_level.as_str())
+        .with_detail("reasons", reasons)
+        .with_detail("confirmation_message", message)
+        .with_detail("confirmation_token", issued.token)
+        .with_detail("expires_at", issued.expires_at)
+        .with_detail("ttl_seconds", issued.ttl.as_secs())
+    }
+
+    /// One decision, told to the audit log, the metrics and the session's log.
+    fn audit<O: Observer>(
+        &self,
+        context: &Context<'_, O>,
+        route: &'static Route,
+        event: Event,
+        token_id: Option<&str>,
+        code: Option<ErrorCode>,
+    ) {
+        // The level the session log's line takes: routine reads are debug.
+        let routine = event == Event::Allowed && route.danger_level < DangerLevel::Destructive;
+        context.observer.event(
+            routine,
+            json!({
+                "event": event.as_str(),
+                "operation": route.operation,
+                "danger_level": route.danger_level.as_str(),
+                "code": code.map(ErrorCode::as_str),
+            }),
+        );
+        self.metrics.decision(event);
+        self.audit.record(Record {
+            event,
+            operation: route.operation,
+            danger: route.danger_level,
+            trust: self.policy.trust,
+            session: context.session,
+            token_id,
+            code,
         });
-    }
-    let what = if route.description.is_empty() {
-        format!("Run '{}'", route.operation)
-    } else {
-        route.description.trim_end_matches('.').to_owned()
-    };
-    let message = format!(
-        "{what}: {} {}. This is {} and is not reverted by the adapter. Confirm to proceed.",
-        request.method, request.path, route.danger_level
-    );
-    (reasons, message)
-}
-
-fn capitalized(word: &str) -> String {
-    let mut chars = word.chars();
-    chars.next().map_or_else(String::new, |first| {
-        first.to_uppercase().chain(chars).collect()
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_matrix_is_the_default_policy() {
-        let policy = Policy::at(TrustLevel::Validated, TrustSource::Schema);
-        assert_eq!(policy.decide(DangerLevel::Safe, false), Decision::Allow);
-        assert_eq!(
-            policy.decide(DangerLevel::Reversible, false),
-            Decision::Allow
-        );
-        assert_eq!(
-            policy.decide(DangerLevel::Destructive, false),
-            Decision::Confirm(vec![ConfirmReason::Matrix])
-        );
-        assert_eq!(
-            policy.decide(DangerLevel::Dangerous, false),
-            Decision::Deny(Denial::Matrix {
-                minimum: TrustLevel::CommunityReviewed
-            })
-        );
-        let untested = Policy::at(TrustLevel::Untested, TrustSource::Default);
-        assert_eq!(
-            untested.decide(DangerLevel::Safe, false),
-            Decision::Deny(Denial::Untested)
-        );
-    }
-
-    #[test]
-    fn schema_and_operator_only_tighten() {
-        let mut policy = Policy::at(TrustLevel::Certified, TrustSource::Operator);
-        assert_eq!(
-            policy.decide(DangerLevel::Dangerous, false),
-            Decision::Allow
-        );
-        assert_eq!(
-            policy.decide(DangerLevel::Safe, true),
-            Decision::Confirm(vec![ConfirmReason::Schema])
-        );
-        policy.confirm_at = Some(DangerLevel::Reversible);
-        assert_eq!(policy.decide(DangerLevel::Safe, false), Decision::Allow);
-        assert_eq!(
-            policy.decide(DangerLevel::Forbidden, true),
-            Decision::Confirm(vec![
-                ConfirmReason::Matrix,
-                ConfirmReason::Schema,
-                ConfirmReason::Operator
-            ])
-        );
-        policy.deny = vec![DangerLevel::Safe];
-        assert_eq!(
-            policy.decide(DangerLevel::Safe, false),
-            Decision::Deny(Denial::Operator)
-        );
-        assert_eq!(
-            policy.table()["safe"],
-            "deny",
-            "the table shows the operator's refusal"
-        );
     }
 }

@@ -16,21 +16,18 @@ use aqlgen_model::DangerLevel;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-use super::TOKEN_PARAM;
 use super::limits::{Window, rate_limited, window_start};
+use super::{QUOTA_PARAM, TOKEN_PARAM};
 use crate::clock::{from_unix_seconds, rfc3339, unix_seconds};
+use crate::config::TokenConfig;
+use crate::digest::{feed_object, hex, random_hex};
 use crate::error::{AqlError, ErrorCode};
-use crate::session::{hex, random_hex};
 use crate::state::{Store, Unavailable, unix_millis};
 
 /// Tokens one session may be issued per hour.
 pub const MAX_ISSUED_PER_HOUR: u32 = 100;
 /// Failed redemptions one session may make per hour; then redemptions are refused.
 pub const MAX_FAILURES_PER_HOUR: u32 = 20;
-
-/// The param that carries a quota continuation token; `_`-prefixed, so it is metadata and
-/// never an operation param.
-pub const QUOTA_PARAM: &str = "_quota_continue";
 
 /// What a token lets through.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,32 +59,6 @@ impl TokenKind {
         match self {
             Self::Confirmation => TOKEN_PARAM,
             Self::QuotaContinue => QUOTA_PARAM,
-        }
-    }
-}
-
-/// How long tokens live (confirmation-tokens §5.1): defaults and upper bounds are the
-/// specification's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TokenConfig {
-    /// Confirmation of a safe, reversible, destructive or dangerous operation. Default 5 min,
-    /// at most 15.
-    pub confirmation_ttl: Duration,
-    /// Confirmation of a forbidden operation. Default 2 min, at most 5.
-    pub forbidden_ttl: Duration,
-    /// Quota continuation. Default 5 min, at most 10.
-    pub quota_ttl: Duration,
-    /// Grace added to every expiry for clocks that disagree. Default 30 s, at most 300.
-    pub clock_skew: Duration,
-}
-
-impl Default for TokenConfig {
-    fn default() -> Self {
-        Self {
-            confirmation_ttl: Duration::from_secs(300),
-            forbidden_ttl: Duration::from_secs(120),
-            quota_ttl: Duration::from_secs(300),
-            clock_skew: Duration::from_secs(30),
         }
     }
 }
@@ -423,35 +394,6 @@ fn cap_key(what: &str, caller: &str, wall: SystemTime) -> (String, SystemTime) {
 /// revealing it.
 pub fn token_id(token: &str) -> String {
     format!("tok_{}", hex(&Sha256::digest(token.as_bytes())[..6]))
-}
-
-/// Feeds `object` to `hasher` in one canonical form: keys sorted, scalars as compact JSON.
-pub(crate) fn feed_object(hasher: &mut Sha256, object: &Map<String, Value>) {
-    let mut keys: Vec<&String> = object.keys().collect();
-    keys.sort();
-    hasher.update(b"{");
-    for key in keys {
-        hasher.update(Value::String(key.clone()).to_string().as_bytes());
-        hasher.update(b":");
-        feed(hasher, &object[key.as_str()]);
-        hasher.update(b",");
-    }
-    hasher.update(b"}");
-}
-
-fn feed(hasher: &mut Sha256, value: &Value) {
-    match value {
-        Value::Object(object) => feed_object(hasher, object),
-        Value::Array(items) => {
-            hasher.update(b"[");
-            for item in items {
-                feed(hasher, item);
-                hasher.update(b",");
-            }
-            hasher.update(b"]");
-        }
-        scalar => hasher.update(scalar.to_string().as_bytes()),
-    }
 }
 
 #[cfg(test)]

@@ -14,9 +14,9 @@ use hmac::{Hmac, Mac};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
+use crate::digest::feed_object;
+use crate::digest::hex;
 use crate::error::{AqlError, ErrorCode};
-use crate::gate::tokens::feed_object;
-use crate::session::hex;
 use crate::state::Store;
 
 /// Where the store keeps the signing key, and for how long: long enough that a fleet never

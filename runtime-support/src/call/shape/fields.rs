@@ -6,9 +6,9 @@ use serde_json::{Map, Value};
 use aqlgen_model::{IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES};
 
 use crate::adapter::{FieldSelection, Preset};
-use crate::envelope::shorten;
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
+use crate::text::shorten;
 use crate::warning::Warning;
 
 /// Most paths one request selects.

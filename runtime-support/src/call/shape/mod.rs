@@ -10,9 +10,10 @@ pub mod pages;
 use serde_json::{Map, Value};
 
 use crate::adapter::{FeatureParam, Route};
+use crate::call::Data;
+use crate::call::upstream::Answer;
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
-use crate::result::Data;
 use crate::warning::Warning;
 use cursor::Cursors;
 use fields::{ETAG_MEMBER, Selection};
@@ -36,17 +37,6 @@ pub struct Plan {
     pub dry_run: bool,
     /// Warnings raised while reading the params (a clamped page size).
     pub warnings: Vec<Warning>,
-}
-
-/// An upstream answer and the headers shaping uses.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
-    /// The body as compact JSON text (`null` when empty).
-    pub body: String,
-    /// The `ETag` header, when it is printable ASCII of sane length.
-    pub etag: Option<String>,
-    /// The `Link` header.
-    pub link: Option<String>,
 }
 
 impl Plan {

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, SystemTime};
 
 use crate::adapter::{AdapterInfo, ApiKeyLocation, Auth, Method, UpstreamRequest};
+use crate::call::upstream::{Credential, Upstream, UpstreamConfig};
 use crate::error::{AqlError, ErrorCode};
-use crate::upstream::{Credential, Upstream, UpstreamConfig};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -27,6 +27,7 @@ impl Upstream {
     async fn send_plain(&self, request: UpstreamRequest) -> Result<String, AqlError> {
         self.send(request, None, &Credential::Environment)
             .await
+            .answer
             .map(|answer| answer.body)
     }
 }

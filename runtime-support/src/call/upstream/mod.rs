@@ -31,31 +31,71 @@
 //! ```
 
 mod auth;
+pub mod backoff;
 #[cfg(test)]
 mod http_tests;
 mod response;
 mod untrusted;
 
-pub(crate) use response::retry_after_seconds;
-
 use std::error::Error as StdError;
 use std::ffi::OsString;
 use std::net::IpAddr;
-use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
-use reqwest::header::{ACCEPT, HeaderValue, IF_MATCH, LINK};
+use reqwest::header::{ACCEPT, HeaderMap, HeaderValue, IF_MATCH, LINK};
 use reqwest::{Client, Url, redirect};
 use tracing::debug;
 
 use crate::adapter::{AdapterInfo, Method, UpstreamRequest};
 use crate::error::{AqlError, ErrorCode};
-use crate::gate::limits::Limiter;
-use crate::metrics::{Metrics, UpstreamOutcome};
-use crate::shape::Answer;
 pub use auth::Credential;
 use auth::{AuthPlan, Secrets};
+pub use backoff::Backoff;
 use response::UpstreamResponse;
+
+/// An upstream answer and the headers shaping uses.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The body as compact JSON text (`null` when empty).
+    pub body: String,
+    /// The `ETag` header, when it is printable ASCII of sane length.
+    pub etag: Option<String>,
+    /// The `Link` header.
+    pub link: Option<String>,
+}
+
+/// One request's course: the answer (or the error a client is told), whether the upstream
+/// answered at all, and the wait it asked for. The call line hands the last two to the
+/// metrics and the rate limiter.
+#[derive(Debug)]
+pub struct Exchange {
+    /// The answer, or the error it maps to.
+    pub answer: Result<Answer, AqlError>,
+    /// What came back, when a request went out.
+    pub reached: Option<Reached>,
+    /// The wait the upstream asked for (`X-RateLimit-*`, `Retry-After`).
+    pub backoff: Option<Backoff>,
+}
+
+impl Exchange {
+    /// An exchange that ended before a request went out.
+    fn unsent(error: AqlError) -> Self {
+        Self {
+            answer: Err(error),
+            reached: None,
+            backoff: None,
+        }
+    }
+}
+
+/// What came back to a request that went out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Reached {
+    /// The upstream answered with this HTTP status.
+    Status(u16),
+    /// No answer came: refused, timed out, DNS, TLS or network.
+    NoAnswer,
+}
 
 /// Same-origin redirects followed before giving up.
 pub const MAX_REDIRECTS: usize = 5;
@@ -94,10 +134,6 @@ pub struct Upstream {
     /// HTTPS, or HTTP to a loopback host.
     credentials_allowed: bool,
     config: UpstreamConfig,
-    /// Told what every answer says about the upstream's rate limits.
-    limiter: Option<Arc<Limiter>>,
-    /// Counts every request by the status class of its answer.
-    metrics: Option<Arc<Metrics>>,
 }
 
 impl Upstream {
@@ -112,21 +148,6 @@ impl Upstream {
     /// an auth header name from the schema is invalid, or when the TLS client cannot start.
     pub fn new(info: &'static AdapterInfo, config: UpstreamConfig) -> Result<Upstream, AqlError> {
         Self::with_env(info, config, &|name| std::env::var_os(name))
-    }
-
-    /// Tells `limiter` what every answer says about the upstream's rate limits
-    /// (`X-RateLimit-*`, `Retry-After`).
-    #[must_use]
-    pub fn observed_by(mut self, limiter: Arc<Limiter>) -> Self {
-        self.limiter = Some(limiter);
-        self
-    }
-
-    /// Counts every request in `metrics` by the status class of its answer.
-    #[must_use]
-    pub fn measured_by(mut self, metrics: Arc<Metrics>) -> Self {
-        self.metrics = Some(metrics);
-        self
     }
 
     fn with_env(
@@ -169,8 +190,6 @@ impl Upstream {
             auth,
             credentials_allowed,
             config,
-            limiter: None,
-            metrics: None,
         })
     }
 
@@ -205,7 +224,47 @@ impl Upstream {
         request: UpstreamRequest,
         if_match: Option<&str>,
         credential: &Credential<'_>,
-    ) -> Result<Answer, AqlError> {
+    ) -> Exchange {
+        let (builder, secrets) = match self.prepare(&request, if_match, credential) {
+            Ok(prepared) => prepared,
+            Err(error) => return Exchange::unsent(error),
+        };
+        debug!(
+            method = request.method.as_str(),
+            path = %request.path,
+            query_pairs = request.query.len(),
+            "upstream request"
+        );
+        let started = Instant::now();
+        let response = match builder.send().await {
+            Ok(response) => response,
+            Err(err) => {
+                return Exchange {
+                    answer: Err(self.transport_error(&err, &secrets)),
+                    reached: Some(Reached::NoAnswer),
+                    backoff: None,
+                };
+            }
+        };
+        let status = response.status();
+        let headers = response.headers().clone();
+        let backoff = backoff::backoff(status.as_u16(), &headers, SystemTime::now());
+        let answer = self.receive(response, &headers, &secrets, started).await;
+        Exchange {
+            answer,
+            reached: Some(Reached::Status(status.as_u16())),
+            backoff,
+        }
+    }
+
+    /// The request, ready to go, and the secrets it carries: credentials checked and
+    /// resolved, the URL joined, the body and precondition set.
+    fn prepare(
+        &self,
+        request: &UpstreamRequest,
+        if_match: Option<&str>,
+        credential: &Credential<'_>,
+    ) -> Result<(reqwest::RequestBuilder, Secrets), AqlError> {
         let credentials = if self.auth.sends_credentials() {
             if !self.credentials_allowed {
                 return Err(AqlError::new(
@@ -223,15 +282,13 @@ impl Upstream {
         } else {
             auth::Credentials::default()
         };
-        let secrets = credentials.secrets;
         // The server's own credentials join every log line's scrub list. A request's are
         // never logged, and are kept out of that list, which would otherwise grow with
         // every caller.
         if matches!(credential, Credential::Environment) {
-            secrets.keep_out_of_logs();
+            credentials.secrets.keep_out_of_logs();
         }
-        let url = self.url_for(&request, credentials.query.as_ref())?;
-
+        let url = self.url_for(request, credentials.query.as_ref())?;
         let mut builder = self
             .client
             .request(http_method(request.method), url)
@@ -245,30 +302,19 @@ impl Upstream {
         if let Some(etag) = if_match.and_then(|etag| HeaderValue::from_str(etag).ok()) {
             builder = builder.header(IF_MATCH, etag);
         }
+        Ok((builder, credentials.secrets))
+    }
 
-        debug!(
-            method = request.method.as_str(),
-            path = %request.path,
-            query_pairs = request.query.len(),
-            "upstream request"
-        );
-        let started = Instant::now();
-        let sent = builder.send().await;
-        if let Some(metrics) = &self.metrics {
-            metrics.upstream(match &sent {
-                Ok(response) => UpstreamOutcome::Status(response.status().as_u16()),
-                Err(_) => UpstreamOutcome::NoAnswer,
-            });
-        }
-        let response = sent.map_err(|err| self.transport_error(&err, &secrets))?;
+    /// Reads and maps the answer to a request that went out.
+    async fn receive(
+        &self,
+        response: reqwest::Response,
+        headers: &HeaderMap,
+        secrets: &Secrets,
+        started: Instant,
+    ) -> Result<Answer, AqlError> {
         let status = response.status();
-        let headers = response.headers().clone();
-        if let Some(limiter) = &self.limiter {
-            limiter
-                .observe(status.as_u16(), &headers, SystemTime::now())
-                .await;
-        }
-        let body = self.read_body(response, &secrets).await?;
+        let body = self.read_body(response, secrets).await?;
         debug!(
             status = status.as_u16(),
             bytes = body.len(),
@@ -278,16 +324,16 @@ impl Upstream {
         let body = response::interpret(
             &UpstreamResponse {
                 status,
-                headers: &headers,
+                headers,
                 body: &body,
             },
-            &secrets,
+            secrets,
             SystemTime::now(),
         )?;
         Ok(Answer {
             body,
-            etag: response::etag(&headers),
-            link: response::header_str(&headers, LINK.as_str()).map(str::to_owned),
+            etag: response::etag(headers),
+            link: response::header_str(headers, LINK.as_str()).map(str::to_owned),
         })
     }
 

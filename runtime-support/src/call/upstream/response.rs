@@ -18,13 +18,14 @@
 //!   `details` (`upstream_message`, `body_preview`); the `message` is ours alone, so nothing
 //!   the upstream says can read as a leak or an instruction there.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use reqwest::StatusCode;
 use reqwest::header::{CONTENT_TYPE, ETAG, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
 use super::auth::Secrets;
+use super::backoff::{MAX_UPSTREAM_BLOCK, retry_after_seconds};
 use super::untrusted::{is_html, preview, safe_line};
 use crate::error::{AqlError, ErrorCode};
 use crate::json_scan::{self, Bounds};
@@ -268,7 +269,7 @@ fn rate_limit_details(mut error: AqlError, headers: &HeaderMap, now: SystemTime)
             Some(reset.saturating_sub(now))
         })
         .unwrap_or(DEFAULT_RETRY_AFTER_SECONDS)
-        .min(crate::gate::limits::MAX_UPSTREAM_BLOCK.as_secs());
+        .min(MAX_UPSTREAM_BLOCK.as_secs());
     error = error.with_detail("retry_after_seconds", retry_after);
     for (header, key) in [
         ("x-ratelimit-limit", "limit"),
@@ -280,21 +281,6 @@ fn rate_limit_details(mut error: AqlError, headers: &HeaderMap, now: SystemTime)
         }
     }
     error
-}
-
-/// `Retry-After` as delay-seconds or an HTTP date (RFC 9110 §10.2.3), in whole seconds from
-/// `now`, rounded up; a date in the past gives 0, and no wait is longer than an hour.
-pub(crate) fn retry_after_seconds(value: &str, now: SystemTime) -> Option<u64> {
-    let value = value.trim();
-    let seconds = match value.parse::<u64>() {
-        Ok(seconds) => seconds,
-        Err(_) => {
-            let when = httpdate::parse_http_date(value).ok()?;
-            let wait = when.duration_since(now).unwrap_or(Duration::ZERO);
-            wait.as_secs() + u64::from(wait.subsec_nanos() > 0)
-        }
-    };
-    Some(seconds.min(crate::gate::limits::MAX_UPSTREAM_BLOCK.as_secs()))
 }
 
 pub(crate) fn header_str<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
@@ -336,10 +322,12 @@ fn compact_json(body: &[u8]) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use reqwest::header::HeaderValue;
 
     use super::*;
-    use crate::upstream::untrusted::PREVIEW_CHARS;
+    use crate::call::upstream::untrusted::PREVIEW_CHARS;
 
     fn run(status: u16, headers: &[(&str, &str)], body: &[u8]) -> Result<Value, AqlError> {
         let text = answer(status, headers, body)?;

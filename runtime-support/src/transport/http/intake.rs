@@ -10,16 +10,16 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
-use rmcp::model::ProtocolVersion;
-use rmcp::model::{
-    CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, ConstString, JsonObject,
-};
-use rmcp::transport::common::http_header::{HEADER_MCP_PROTOCOL_VERSION, HEADER_SESSION_ID};
+use rmcp::model::{CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, ConstString};
+use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
-use super::{FrameLimits, PlainCall, Reply, RpcCode, Verdict, judge, judge_oversize};
-use crate::idle_sessions::{self, Activity};
 use crate::json_scan::Scanner;
+use crate::protocol::front::{CarriedArguments, is_stateless_revision};
+use crate::transport::frame::{
+    FrameLimits, PlainCall, Reply, RpcCode, Verdict, judge, judge_oversize,
+};
+use crate::transport::http::sessions::{self as idle_sessions, Activity};
 
 /// Most bytes of an oversize body read and dropped before the connection is closed instead.
 const MAX_DRAINED: usize = 64 * 1024 * 1024;
@@ -187,15 +187,6 @@ async fn screen(intake: &HttpIntake, request: Request, next: Next) -> Response {
     next.run(request).await
 }
 
-/// Whether the request declares protocol revision 2026-07-28 or later, which has no sessions,
-/// no handshake and no MCP logging.
-pub fn is_stateless_revision(headers: &HeaderMap) -> bool {
-    headers
-        .get(HEADER_MCP_PROTOCOL_VERSION)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28.as_str())
-}
-
 /// Whether a DELETE names an open session; one without a session id is left to rmcp, which
 /// answers it 400.
 async fn session_is_open(intake: &HttpIntake, headers: &HeaderMap) -> bool {
@@ -206,23 +197,6 @@ async fn session_is_open(intake: &HttpIntake, headers: &HeaderMap) -> bool {
         return true;
     };
     intake.sessions.sessions.read().await.contains_key(id)
-}
-
-/// The arguments of a plain `tools/call`, parsed here once and carried to the handler in
-/// the HTTP request's extensions (rmcp hands the request's parts to the handler), so that
-/// rmcp parses a body without them: its parse buffers a message through serde's untagged
-/// and flattened enums, at several times the parsed size.
-#[derive(Debug, Clone)]
-pub struct CarriedArguments(Arc<std::sync::Mutex<Option<JsonObject>>>);
-
-impl CarriedArguments {
-    /// The arguments, once.
-    pub fn take(&self) -> Option<JsonObject> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
-    }
 }
 
 /// The request rmcp gets for a plain call: its arguments in the extensions, a body without.
@@ -237,11 +211,7 @@ fn carry(
         "params": {"name": call.params.name},
     });
     if let Some(arguments) = call.params.arguments {
-        parts
-            .extensions
-            .insert(CarriedArguments(Arc::new(std::sync::Mutex::new(Some(
-                arguments,
-            )))));
+        parts.extensions.insert(CarriedArguments::new(arguments));
     }
     (parts, Body::from(body.to_string()))
 }

@@ -22,7 +22,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use crate::intake::http::RETRY_AFTER_SECONDS;
+use crate::transport::http::intake::RETRY_AFTER_SECONDS;
 
 /// Connection limits and timeouts.
 #[derive(Debug, Clone, Copy)]

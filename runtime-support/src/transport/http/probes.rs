@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::adapter::Adapter;
-use crate::server::Shared;
+use crate::protocol::server::Shared;
 
 struct Probes<A: Adapter> {
     shared: Arc<Shared<A>>,
@@ -50,7 +50,7 @@ async fn ready<A: Adapter>(State(probes): State<Arc<Probes<A>>>) -> Response {
 
 async fn metrics<A: Adapter>(State(probes): State<Arc<Probes<A>>>) -> Response {
     (
-        [(CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+        [(CONTENT_TYPE, crate::call::metrics::CONTENT_TYPE)],
         probes.shared.metrics().render(),
     )
         .into_response()

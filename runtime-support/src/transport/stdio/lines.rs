@@ -11,8 +11,8 @@ use rmcp::transport::Transport;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-use super::{FrameLimits, Verdict, judge, judge_oversize};
 use crate::json_scan::Scanner;
+use crate::transport::frame::{FrameLimits, Verdict, judge, judge_oversize};
 
 /// rmcp's transport over a reader and a writer, with every incoming line judged first.
 ///

@@ -6,6 +6,8 @@
 //! like a socket. When stdin or stdout is not a pipe (a terminal, a file), the blocking-pool
 //! handles are used.
 
+pub mod lines;
+
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::either::Either;
 

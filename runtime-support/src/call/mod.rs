@@ -1,0 +1,77 @@
+//! One call along the request line, from its route to its answer's data:
+//!
+//! ```text
+//! route + params -> shape::Plan::take   the feature params (fields, paging, dry run) out
+//!                -> Route::build        typed params, the upstream request (generated)
+//!                -> gate::Gate::admit   policy, limits and quotas, confirmation
+//!                -> upstream::Upstream::send
+//!                -> Plan::shape         pagination, field selection, warnings
+//! ```
+//!
+//! [`Line`] runs it; the protocol layer above gives it the route and hears of what happens
+//! through an [`Observer`].
+
+mod caller;
+pub mod gate;
+mod line;
+pub mod metrics;
+pub mod shape;
+pub mod upstream;
+
+use std::future::Future;
+
+use serde_json::Value;
+
+pub use caller::{Caller, UpstreamCredential};
+pub use line::Line;
+
+use crate::text::serialized_len;
+
+/// An answer's `data`: JSON text as it came (pre-serialized introspection answers, the
+/// upstream's answer), or a value shaping rebuilt; neither is parsed or printed twice.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Data {
+    /// Compact JSON text.
+    Text(String),
+    /// A value.
+    Value(serde_json::Value),
+}
+
+impl Data {
+    /// The data as a value (`null` for text that is not JSON, which never reaches here).
+    pub fn into_value(self) -> serde_json::Value {
+        match self {
+            Self::Text(text) => serde_json::from_str(&text).unwrap_or_default(),
+            Self::Value(value) => value,
+        }
+    }
+
+    /// Byte length of its compact JSON text.
+    pub fn json_len(&self) -> usize {
+        match self {
+            Self::Text(text) => text.len(),
+            Self::Value(value) => serialized_len(value),
+        }
+    }
+}
+
+/// Who a call runs for and who hears of it.
+pub struct Context<'a, O> {
+    /// The identity tokens are bound to, and the upstream credential.
+    pub caller: &'a Caller,
+    /// The session the call belongs to, for the audit log.
+    pub session: &'a str,
+    /// Hears what the call does.
+    pub observer: &'a O,
+}
+
+/// What the layer above hears while a call runs: its gate decisions and upstream calls, and
+/// its progress.
+pub trait Observer: Sync {
+    /// One event for the session's log; a `routine` one is logged at debug level.
+    fn event(&self, routine: bool, data: Value);
+
+    /// How far the call is, `progress` of `total`.
+    fn progress(&self, progress: f64, total: f64, message: &str)
+    -> impl Future<Output = ()> + Send;
+}

@@ -1,0 +1,53 @@
+//! Names made of bytes: hex digests of canonical JSON, and random identifiers for sessions,
+//! tokens and keys.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+use sha2::{Digest, Sha256};
+
+/// `len` random bytes from the operating system's CSPRNG, as lowercase hex.
+pub fn random_hex(len: usize) -> Option<String> {
+    let mut bytes = vec![0u8; len];
+    getrandom::fill(&mut bytes).ok()?;
+    Some(hex(&bytes))
+}
+
+/// `bytes` as lowercase hex.
+pub fn hex(bytes: &[u8]) -> String {
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        // Writing into a String cannot fail.
+        let _ = write!(text, "{byte:02x}");
+    }
+    text
+}
+
+/// Feeds `object` to `hasher` in one canonical form: keys sorted, scalars as compact JSON.
+pub fn feed_object(hasher: &mut Sha256, object: &Map<String, Value>) {
+    let mut keys: Vec<&String> = object.keys().collect();
+    keys.sort();
+    hasher.update(b"{");
+    for key in keys {
+        hasher.update(Value::String(key.clone()).to_string().as_bytes());
+        hasher.update(b":");
+        feed(hasher, &object[key.as_str()]);
+        hasher.update(b",");
+    }
+    hasher.update(b"}");
+}
+
+fn feed(hasher: &mut Sha256, value: &Value) {
+    match value {
+        Value::Object(object) => feed_object(hasher, object),
+        Value::Array(items) => {
+            hasher.update(b"[");
+            for item in items {
+                feed(hasher, item);
+                hasher.update(b",");
+            }
+            hasher.update(b"]");
+        }
+        scalar => hasher.update(scalar.to_string().as_bytes()),
+    }
+}

@@ -1,0 +1,6 @@
+//! Streamable HTTP.
+
+pub mod intake;
+pub mod listener;
+pub mod probes;
+pub mod sessions;

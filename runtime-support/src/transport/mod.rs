@@ -1,0 +1,5 @@
+//! Transports.
+
+pub mod frame;
+pub mod http;
+pub mod stdio;

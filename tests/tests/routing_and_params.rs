@@ -293,7 +293,7 @@ fn rows() -> Vec<Row> {
 /// The adapter binary behind rmcp's client, with its stderr collected.
 async fn client_with_stderr(base_url: &str) -> (Client, support::Stderr) {
     // The operator vouches for the highest trust level, so the gate stops only the operation
-    // the schema itself marks `requires_confirmation` (gate_e2e covers the matrix).
+    // the schema itself marks `requires_confirmation` (safety_gate covers the matrix).
     support::stdio_client_with_stderr(
         GITHUB_BIN,
         &["--trust-level", "certified"],

@@ -3,7 +3,7 @@
 
 mod support;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use support::{assert_introspection, assert_result, call};
 
 const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
@@ -25,92 +25,6 @@ async fn upstream() -> demo_upstream::Running {
     })
     .await
     .expect("start demo-upstream")
-}
-
-#[tokio::test]
-async fn todo_tools_and_introspection() {
-    let api = upstream().await;
-    let client = todo_client(&api.base_url(), &[]).await;
-    let tools = client.list_all_tools().await.expect("tools/list");
-    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
-    assert_eq!(
-        names,
-        [
-            "mcp_aql_create",
-            "mcp_aql_read",
-            "mcp_aql_update",
-            "mcp_aql_delete",
-            "mcp_aql_execute"
-        ]
-    );
-    for tool in &tools {
-        assert!(
-            tool.description
-                .as_deref()
-                .unwrap_or("")
-                .contains("introspect"),
-            "{}",
-            tool.name
-        );
-    }
-    let peer = client.peer();
-    let (list, _) = call(
-        peer,
-        "mcp_aql_read",
-        json!({"operation": "introspect", "params": {"query": "operations"}}),
-    )
-    .await;
-    assert_introspection(&list);
-    let operations: Vec<String> = list["data"]["operations"]
-        .as_array()
-        .expect("list")
-        .iter()
-        .filter_map(|o| o["name"].as_str().map(str::to_owned))
-        .collect();
-    for expected in [
-        "introspect",
-        "create_todo",
-        "list_todos",
-        "get_todo",
-        "update_todo",
-        "delete_todo",
-        "clear_completed_todos",
-        "complete_todo",
-    ] {
-        assert!(operations.iter().any(|o| o == expected), "{expected}");
-    }
-    for name in &operations {
-        let (details, _) = call(
-            peer,
-            "mcp_aql_read",
-            json!({"operation": "introspect", "params": {"query": "operations", "name": name}}),
-        )
-        .await;
-        assert_introspection(&details);
-        assert!(
-            details["data"]["operation"]["mcpTool"]
-                .as_str()
-                .is_some_and(|t| t.starts_with("mcp_aql_"))
-        );
-    }
-    let (types, _) = call(
-        peer,
-        "mcp_aql_read",
-        json!({"operation": "introspect", "params": {"query": "types"}}),
-    )
-    .await;
-    assert_introspection(&types);
-    for entry in types["data"]["types"].as_array().expect("types") {
-        let (details, _) = call(
-            peer,
-            "mcp_aql_read",
-            json!({"operation": "introspect", "params": {"query": "types", "name": entry["name"]}}),
-        )
-        .await;
-        assert_introspection(&details);
-        assert_ne!(details["data"]["type"], Value::Null);
-    }
-    client.cancel().await.expect("close");
 }
 
 #[tokio::test]

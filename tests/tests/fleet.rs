@@ -1,6 +1,9 @@
-//! Adapter instances as a fleet: stateless streamable HTTP, state on a real `redis-server`
-//! started here on 127.0.0.1 (`scripts/setup` installs it), requests sent with reqwest the way
-//! a load balancer would spread them.
+//! Adapter instances as a fleet keep their promises across instances and restarts: a token
+//! is redeemed once, a rate limit or quota continuation is shared, a lost store fails closed
+//! and recovers, callers' credentials never cross, SIGTERM drains calls in flight, and
+//! `/metrics` counts what happened. Stateless streamable HTTP, state on a real `redis-server`
+//! started here on 127.0.0.1 (`scripts/setup` installs it) or in a file, requests sent with
+//! reqwest the way a load balancer would spread them.
 
 mod support;
 

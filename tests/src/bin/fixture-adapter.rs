@@ -1,4 +1,5 @@
-//! The fixture adapter as an MCP server binary, as `aqlgen` would generate it.
+//! The fixture adapter's server, as a generated `main.rs` builds it; the end-to-end tests
+//! find it through `CARGO_BIN_EXE_fixture-adapter`.
 
 fn main() -> std::process::ExitCode {
     aqlgen_runtime::run::<aqlgen_tests::FixtureAdapter>()

@@ -1,5 +1,6 @@
-//! Shared pieces of the end-to-end tests: a real HTTP server on 127.0.0.1 standing in for
-//! the target API, the adapter binary behind a real MCP client, and schema validation.
+//! Shared pieces of the end-to-end tests: real HTTP servers on 127.0.0.1 standing in for the
+//! target APIs (the fixture's item API here, demo-upstream's todo and GitHub-like APIs), the
+//! adapter binaries behind a real MCP client, and validation against the official schemas.
 
 #![allow(dead_code)] // each test file uses a different subset of these helpers
 
@@ -19,7 +20,16 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, BufReader};
 use tokio::process::{Child, Command};
 
+/// The fixture adapter's server: generated at build time from `tests/fixture-adapter.md`.
 pub const BIN: &str = env!("CARGO_BIN_EXE_fixture-adapter");
+/// The server of the checked-in generated todo adapter (`generated/todo`).
+pub const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
+/// The server of the checked-in generated github adapter (`generated/github`).
+pub const GITHUB_BIN: &str = env!("CARGO_BIN_EXE_github-adapter-server");
+/// The API key [`demo_api`]'s todo API wants and [`todo_client`] sends.
+pub const TODO_KEY: &str = "todo-test-key";
+/// The bearer token [`demo_api`]'s GitHub-like API wants and [`github_client`] sends.
+pub const GITHUB_TOKEN: &str = "gh-test-token";
 
 /// The directory of the official MCP-AQL JSON Schemas: `AQLGEN_SPEC_SCHEMAS`, else
 /// `shared/spec-schemas` beside the repository checkout.
@@ -129,6 +139,44 @@ pub async fn start_upstream() -> String {
             get(get_item).patch(update_item).delete(delete_item),
         );
     serve(router).await
+}
+
+/// demo-upstream on 127.0.0.1: its todo API wants [`TODO_KEY`], its GitHub-like API
+/// [`GITHUB_TOKEN`].
+pub async fn demo_api() -> demo_upstream::Running {
+    demo_upstream::spawn(demo_upstream::Options {
+        bearer_token: Some(GITHUB_TOKEN.into()),
+        api_key: Some(TODO_KEY.into()),
+        ..demo_upstream::Options::default()
+    })
+    .await
+    .expect("start demo-upstream")
+}
+
+/// The generated todo adapter started with `args` against `api`, behind rmcp's stdio client.
+pub async fn todo_client(api: &demo_upstream::Running, args: &[&str]) -> Client {
+    let base_url = api.base_url();
+    stdio_client_for(
+        TODO_BIN,
+        args,
+        &[("TODO_BASE_URL", &base_url), ("TODO_API_KEY", TODO_KEY)],
+    )
+    .await
+}
+
+/// The generated github adapter started with `args` against `api`, behind rmcp's stdio
+/// client.
+pub async fn github_client(api: &demo_upstream::Running, args: &[&str]) -> Client {
+    let base_url = api.base_url();
+    stdio_client_for(
+        GITHUB_BIN,
+        args,
+        &[
+            ("GITHUB_BASE_URL", &base_url),
+            ("GITHUB_TOKEN", GITHUB_TOKEN),
+        ],
+    )
+    .await
 }
 
 /// Serves `router` on a free port of 127.0.0.1 until the test's runtime stops; its base URL.

@@ -1,6 +1,7 @@
-//! The credential never reaches the logs, at any level: the github adapter runs at
+//! Credentials never reach the logs, at any level, nor an answer: the github adapter runs at
 //! `RUST_LOG=trace` (where rmcp logs whole messages) against an upstream that echoes the
-//! bearer token back as sent, upper-cased and base64-encoded.
+//! bearer token back as sent, upper-cased and base64-encoded; JSON log lines keep it out too;
+//! and a caller's own credential (`--credential-header`) is scrubbed like the server's.
 
 mod support;
 

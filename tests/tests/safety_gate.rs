@@ -1,8 +1,10 @@
-//! The safety gate end to end: the generated todo and GitHub adapters behind rmcp's client over
-//! stdio, against demo-upstream on 127.0.0.1, whose request log shows what reached the API.
-//!
-//! Covers every danger level at every trust level, the operator's overrides, token lifetimes
-//! and caps, each rate-limit window, the upstream's own limits, quota stages and the audit log.
+//! The safety gate end to end: which calls run, which wait for a confirmation token and which
+//! are refused, and how often anything may reach the API. The fixture adapter's confirmed
+//! delete shows the token round trip (scope, single use, forgery, another session); the
+//! generated todo and GitHub adapters, behind rmcp's client over stdio against demo-upstream
+//! on 127.0.0.1, whose request log shows what reached the API, cover every danger level at
+//! every trust level, the operator's overrides, token lifetimes and caps, each rate-limit
+//! window, the upstream's own limits, quota stages and the audit log.
 
 mod support;
 
@@ -10,7 +12,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use demo_upstream::{Fault, StatusCode};
 use serde_json::{Value, json};
-use support::{assert_introspection, assert_result, call};
+use support::{assert_introspection, assert_result, call, start_upstream, stdio_client};
 
 const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
 const GITHUB_BIN: &str = env!("CARGO_BIN_EXE_github-adapter-server");
@@ -831,4 +833,49 @@ async fn the_audit_log_holds_every_decision_and_no_secret() {
         assert!(!text.contains(secret), "the audit log holds '{secret}'");
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test]
+async fn confirmation_tokens_gate_destructive_operations() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &[], &[]).await;
+    let peer = client.peer();
+    let delete = |id: &str, token: Option<&str>| {
+        let mut params = json!({"id": id});
+        if let Some(token) = token {
+            params["confirmation_token"] = json!(token);
+        }
+        json!({"operation": "delete_item", "params": params})
+    };
+    let (required, is_error) = call(peer, "mcp_aql_delete", delete("1", None)).await;
+    assert_result(&required);
+    assert!(!is_error);
+    assert_eq!(required["error"]["code"], "CONFIRMATION_REQUIRED");
+    let token = required["error"]["details"]["confirmation_token"]
+        .as_str()
+        .expect("token")
+        .to_owned();
+    assert!(token.starts_with("conf_"));
+    assert_eq!(required["confirmation"]["token"], json!(token));
+
+    let (scope, _) = call(peer, "mcp_aql_delete", delete("2", Some(&token))).await;
+    assert_result(&scope);
+    assert_eq!(scope["error"]["code"], "TOKEN_SCOPE_MISMATCH");
+    let (done, is_error) = call(peer, "mcp_aql_delete", delete("1", Some(&token))).await;
+    assert_result(&done);
+    assert!(!is_error);
+    assert_eq!(done, json!({"success": true, "data": {"deleted": "1"}}));
+    let (reused, is_error) = call(peer, "mcp_aql_delete", delete("1", Some(&token))).await;
+    assert_eq!(reused["error"]["code"], "TOKEN_ALREADY_USED");
+    assert!(is_error);
+    let (invalid, _) = call(peer, "mcp_aql_delete", delete("1", Some("conf_forged"))).await;
+    assert_eq!(invalid["error"]["code"], "TOKEN_INVALID");
+    client.cancel().await.expect("close");
+
+    // Tokens belong to the session that asked for them.
+    let other = stdio_client(&upstream, &[], &[]).await;
+    let (_, _) = call(other.peer(), "mcp_aql_delete", delete("1", None)).await;
+    let (foreign, _) = call(other.peer(), "mcp_aql_delete", delete("1", Some(&token))).await;
+    assert_eq!(foreign["error"]["code"], "TOKEN_INVALID");
+    other.cancel().await.expect("close");
 }

@@ -10,9 +10,11 @@ use axum::http::StatusCode;
 use demo_upstream::{Fault, RecordedRequest, Running};
 use github_adapter::GithubAdapter;
 use serde_json::{Value, json};
-use support::{Client, assert_result, call};
+use support::{
+    Client, GITHUB_BIN, assert_result, call, demo_api, github_client, start_upstream, stdio_client,
+    todo_client,
+};
 
-const GITHUB_BIN: &str = env!("CARGO_BIN_EXE_github-adapter-server");
 const TOKEN: &str = "ghp-operations-test-token-7f3a";
 
 /// One operation call and the request it must produce.
@@ -293,7 +295,7 @@ fn rows() -> Vec<Row> {
 /// The adapter binary behind rmcp's client, with its stderr collected.
 async fn client_with_stderr(base_url: &str) -> (Client, support::Stderr) {
     // The operator vouches for the highest trust level, so the gate stops only the operation
-    // the schema itself marks `requires_confirmation` (gate_e2e covers the matrix).
+    // the schema itself marks `requires_confirmation` (safety_gate covers the matrix).
     support::stdio_client_with_stderr(
         GITHUB_BIN,
         &["--trust-level", "certified"],
@@ -579,4 +581,384 @@ async fn every_operation_errors_concurrency_and_no_token_leak() {
         !logs.contains(TOKEN),
         "the adapter logged the token:\n{logs}"
     );
+}
+
+#[tokio::test]
+async fn operations_reach_the_upstream() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(&upstream, &[], &[]).await;
+    let peer = client.peer();
+    let cases = [
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "a b/c"}}),
+            json!({"id": "a b/c", "title": "Milk", "status": "open"}),
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_item", "id": "top", "params": {"id": "inner"}, "_meta": {"trace": 1}}),
+            json!({"id": "inner", "title": "Milk", "status": "open"}),
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "list_items", "params": {"status": "done"}}),
+            json!({"items": [{"id": "1", "title": "Milk", "status": "open"}], "query": [["status", "done"]]}),
+        ),
+        (
+            "mcp_aql_create",
+            json!({"operation": "create_item", "title": "Tea"}),
+            json!({"id": "2", "created": {"title": "Tea"}}),
+        ),
+        (
+            "mcp_aql_update",
+            json!({"operation": "update_item", "params": {"id": "1", "input": {"status": "done"}}}),
+            json!({"id": "1", "changed": {"status": "done"}}),
+        ),
+    ];
+    for (tool, arguments, data) in cases {
+        let (answer, is_error) = call(peer, tool, arguments.clone()).await;
+        assert_result(&answer);
+        assert!(!is_error, "{arguments}");
+        assert_eq!(
+            answer,
+            json!({"success": true, "data": data}),
+            "{arguments}"
+        );
+    }
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn every_error_path_answers_with_its_code() {
+    let upstream = start_upstream().await;
+    let client = stdio_client(
+        &upstream,
+        &[
+            "--tool-prefix",
+            "fx_",
+            "--max-string-length",
+            "65536",
+            "--max-array-elements",
+            "100",
+            "--max-nesting-depth",
+            "8",
+        ],
+        &[],
+    )
+    .await;
+    let peer = client.peer();
+    let long = "x".repeat(70_000);
+    let many: Vec<u32> = (0..101).collect();
+    let deep = json!({"a": {"b": {"c": {"d": {"e": {"f": {"g": {"h": 1}}}}}}}});
+    let cases: Vec<(&str, Value, &str, bool)> = vec![
+        (
+            "fx_mcp_aql_read",
+            json!({"params": {"id": "1"}}),
+            "VALIDATION_MISSING_PARAM",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "GetItem"}),
+            "VALIDATION_INVALID_VALUE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": ""}),
+            "VALIDATION_INVALID_VALUE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": 5}),
+            "VALIDATION_INVALID_TYPE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": "id=1"}),
+            "VALIDATION_INVALID_TYPE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_itme", "params": {"id": "1"}}),
+            "NOT_FOUND_OPERATION",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "delete_item", "params": {"id": "1"}}),
+            "VALIDATION_ENDPOINT_MISMATCH",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": long}}),
+            "VALIDATION_PAYLOAD_TOO_LARGE",
+            true,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "1", "tags": many}}),
+            "VALIDATION_PAYLOAD_TOO_LARGE",
+            true,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "1", "deep": deep}}),
+            "VALIDATION_PAYLOAD_TOO_LARGE",
+            true,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "a\u{0}b"}}),
+            "VALIDATION_INVALID_ENCODING",
+            true,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "1", "idd": "2"}}),
+            "VALIDATION_UNKNOWN_PARAM",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {}}),
+            "VALIDATION_MISSING_PARAM",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": 1}}),
+            "VALIDATION_INVALID_TYPE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "list_items", "params": {"status": "closed"}}),
+            "VALIDATION_INVALID_VALUE",
+            false,
+        ),
+        (
+            "fx_mcp_aql_update",
+            json!({"operation": "update_item", "params": {"id": "1", "input": {"colour": "red"}}}),
+            "VALIDATION_UNKNOWN_FIELD",
+            false,
+        ),
+        (
+            "fx_mcp_aql_read",
+            json!({"operation": "get_item", "params": {"id": "missing"}}),
+            "NOT_FOUND_RESOURCE",
+            false,
+        ),
+    ];
+    for (tool, arguments, code, is_error_expected) in cases {
+        let (answer, is_error) = call(peer, tool, arguments.clone()).await;
+        assert_result(&answer);
+        assert_eq!(answer["success"], false, "{arguments}");
+        assert_eq!(answer["error"]["code"], code, "{arguments}: {answer}");
+        assert_eq!(is_error, is_error_expected, "isError for {code}");
+    }
+
+    let (not_found, _) = call(peer, "fx_mcp_aql_read", json!({"operation": "get_itme"})).await;
+    assert_eq!(not_found["error"]["details"]["suggestions"][0], "get_item");
+    assert!(
+        not_found["error"]["details"]["session_id"]
+            .as_str()
+            .is_some_and(|id| id.starts_with("sess_"))
+    );
+    let (mismatch, _) = call(
+        peer,
+        "fx_mcp_aql_read",
+        json!({"operation": "delete_item", "params": {"id": "1"}}),
+    )
+    .await;
+    assert!(
+        mismatch["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("'fx_mcp_aql_delete'")
+    );
+    assert_eq!(
+        mismatch["error"]["details"]["expected_tool"],
+        "fx_mcp_aql_delete"
+    );
+    let (too_long, _) = call(
+        peer,
+        "fx_mcp_aql_read",
+        json!({"operation": "get_item", "params": {"id": "x".repeat(70_000)}}),
+    )
+    .await;
+    assert_eq!(too_long["error"]["details"]["limit_type"], "string_length");
+    assert_eq!(too_long["error"]["details"]["limit_value"], 65536);
+
+    // Crude mode registers all five families, one without operations too; a call there is
+    // an MCP-AQL answer.
+    let (no_executes, _) = call(peer, "fx_mcp_aql_execute", json!({"operation": "x"})).await;
+    assert_eq!(no_executes["success"], false, "{no_executes}");
+    // A tool that is not registered is a protocol error, not an MCP-AQL answer.
+    let unknown_tool = peer
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new("fx_mcp_aql_nothing")
+                .with_arguments(support::object(json!({"operation": "x"}))),
+        )
+        .await;
+    assert!(unknown_tool.is_err());
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn todo_operations_round_trip() {
+    let api = demo_api().await;
+    let client = todo_client(&api, &[]).await;
+    let peer = client.peer();
+    let (created, is_error) = call(peer, "mcp_aql_create", json!({"operation": "create_todo", "params": {"title": "Water plants", "priority": "high"}})).await;
+    assert_result(&created);
+    assert!(!is_error, "{created}");
+    let id = created["data"]["id"].as_i64().expect("new id");
+    let (got, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "get_todo", "params": {"id": id}}),
+    )
+    .await;
+    assert_result(&got);
+    assert_eq!(got["data"]["title"], "Water plants");
+    let (updated, _) = call(
+        peer,
+        "mcp_aql_update",
+        json!({"operation": "update_todo", "params": {"id": id, "input": {"priority": "low"}}}),
+    )
+    .await;
+    assert_result(&updated);
+    assert_eq!(updated["data"]["priority"], "low", "{updated}");
+    let (completed, _) = call(
+        peer,
+        "mcp_aql_execute",
+        json!({"operation": "complete_todo", "params": {"id": id}}),
+    )
+    .await;
+    assert_result(&completed);
+    assert_eq!(completed["success"], true, "{completed}");
+    let (listed, _) = call(
+        peer,
+        "mcp_aql_read",
+        json!({"operation": "list_todos", "params": {"limit": 2}}),
+    )
+    .await;
+    assert_result(&listed);
+    assert_eq!(listed["success"], true, "{listed}");
+
+    let (required, _) = call(
+        peer,
+        "mcp_aql_delete",
+        json!({"operation": "clear_completed_todos"}),
+    )
+    .await;
+    assert_result(&required);
+    assert_eq!(required["error"]["code"], "CONFIRMATION_REQUIRED");
+    let token = required["error"]["details"]["confirmation_token"].clone();
+    let (cleared, _) = call(
+        peer,
+        "mcp_aql_delete",
+        json!({"operation": "clear_completed_todos", "params": {"confirmation_token": token}}),
+    )
+    .await;
+    assert_result(&cleared);
+    assert_eq!(cleared["success"], true, "{cleared}");
+
+    for (tool, arguments, code) in [
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todo", "params": {"id": 0}}),
+            "VALIDATION_INVALID_VALUE",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todo", "params": {"id": "one"}}),
+            "VALIDATION_INVALID_TYPE",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todo", "params": {"id": 999}}),
+            "NOT_FOUND_RESOURCE",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todo", "params": {"idd": 1}}),
+            "VALIDATION_UNKNOWN_PARAM",
+        ),
+        (
+            "mcp_aql_update",
+            json!({"operation": "update_todo", "params": {"id": 1}}),
+            "VALIDATION_MISSING_PARAM",
+        ),
+        (
+            "mcp_aql_update",
+            json!({"operation": "update_todo", "params": {"id": 1, "input": {"colour": "red"}}}),
+            "VALIDATION_UNKNOWN_FIELD",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "delete_todo", "params": {"id": 1}}),
+            "VALIDATION_ENDPOINT_MISMATCH",
+        ),
+        (
+            "mcp_aql_read",
+            json!({"operation": "get_todos"}),
+            "NOT_FOUND_OPERATION",
+        ),
+    ] {
+        let (answer, _) = call(peer, tool, arguments.clone()).await;
+        assert_result(&answer);
+        assert_eq!(answer["error"]["code"], code, "{arguments}: {answer}");
+    }
+    client.cancel().await.expect("close");
+}
+
+/// A declared `format` is checked: a `since` that is no RFC 3339 date-time, or a `page`
+/// that is no page number, never reaches the upstream; well-formed values do.
+#[tokio::test]
+async fn formats_and_page_numbers_are_checked_before_the_upstream() {
+    let api = demo_api().await;
+    let client = github_client(&api, &[]).await;
+    let peer = client.peer();
+    let list = |params: Value| {
+        let mut params = params;
+        params["owner"] = json!("octo");
+        params["repo"] = json!("hello-world");
+        json!({"operation": "list_issues", "params": params})
+    };
+    let before = api.requests().len();
+    for (params, code) in [
+        (json!({"since": "not-a-date"}), "VALIDATION_INVALID_VALUE"),
+        (
+            json!({"since": "2026-02-30T00:00:00Z"}),
+            "VALIDATION_INVALID_VALUE",
+        ),
+        (json!({"page": "2"}), "VALIDATION_INVALID_TYPE"),
+        (json!({"page": 0}), "VALIDATION_INVALID_VALUE"),
+        (json!({"page": 1.5}), "VALIDATION_INVALID_TYPE"),
+        (json!({"page": u64::MAX}), "VALIDATION_INVALID_VALUE"),
+        (json!({"per_page": "x"}), "VALIDATION_INVALID_TYPE"),
+    ] {
+        let (answer, _) = call(peer, "mcp_aql_read", list(params.clone())).await;
+        assert_result(&answer);
+        assert_eq!(answer["error"]["code"], code, "{params}: {answer}");
+    }
+    assert_eq!(
+        api.requests().len(),
+        before,
+        "nothing refused reached the upstream"
+    );
+    let (answer, _) = call(
+        peer,
+        "mcp_aql_read",
+        list(json!({"since": "2026-01-01T00:00:00Z", "page": 4611686018427387904_u64})),
+    )
+    .await;
+    assert_eq!(answer["success"], true, "{answer}");
+    client.cancel().await.expect("close");
 }

@@ -1,6 +1,7 @@
-//! `examples/build-rs-example`, the project `aqlgen new` scaffolds around the todo schema:
-//! the adapter its `build.rs` compiles routes and builds requests, and its introspection
-//! documents validate against the spec's `introspection-response.schema.json` definitions.
+//! The example project works as shipped: `examples/build-rs-example`, the project `aqlgen new`
+//! scaffolds around the todo schema. The adapter its `build.rs` compiles routes every
+//! operation by name and builds requests from params, and its introspection documents
+//! validate against the spec's `introspection-response.schema.json` definitions.
 
 use aqlgen_runtime::adapter::{Adapter, Method};
 use build_rs_example::adapter::TodoAdapter;

@@ -1,5 +1,6 @@
-//! A third-party client: the Python `mcp` package (installed by `scripts/setup`) drives the
-//! generated todo adapter over stdio against demo-upstream's todo API on 127.0.0.1.
+//! A generated server works with MCP clients other than rmcp: the Python `mcp` package
+//! (installed by `scripts/setup`) lists the tools of the generated todo adapter, introspects
+//! and calls it over stdio against demo-upstream's todo API on 127.0.0.1.
 
 mod support;
 

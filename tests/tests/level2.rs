@@ -7,42 +7,10 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{assert_result, batch_errors, call, result_errors};
-
-const GITHUB_BIN: &str = env!("CARGO_BIN_EXE_github-adapter-server");
-const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
-const TOKEN: &str = "gh-test-token";
-const KEY: &str = "todo-test-key";
-
-async fn upstream() -> demo_upstream::Running {
-    demo_upstream::spawn(demo_upstream::Options {
-        bearer_token: Some(TOKEN.into()),
-        api_key: Some(KEY.into()),
-        ..demo_upstream::Options::default()
-    })
-    .await
-    .expect("start demo-upstream")
-}
-
-async fn github(api: &demo_upstream::Running, args: &[&str]) -> support::Client {
-    let base_url = api.base_url();
-    support::stdio_client_for(
-        GITHUB_BIN,
-        args,
-        &[("GITHUB_BASE_URL", &base_url), ("GITHUB_TOKEN", TOKEN)],
-    )
-    .await
-}
-
-async fn todo(api: &demo_upstream::Running, args: &[&str]) -> support::Client {
-    let base_url = api.base_url();
-    support::stdio_client_for(
-        TODO_BIN,
-        args,
-        &[("TODO_BASE_URL", &base_url), ("TODO_API_KEY", KEY)],
-    )
-    .await
-}
+use support::{
+    TODO_KEY, assert_result, batch_errors, call, demo_api, github_client, result_errors,
+    todo_client,
+};
 
 /// Calls and checks the answer against operation-result; returns it.
 async fn answer(client: &support::Client, tool: &str, arguments: Value) -> Value {
@@ -61,8 +29,8 @@ fn assert_batch(value: &Value) {
 
 #[tokio::test]
 async fn protocol_capabilities_tell_the_truth() {
-    let api = upstream().await;
-    let client = github(&api, &["--max-batch-size", "7"]).await;
+    let api = demo_api().await;
+    let client = github_client(&api, &["--max-batch-size", "7"]).await;
     let list = answer(
         &client,
         "mcp_aql_read",
@@ -95,8 +63,8 @@ async fn protocol_capabilities_tell_the_truth() {
 
 #[tokio::test]
 async fn batches_run_in_order_with_independent_results() {
-    let api = upstream().await;
-    let client = github(&api, &[]).await;
+    let api = demo_api().await;
+    let client = github_client(&api, &[]).await;
     let batch = answer(
         &client,
         "mcp_aql_read",
@@ -140,8 +108,8 @@ async fn batches_run_in_order_with_independent_results() {
 
 #[tokio::test]
 async fn a_batch_halts_at_the_item_that_needs_confirmation() {
-    let api = upstream().await;
-    let client = todo(&api, &["--mode", "single"]).await;
+    let api = demo_api().await;
+    let client = todo_client(&api, &["--mode", "single"]).await;
     api.take_requests();
     // A halted batch follows the batch schema; the operation-result schema has no
     // `halted_at` or `pending_operations` (spec digest §10, item 25).
@@ -200,8 +168,8 @@ async fn a_batch_halts_at_the_item_that_needs_confirmation() {
 
 #[tokio::test]
 async fn malformed_batches_fail_as_a_whole() {
-    let api = upstream().await;
-    let client = todo(&api, &["--max-batch-size", "2"]).await;
+    let api = demo_api().await;
+    let client = todo_client(&api, &["--max-batch-size", "2"]).await;
     for (arguments, code) in [
         (json!({"operations": []}), "VALIDATION_INVALID_VALUE"),
         (
@@ -237,8 +205,8 @@ async fn malformed_batches_fail_as_a_whole() {
 
 #[tokio::test]
 async fn field_selection_presets_paths_and_warnings() {
-    let api = upstream().await;
-    let client = github(&api, &[]).await;
+    let api = demo_api().await;
+    let client = github_client(&api, &[]).await;
     let read = "mcp_aql_read";
     let repo = json!({"owner": "octo", "repo": "hello-world"});
     let full = answer(
@@ -296,8 +264,8 @@ async fn field_selection_presets_paths_and_warnings() {
 
 #[tokio::test]
 async fn cursor_pagination_over_link_headers() {
-    let api = upstream().await;
-    let client = github(&api, &[]).await;
+    let api = demo_api().await;
+    let client = github_client(&api, &[]).await;
     let read = "mcp_aql_read";
     let page = |after: Option<Value>| {
         let mut params = json!({"owner": "octo", "repo": "hello-world", "state": "all", "first": 1, "fields": "minimal"});
@@ -354,8 +322,8 @@ async fn cursor_pagination_over_link_headers() {
 
 #[tokio::test]
 async fn cursor_pagination_over_upstream_cursors_and_offsets() {
-    let api = upstream().await;
-    let client = todo(&api, &[]).await;
+    let api = demo_api().await;
+    let client = todo_client(&api, &[]).await;
     let read = "mcp_aql_read";
     let mut after: Option<Value> = None;
     let mut seen = Vec::new();
@@ -433,8 +401,8 @@ async fn cursor_pagination_over_upstream_cursors_and_offsets() {
 
 #[tokio::test]
 async fn updates_clear_fields_and_respect_etags() {
-    let api = upstream().await;
-    let client = todo(&api, &[]).await;
+    let api = demo_api().await;
+    let client = todo_client(&api, &[]).await;
     let created = answer(
         &client,
         "mcp_aql_create",
@@ -505,13 +473,13 @@ async fn a_batch_answer_stays_bounded() {
     // answer holds 1 MB, then answers the rest without running them.
     let big = format!("{{\"id\":1,\"title\":\"{}\"}}", "x".repeat(700 * 1024));
     let api = demo_upstream::spawn(demo_upstream::Options {
-        api_key: Some(KEY.into()),
+        api_key: Some(TODO_KEY.into()),
         faults: vec![demo_upstream::Fault::new("/todos/1", axum::http::StatusCode::OK).body(big)],
         ..demo_upstream::Options::default()
     })
     .await
     .expect("start demo-upstream");
-    let client = todo(&api, &["--max-response-size", "1048576"]).await;
+    let client = todo_client(&api, &["--max-response-size", "1048576"]).await;
     api.take_requests();
     let get = json!({"operation": "get_todo", "params": {"id": 1}});
     let batch = answer(
@@ -539,8 +507,8 @@ async fn a_batch_answer_stays_bounded() {
 /// `if_match` does not confirm the same delete with another.
 #[tokio::test]
 async fn a_confirmation_covers_the_precondition() {
-    let api = upstream().await;
-    let client = todo(&api, &[]).await;
+    let api = demo_api().await;
+    let client = todo_client(&api, &[]).await;
     let delete = |etag: &str, token: Option<&str>| {
         let mut params = json!({"id": 1, "if_match": etag});
         if let Some(token) = token {

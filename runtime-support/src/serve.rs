@@ -1,26 +1,17 @@
 //! Process entry: tracing, configuration, and serving on stdio or streamable HTTP.
 
+#[cfg(feature = "http")]
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::ServiceExt;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
-use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use tokio_util::sync::CancellationToken;
-
 use crate::adapter::Adapter;
 use crate::call::gate::TrustSource;
 use crate::config::{Config, LogFormat, Transport};
-use crate::protocol::server::{AqlServer, Shared};
+use crate::protocol::server::Shared;
 use crate::state::Store;
-use crate::transport::frame::FrameLimits;
-use crate::transport::http::intake::{HttpIntake, guard};
-use crate::transport::http::listener::{self, Connections};
-use crate::transport::http::probes;
-use crate::transport::http::sessions::{self as idle_sessions, Activity};
-use crate::transport::stdio::lines::LineTransport;
+use crate::transport;
 
 /// Runs a generated adapter binary: parses its command line and environment, then serves
 /// MCP until the client disconnects (stdio) or the process is interrupted (HTTP).
@@ -128,144 +119,16 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
         );
     }
     match config.transport {
-        Transport::Stdio => serve_stdio(shared).await,
-        Transport::Http => serve_http(shared, SocketAddr::new(config.bind, config.port)).await,
-    }
-}
-
-async fn serve_stdio<A: Adapter>(shared: Arc<Shared<A>>) -> Result<(), String> {
-    let (input, output) = crate::transport::stdio::streams();
-    let transport = LineTransport::new(input, output, FrameLimits::new(&shared.config().limits));
-    let running = AqlServer::new(shared)
-        .serve(transport)
-        .await
-        .map_err(|error| format!("MCP initialization over stdio failed: {error}"))?;
-    let reason = running
-        .waiting()
-        .await
-        .map_err(|error| format!("the stdio session ended abnormally: {error}"))?;
-    tracing::info!(?reason, "stdio transport closed");
-    Ok(())
-}
-
-/// Origins every HTTP server accepts: pages served from this machine, on any port.
-const LOOPBACK_ORIGINS: [&str; 6] = [
-    "http://localhost:*",
-    "http://127.0.0.1:*",
-    "http://[::1]:*",
-    "https://localhost:*",
-    "https://127.0.0.1:*",
-    "https://[::1]:*",
-];
-
-async fn serve_http<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> Result<(), String> {
-    // On SIGTERM the listener stops taking connections and lets the open ones finish their
-    // calls (within the listener's drain bound); only then are rmcp's sessions ended, so a
-    // call in flight is answered rather than cut off.
-    let shutdown = CancellationToken::new();
-    let sessions_end = CancellationToken::new();
-    let config = shared.config();
-    let frames = FrameLimits::new(&config.limits);
-    let transport = config.transport_limits;
-    // A browser page may reach a local server (DNS rebinding): a request carrying an `Origin`
-    // is served only from a loopback origin or one the operator listed. Clients that send no
-    // `Origin` (every non-browser MCP client) are not affected.
-    let origins = LOOPBACK_ORIGINS
-        .iter()
-        .map(|origin| (*origin).to_owned())
-        .chain(config.allowed_origins.iter().cloned());
-    // Stateless: every request is served on its own, so any instance behind a load balancer
-    // can take it; simple answers come back as plain JSON rather than an event stream.
-    let mut http_config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(!config.stateless)
-        .with_json_response(config.stateless)
-        .with_cancellation_token(sessions_end.child_token())
-        .with_max_request_body_bytes(frames.max_bytes)
-        .with_allowed_origins(origins);
-    if !address.ip().is_loopback() {
-        // The `Host` check only makes sense for a server reachable as localhost; beyond
-        // loopback the names clients use are the deployment's, so it is left to the proxy.
-        tracing::warn!(%address, "listening beyond loopback: Host header checks are off");
-        http_config = http_config.disable_allowed_hosts();
-    }
-    // Idle sessions are ended by `idle_sessions::reap`, which knows of calls in flight; rmcp's
-    // keep-alive counts only its own events and would end a session waiting on a slow call.
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = None;
-    let sessions = Arc::new(sessions);
-    let activity = Arc::new(Activity::default());
-    tokio::spawn(idle_sessions::reap(
-        sessions.clone(),
-        activity.clone(),
-        transport.session_idle_timeout,
-        sessions_end.child_token(),
-    ));
-    let factory_shared = shared.clone();
-    let service = StreamableHttpService::new(
-        move || Ok(AqlServer::new(factory_shared.clone())),
-        sessions.clone(),
-        http_config,
-    );
-    let intake = Arc::new(HttpIntake {
-        limits: frames,
-        sessions,
-        max_sessions: usize::try_from(transport.max_sessions).unwrap_or(usize::MAX),
-        body_timeout: transport.body_timeout,
-        opening: tokio::sync::Mutex::new(()),
-        activity,
-    });
-    let router = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(intake, guard))
-        .merge(probes::router(shared.clone(), shutdown.clone()));
-    let listener = tokio::net::TcpListener::bind(address)
-        .await
-        .map_err(|error| format!("cannot listen on {address}: {error}"))?;
-    let local = listener
-        .local_addr()
-        .map_err(|error| format!("cannot read the listening address: {error}"))?;
-    tracing::info!(url = %format!("http://{local}/mcp"), "streamable HTTP endpoint listening");
-    let connections = Connections {
-        max: usize::try_from(transport.max_connections).unwrap_or(usize::MAX),
-        header_timeout: transport.header_timeout,
-        idle_timeout: transport.idle_timeout,
-    };
-    if transport.idle_timeout < Duration::from_secs(20) {
-        tracing::warn!(
-            seconds = transport.idle_timeout.as_secs(),
-            "an idle timeout under 20 s can close event streams between their 15 s keep-alives"
-        );
-    }
-    let signal = shutdown.clone();
-    tokio::spawn(async move {
-        wait_for_signal().await;
-        signal.cancel();
-    });
-    listener::serve(listener, router, connections, shutdown).await;
-    sessions_end.cancel();
-    tracing::info!("stopped");
-    Ok(())
-}
-
-async fn wait_for_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
+        Transport::Stdio => transport::stdio::serve(shared).await,
+        #[cfg(feature = "http")]
+        Transport::Http => {
+            transport::http::serve(shared, SocketAddr::new(config.bind, config.port)).await
         }
+        #[cfg(not(feature = "http"))]
+        Transport::Http => Err(
+            "this adapter was built without the HTTP transport: serve it over stdio, or rebuild \
+             it with the Cargo feature 'http'"
+                .to_owned(),
+        ),
     }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-    tracing::info!("shutting down");
 }

@@ -46,6 +46,7 @@ pub struct CarriedArguments(Arc<Mutex<Option<JsonObject>>>);
 
 impl CarriedArguments {
     /// Carries `arguments`.
+    #[cfg(feature = "http")]
     pub fn new(arguments: JsonObject) -> Self {
         Self(Arc::new(Mutex::new(Some(arguments))))
     }

@@ -43,6 +43,7 @@ use crate::text::shorten;
 /// Everything a server builds once and shares between connections.
 pub struct Shared<A: Adapter> {
     config: Config,
+    #[cfg(feature = "http")]
     store: Arc<Store>,
     line: Line,
     tools: ToolSet,
@@ -79,6 +80,7 @@ impl<A: Adapter> Shared<A> {
         );
         Ok(Self {
             config,
+            #[cfg(feature = "http")]
             store,
             line,
             tools,
@@ -110,11 +112,13 @@ impl<A: Adapter> Shared<A> {
     }
 
     /// Where tokens and counters are kept.
+    #[cfg(feature = "http")]
     pub fn store(&self) -> &Store {
         &self.store
     }
 
     /// This instance's calls, upstream answers and gate decisions, counted.
+    #[cfg(feature = "metrics")]
     pub fn metrics(&self) -> &Metrics {
         &self.metrics
     }

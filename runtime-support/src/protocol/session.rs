@@ -7,8 +7,8 @@
 
 use std::sync::OnceLock;
 
-use axum::http::HeaderMap;
-use axum::http::header::AUTHORIZATION;
+use http::HeaderMap;
+use http::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
 
 use crate::call::{Caller, UpstreamCredential};

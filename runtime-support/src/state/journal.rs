@@ -162,6 +162,7 @@ impl Journal {
     }
 
     /// Whether the last append succeeded.
+    #[cfg(feature = "http")]
     pub(super) fn healthy(&self) -> bool {
         !self.failed
     }

@@ -141,6 +141,7 @@ impl Memory {
     }
 
     /// Whether the store can take writes: always, unless its file refused the last one.
+    #[cfg(feature = "http")]
     pub(super) fn healthy(&self) -> bool {
         self.map().journal.as_ref().is_none_or(Journal::healthy)
     }

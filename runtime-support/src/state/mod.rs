@@ -7,24 +7,23 @@
 //!
 //! * [`memory`] (the default): one process, gone with it, or kept in a [`journal`] file
 //!   (`--state file:PATH`) so it survives restarts;
-//! * [`redis`] (`--state redis://…`): shared by every instance pointing at the same server.
+//! * `redis` (`--state redis://…`, feature `redis`): shared by every instance pointing at the
+//!   same server.
 //!   Single use holds across instances because a token is consumed with one atomic
 //!   set-if-absent, and counters move with one atomic increment.
 //!
-//! Every operation is bounded by [`TIMEOUT`]. A store that cannot answer yields
+//! A Redis operation is bounded by a timeout. A store that cannot answer yields
 //! [`Unavailable`]; callers fail closed on it (no token, no confirmed call, no counted call).
 
 mod journal;
 pub mod memory;
+#[cfg(feature = "redis")]
 pub mod redis;
 
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 pub use crate::config::Backend;
 use crate::error::{AqlError, ErrorCode};
-
-/// The longest any store operation may take before it counts as unavailable.
-pub const TIMEOUT: Duration = Duration::from_millis(500);
 
 /// The store could not answer in time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +52,7 @@ pub enum Store {
     /// In this process.
     Memory(memory::Memory),
     /// On a Redis server.
+    #[cfg(feature = "redis")]
     Redis(redis::RedisStore),
 }
 
@@ -60,6 +60,7 @@ impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(match self {
             Self::Memory(_) => "memory",
+            #[cfg(feature = "redis")]
             Self::Redis(_) => "redis",
         })
     }
@@ -68,11 +69,23 @@ impl std::fmt::Debug for Store {
 impl Store {
     /// The store `backend` names, with keys under `adapter`'s prefix. A Redis server that does
     /// not answer yet is not an error: the store reconnects on use.
+    #[cfg_attr(
+        not(feature = "redis"),
+        expect(
+            unused_variables,
+            reason = "only Redis keys carry the adapter's prefix"
+        )
+    )]
     pub async fn open(backend: &Backend, adapter: &str) -> Result<Self, String> {
         match backend {
             Backend::Memory => Ok(Self::Memory(memory::Memory::default())),
             Backend::File(path) => Ok(Self::Memory(memory::Memory::on_file(path)?)),
+            #[cfg(feature = "redis")]
             Backend::Redis(url) => Ok(Self::Redis(redis::RedisStore::open(url, adapter).await?)),
+            #[cfg(not(feature = "redis"))]
+            Backend::Redis(_) => Err("this adapter was built without Redis support: use --state \
+                 memory or file:PATH, or rebuild it with the Cargo feature 'redis'"
+                .to_owned()),
         }
     }
 
@@ -86,6 +99,7 @@ impl Store {
     pub async fn get(&self, key: &str) -> Result<Option<String>, Unavailable> {
         match self {
             Self::Memory(store) => Ok(store.get(key)),
+            #[cfg(feature = "redis")]
             Self::Redis(store) => store.get(key).await,
         }
     }
@@ -94,6 +108,7 @@ impl Store {
     pub async fn counts(&self, keys: &[String]) -> Result<Vec<i64>, Unavailable> {
         match self {
             Self::Memory(store) => Ok(store.counts(keys)),
+            #[cfg(feature = "redis")]
             Self::Redis(store) => store.counts(keys).await,
         }
     }
@@ -102,6 +117,7 @@ impl Store {
     pub async fn set(&self, key: &str, value: &str, until: SystemTime) -> Result<(), Unavailable> {
         match self {
             Self::Memory(store) => store.set(key, value, until),
+            #[cfg(feature = "redis")]
             Self::Redis(store) => store.set(key, value, until).await,
         }
     }
@@ -116,6 +132,7 @@ impl Store {
     ) -> Result<bool, Unavailable> {
         match self {
             Self::Memory(store) => store.set_new(key, value, until),
+            #[cfg(feature = "redis")]
             Self::Redis(store) => store.set_new(key, value, until).await,
         }
     }
@@ -132,15 +149,18 @@ impl Store {
         }
         match self {
             Self::Memory(store) => store.add(keys, delta),
+            #[cfg(feature = "redis")]
             Self::Redis(store) => store.add(keys, delta).await,
         }
     }
 
     /// Whether the store answers now.
+    #[cfg(feature = "http")]
     pub async fn ping(&self) -> Result<(), Unavailable> {
         match self {
             Self::Memory(store) if store.healthy() => Ok(()),
             Self::Memory(_) => Err(Unavailable),
+            #[cfg(feature = "redis")]
             Self::Redis(store) => store.ping().await,
         }
     }

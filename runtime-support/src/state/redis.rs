@@ -6,12 +6,15 @@
 //! `aqlgen:<adapter>:<key>`; every entry carries its expiry, so nothing outlives its use.
 
 use std::future::Future;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use tokio::sync::Mutex;
 
-use super::{TIMEOUT, Unavailable, unix_millis};
+use super::{Unavailable, unix_millis};
+
+/// The longest any Redis operation may take before the store counts as unavailable.
+pub const TIMEOUT: Duration = Duration::from_millis(500);
 
 /// State on a Redis server.
 pub struct RedisStore {
@@ -145,6 +148,8 @@ impl RedisStore {
         bounded(pipe.query_async::<Vec<i64>>(&mut connection)).await
     }
 
+    /// Whether the server answers now.
+    #[cfg(feature = "http")]
     pub(super) async fn ping(&self) -> Result<(), Unavailable> {
         let mut connection = self.connection().await?;
         bounded(redis::cmd("PING").query_async::<String>(&mut connection))

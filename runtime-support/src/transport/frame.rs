@@ -65,9 +65,11 @@ const CLIENT_METHODS: [&str; 21] = [
 pub enum RpcCode {
     ParseError,
     InvalidRequest,
+    #[cfg(feature = "http")]
     MethodNotFound,
     InvalidParams,
     /// Implementation-defined server error: the server is at a capacity limit.
+    #[cfg(feature = "http")]
     ServerBusy,
 }
 
@@ -76,8 +78,10 @@ impl RpcCode {
         match self {
             Self::ParseError => -32700,
             Self::InvalidRequest => -32600,
+            #[cfg(feature = "http")]
             Self::MethodNotFound => -32601,
             Self::InvalidParams => -32602,
+            #[cfg(feature = "http")]
             Self::ServerBusy => -32000,
         }
     }

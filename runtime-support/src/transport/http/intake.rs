@@ -14,12 +14,12 @@ use rmcp::model::{CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, Co
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use super::idle::{self, Activity};
 use crate::json_scan::Scanner;
 use crate::protocol::front::{CarriedArguments, is_stateless_revision};
 use crate::transport::frame::{
     FrameLimits, PlainCall, Reply, RpcCode, Verdict, judge, judge_oversize,
 };
-use crate::transport::http::sessions::{self as idle_sessions, Activity};
 
 /// Most bytes of an oversize body read and dropped before the connection is closed instead.
 const MAX_DRAINED: usize = 64 * 1024 * 1024;
@@ -74,7 +74,7 @@ pub async fn guard(
         intake.activity.touch(opened);
     }
     match busy {
-        Some(busy) => response.map(|body| idle_sessions::hold(body, busy)),
+        Some(busy) => response.map(|body| idle::hold(body, busy)),
         None => response,
     }
 }

@@ -1,6 +1,6 @@
 //! What a load balancer or orchestrator asks: `/healthz` (the process serves HTTP),
-//! `/readyz` (it can take calls: the state store answers and no shutdown has begun), and what
-//! Prometheus scrapes: `/metrics`.
+//! `/readyz` (it can take calls: the state store answers and no shutdown has begun), and, with
+//! the `metrics` feature, what Prometheus scrapes: `/metrics`.
 
 use std::sync::Arc;
 
@@ -22,14 +22,15 @@ struct Probes<A: Adapter> {
 
 /// The probe routes, served beside `/mcp` but outside its intake.
 pub fn router<A: Adapter>(shared: Arc<Shared<A>>, shutdown: CancellationToken) -> axum::Router {
-    axum::Router::new()
+    let router = axum::Router::new()
         .route(
             "/healthz",
             get(|| async { answer(StatusCode::OK, &json!({"status": "ok"})) }),
         )
-        .route("/readyz", get(ready::<A>))
-        .route("/metrics", get(metrics::<A>))
-        .with_state(Arc::new(Probes { shared, shutdown }))
+        .route("/readyz", get(ready::<A>));
+    #[cfg(feature = "metrics")]
+    let router = router.route("/metrics", get(metrics::<A>));
+    router.with_state(Arc::new(Probes { shared, shutdown }))
 }
 
 async fn ready<A: Adapter>(State(probes): State<Arc<Probes<A>>>) -> Response {
@@ -48,6 +49,7 @@ async fn ready<A: Adapter>(State(probes): State<Arc<Probes<A>>>) -> Response {
     answer(status, &body)
 }
 
+#[cfg(feature = "metrics")]
 async fn metrics<A: Adapter>(State(probes): State<Arc<Probes<A>>>) -> Response {
     (
         [(CONTENT_TYPE, crate::call::metrics::CONTENT_TYPE)],

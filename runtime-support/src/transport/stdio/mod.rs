@@ -1,4 +1,4 @@
-//! Standard input and output for the MCP stdio transport.
+//! The stdio transport: one MCP session on the process's standard input and output.
 //!
 //! An MCP client starts the server with pipes on stdin and stdout. Tokio's own `stdin()` and
 //! `stdout()` run every read and write on its blocking thread pool, which costs two thread
@@ -8,8 +8,36 @@
 
 pub mod lines;
 
+use std::sync::Arc;
+
+use rmcp::ServiceExt;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio_util::either::Either;
+
+use crate::adapter::Adapter;
+use crate::protocol::server::{AqlServer, Shared};
+use crate::transport::frame::FrameLimits;
+use lines::LineTransport;
+
+/// Serves one MCP session on the process's standard streams until the client closes them.
+///
+/// # Errors
+///
+/// A message for the operator when the session cannot start or ends abnormally.
+pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>) -> Result<(), String> {
+    let (input, output) = streams();
+    let transport = LineTransport::new(input, output, FrameLimits::new(&shared.config().limits));
+    let running = AqlServer::new(shared)
+        .serve(transport)
+        .await
+        .map_err(|error| format!("MCP initialization over stdio failed: {error}"))?;
+    let reason = running
+        .waiting()
+        .await
+        .map_err(|error| format!("the stdio session ended abnormally: {error}"))?;
+    tracing::info!(?reason, "stdio transport closed");
+    Ok(())
+}
 
 /// The reading and writing halves of the process's standard streams.
 ///

@@ -1,10 +1,4 @@
-//! Prometheus metrics of one instance, served at `/metrics` over HTTP: calls by operation and
-//! outcome with their latency, upstream answers by status class, gate decisions, and tokens
-//! issued and redeemed. Each instance counts its own; a fleet's totals are sums in the query.
-//!
-//! Every label value is a name the adapter or the runtime owns (an operation of the schema,
-//! an error code, a gate event), never text a client sent, so a hostile client cannot grow
-//! the number of series.
+//! The Prometheus registry behind [`Metrics`] (feature `metrics`).
 
 use std::time::Duration;
 
@@ -14,32 +8,19 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Metric, Registry};
 
+use super::CallOutcome;
 use crate::call::gate::audit::Event;
 use crate::call::gate::tokens::TokenKind;
 use crate::call::upstream::Reached;
-use crate::error::ErrorCode;
-
-/// The `operation` label of a call that named no operation of the schema.
-pub const UNKNOWN_OPERATION: &str = "(unknown)";
 
 /// The content type of [`Metrics::render`]'s text.
 pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
 
-/// How a call ended: `success`, or the error code it failed with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum CallOutcome {
-    /// The call answered `success: true`.
-    Success,
-    /// The call failed with this code.
-    Failed(ErrorCode),
-}
-
-impl CallOutcome {
-    const fn as_str(self) -> &'static str {
-        match self {
-            Self::Success => "success",
-            Self::Failed(code) => code.as_str(),
-        }
+/// The `outcome` label of a call: `success`, or its error code.
+const fn outcome_label(call: CallOutcome) -> &'static str {
+    match call {
+        CallOutcome::Success => "success",
+        CallOutcome::Failed(code) => code.as_str(),
     }
 }
 
@@ -157,13 +138,13 @@ fn registered<T: Metric + Clone>(registry: &mut Registry, name: &str, help: &str
 }
 
 impl Metrics {
-    /// Counts one operation (`introspect`, a schema operation, or [`UNKNOWN_OPERATION`]) and
+    /// Counts one operation (`introspect`, a schema operation, or [`UNKNOWN_OPERATION`](super::UNKNOWN_OPERATION)) and
     /// how long it took.
     pub fn call(&self, operation: &'static str, outcome: CallOutcome, elapsed: Duration) {
         self.calls
             .get_or_create(&CallLabels {
                 operation,
-                outcome: outcome.as_str(),
+                outcome: outcome_label(outcome),
             })
             .inc();
         self.latency
@@ -217,6 +198,8 @@ impl Metrics {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::call::metrics::UNKNOWN_OPERATION;
+    use crate::error::ErrorCode;
 
     #[test]
     fn renders_every_family_with_owned_label_values() {

@@ -35,7 +35,7 @@ pub enum Subject {
 }
 
 /// What of an operation a [`Finding`] is about.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Within {
     /// The operation itself: its name, `maps_to`, params as a whole, response or features.
     Operation,
@@ -46,7 +46,7 @@ pub enum Within {
 }
 
 /// A part of a param's definition that can be left out on its own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum ParamPart {
     /// `enum`, and with it the default, which must be one of its values.
     Enum,

@@ -312,7 +312,7 @@ fn check_header(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
 
 /// `target.base_url`: what the server would refuse at start is refused here, and clear text
 /// to another machine is warned about.
-fn check_base_url(url: &str, out: &mut Vec<Diagnostic>) {
+pub fn check_base_url(url: &str, out: &mut Vec<Diagnostic>) {
     let refuse = |message: &str, expected: &str, help: Option<&str>| {
         let diagnostic = Diagnostic::new(Code::InvalidUrl, "target.base_url", message)
             .expected(expected)
@@ -402,7 +402,8 @@ fn check_generated<T: Vocabulary>(path: &str, value: T, generated: T, out: &mut 
     }
 }
 
-fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
+/// `auth`: a kind aqlgen generates, with the names it needs, each one the server can use.
+pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
     let needs: &[(&str, bool)] = match auth.kind {
         AuthKind::Oauth2 => {
             out.push(

@@ -239,3 +239,63 @@ fn a_document_with_nothing_expressible_is_refused_with_the_reason() {
         "{message}"
     );
 }
+
+/// Real documents write fields in shapes the specification does not allow; each such field
+/// reads as absent and costs only itself.
+#[test]
+fn fields_of_odd_shapes_cost_only_themselves() {
+    let document = serde_json::json!({
+        "openapi": "3.0.0",
+        "info": {"title": ["not", "text"], "version": 2},
+        "servers": "https://api.example.com",
+        "components": {"securitySchemes": [], "schemas": {"Item": "junk"}},
+        "paths": {
+            "/items": {
+                "parameters": "none",
+                "get": {
+                    "operationId": "listItems",
+                    "summary": 7,
+                    "parameters": [
+                        "junk",
+                        {"name": "limit", "in": "query", "schema": {"type": "integer", "maximum": "100"}},
+                        {"name": "q", "in": "query", "required": "yes", "schema": {"$ref": "#/components/schemas/Item"}}
+                    ],
+                    "responses": {"200": {"content": {"application/json": {"schema": {"type": "array", "items": 3}}}}}
+                },
+                "post": {"operationId": "makeItem", "requestBody": {"content": {"application/json": {"schema": {
+                    "properties": {"name": {"type": "string"}, "size": null}, "required": "name"
+                }}}}}
+            },
+            "/x": "not a path item"
+        }
+    });
+    let imported =
+        aqlgen_build::import_openapi(&document, &Default::default()).expect("it imports");
+    aqlgen_build::check_text("odd-shapes.md", &imported.text).expect("it passes check");
+    let text = &imported.text;
+    for expected in [
+        "name: api\n",
+        "base_url: http://localhost\n",
+        "name: list_items\n",
+        "limit:\n        type: integer\n",
+        "name: make_item\n",
+        "name:\n        type: string\n",
+    ] {
+        assert!(text.contains(expected), "no {expected:?} in {text}");
+    }
+    let reasons: Vec<&str> = imported
+        .warnings
+        .iter()
+        .map(|w| w.reason.as_str())
+        .collect();
+    for expected in [
+        " param `` cannot be expressed; dropped",
+        "query param `q`: its schema has no type; dropped",
+        "body param `size`: its schema has no type; dropped",
+    ] {
+        assert!(
+            reasons.contains(&expected),
+            "no {expected:?} in {reasons:#?}"
+        );
+    }
+}

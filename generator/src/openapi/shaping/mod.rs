@@ -10,7 +10,8 @@ use aqlgen_model::{
 };
 use serde_json::{Map, Value};
 
-use super::refs::resolve;
+use super::document::{self, Operation as Described, RefOr, Response as Answered, Schema};
+use super::refs::Resolver;
 use crate::features::{self, PageStyle};
 use crate::schema::{Operation, Pagination, PaginationStyle, Response};
 
@@ -19,9 +20,8 @@ const MAX_STANDARD: usize = 12;
 /// Deepest `allOf` nesting followed.
 const MAX_DEPTH: usize = 16;
 
-/// Properties of an object schema, each with its resolved schema, in the order of the parsed
-/// document's maps (serde_json's: by name, as its `preserve_order` feature is off).
-type Properties<'a> = Vec<(&'a str, &'a Value)>;
+/// Properties of an object schema, each with its resolved schema, by name.
+type Properties<'a> = Vec<(&'a str, &'a Schema)>;
 
 /// What a successful answer is, as far as shaping cares.
 enum Answer<'a> {
@@ -38,16 +38,21 @@ enum Answer<'a> {
 
 /// Sets `supports_fields`, `response.presets` and `pagination` on `imported`, a READ imported
 /// from `operation`; other categories are left as they are.
-pub fn shape(document: &Value, operation: &Value, category: Category, imported: &mut Operation) {
+pub fn shape(
+    refs: &Resolver<'_>,
+    operation: &Described,
+    category: Category,
+    imported: &mut Operation,
+) {
     if category != Category::Read {
         return;
     }
-    let success = success_response(document, operation);
+    let success = success_response(refs, operation);
     let link = success.is_some_and(declares_link);
     imported.pagination = pagination(category, imported, link);
     let answer = success
-        .and_then(|response| json_schema(document, response))
-        .and_then(|schema| answer(document, schema));
+        .and_then(|response| json_schema(refs, response))
+        .and_then(|schema| answer(refs, schema));
     if let Some(answer) = answer
         && !imported.params.contains_key(FeatureParam::Fields.as_str())
         && let Some(presets) = presets(&answer, imported.pagination.is_some())
@@ -75,34 +80,33 @@ pub fn shape(document: &Value, operation: &Value, category: Category, imported: 
     }
 }
 
-/// The `200` response, else the first `2XX` one.
-fn success_response<'a>(document: &'a Value, operation: &'a Value) -> Option<&'a Value> {
-    let responses = operation.get("responses")?.as_object()?;
+/// The `200` response, else the first `2XX` one (by status, `2XX` itself included).
+fn success_response<'a>(refs: &'a Resolver<'_>, operation: &'a Described) -> Option<&'a Answered> {
+    let responses = operation.responses.as_ref()?;
     let response = responses.get("200").or_else(|| {
         responses
             .iter()
             .find(|(status, _)| status.len() == 3 && status.starts_with('2'))
             .map(|(_, response)| response)
     })?;
-    resolve(document, response).ok()
+    refs.resolve(response).ok()
 }
 
 /// Whether the response declares a `Link` header (the name compared case-insensitively).
-fn declares_link(response: &Value) -> bool {
+fn declares_link(response: &Answered) -> bool {
     response
-        .get("headers")
-        .and_then(Value::as_object)
-        .is_some_and(|headers| headers.keys().any(|name| name.eq_ignore_ascii_case("link")))
+        .headers
+        .iter()
+        .flatten()
+        .any(|(name, _)| name.eq_ignore_ascii_case("link"))
 }
 
 /// The schema of the response's JSON content, resolved.
-fn json_schema<'a>(document: &'a Value, response: &'a Value) -> Option<&'a Value> {
-    let (_, media) = response
-        .get("content")?
-        .as_object()?
-        .iter()
-        .find(|(media, _)| media.starts_with("application/json") || media.ends_with("+json"))?;
-    resolve(document, media.get("schema")?).ok()
+fn json_schema<'a>(refs: &'a Resolver<'_>, response: &'a Answered) -> Option<&'a Schema> {
+    let schema = document::json_form(response.content.as_ref())?
+        .schema
+        .as_ref()?;
+    refs.resolve(schema).ok()
 }
 
 /// The pagination block of an operation with page-size and page, offset or cursor params
@@ -148,14 +152,14 @@ fn pagination(category: Category, operation: &mut Operation, link: bool) -> Opti
 }
 
 /// What the answer is: an array of objects, or an object; `None` for anything else.
-fn answer<'a>(document: &'a Value, schema: &'a Value) -> Option<Answer<'a>> {
-    if let Some(items) = array_items(document, schema) {
-        return properties(document, items, 0).map(Answer::Items);
+fn answer<'a>(refs: &'a Resolver<'_>, schema: &'a Schema) -> Option<Answer<'a>> {
+    if let Some(items) = array_items(schema) {
+        return properties(refs, refs.resolve(items).ok()?, 0).map(Answer::Items);
     }
-    let properties = properties(document, schema, 0)?;
-    let arrays: Vec<(&str, &Value)> = properties
+    let properties = properties(refs, schema, 0)?;
+    let arrays: Vec<(&str, &RefOr<Schema>)> = properties
         .iter()
-        .filter_map(|(name, schema)| array_items(document, schema).map(|items| (*name, items)))
+        .filter_map(|(name, schema)| Some((*name, array_items(schema)?)))
         .collect();
     // As the runtime picks it: the first collection name that is an array, else the only array.
     let member = COLLECTION_MEMBERS
@@ -165,7 +169,13 @@ fn answer<'a>(document: &'a Value, schema: &'a Value) -> Option<Answer<'a>> {
             [only] => Some(only),
             _ => None,
         });
-    let collection = member.map(|(name, items)| (*name, self::properties(document, items, 0)));
+    let collection = member.map(|(name, items)| {
+        let items = refs.resolve(items).ok();
+        (
+            *name,
+            items.and_then(|items| self::properties(refs, items, 0)),
+        )
+    });
     Some(Answer::Object {
         properties,
         collection,
@@ -282,67 +292,55 @@ fn usable(name: &str) -> bool {
     !name.is_empty() && !name.contains('.') && name.len() <= MAX_FIELD_PATH_BYTES
 }
 
-/// The non-null types `schema` names.
-fn types(schema: &Value) -> Vec<&str> {
-    match schema.get("type") {
-        Some(Value::String(kind)) => vec![kind.as_str()],
-        Some(Value::Array(kinds)) => kinds
-            .iter()
-            .filter_map(Value::as_str)
-            .filter(|kind| *kind != "null")
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// Whether `schema` (resolved) is a string, integer, number or boolean.
-fn is_scalar(schema: &Value) -> bool {
+fn is_scalar(schema: &Schema) -> bool {
     matches!(
-        types(schema).as_slice(),
+        schema.types.non_null().as_slice(),
         ["string" | "integer" | "number" | "boolean"]
     )
 }
 
-/// The `items` schema of an array schema.
-fn array_items<'a>(document: &'a Value, schema: &'a Value) -> Option<&'a Value> {
-    let schema = resolve(document, schema).ok()?;
-    match types(schema).as_slice() {
-        ["array"] => schema.get("items"),
-        [] if schema.get("properties").is_none() => schema.get("items"),
+/// The `items` schema of an array schema (resolved), unresolved.
+fn array_items(schema: &Schema) -> Option<&RefOr<Schema>> {
+    match schema.types.non_null().as_slice() {
+        ["array"] => schema.items.as_deref(),
+        [] if schema.properties.is_none() => schema.items.as_deref(),
         _ => None,
     }
 }
 
-/// The properties of an object schema, its `allOf` parts' first, the first of a name kept;
-/// `None` when the schema is no object.
-fn properties<'a>(document: &'a Value, schema: &'a Value, depth: usize) -> Option<Properties<'a>> {
+/// The properties of an object schema (resolved), its `allOf` parts' first, the first of a
+/// name kept; `None` when the schema is no object. A property whose `$ref` leads nowhere
+/// counts as a schema that says nothing.
+fn properties<'a>(
+    refs: &'a Resolver<'_>,
+    schema: &'a Schema,
+    depth: usize,
+) -> Option<Properties<'a>> {
+    /// What a property whose `$ref` leads nowhere is taken for.
+    static NOTHING: Schema = Schema::NOTHING;
     if depth > MAX_DEPTH {
         return None;
     }
-    let schema = resolve(document, schema).ok()?;
-    let declared = types(schema);
+    let declared = schema.types.non_null();
     if !matches!(declared.as_slice(), [] | ["object"]) {
         return None;
     }
-    let own = schema.get("properties").and_then(Value::as_object);
+    let own = schema.properties.as_ref();
     let mut object = !declared.is_empty() || own.is_some();
     let mut found: Properties<'a> = Vec::new();
-    for part in schema
-        .get("allOf")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if let Some(part) = properties(document, part, depth + 1) {
+    for part in &schema.all_of {
+        if let Some(part) = refs
+            .resolve(part)
+            .ok()
+            .and_then(|part| properties(refs, part, depth + 1))
+        {
             object = true;
             found.extend(part);
         }
     }
     for (name, property) in own.into_iter().flatten() {
-        found.push((
-            name.as_str(),
-            resolve(document, property).unwrap_or(property),
-        ));
+        found.push((name.as_str(), refs.resolve(property).unwrap_or(&NOTHING)));
     }
     if !object {
         return None;

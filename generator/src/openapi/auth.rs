@@ -4,9 +4,10 @@ use super::document::{Components, SecurityScheme};
 use super::naming::snake;
 use super::refs::Resolver;
 use crate::schema::{AuthConfig, AuthKind};
+use crate::validate::rules;
 
-/// The first scheme the format supports (http bearer, apiKey in header or query, http basic),
-/// in document order, with environment variable names derived from the
+/// The first scheme the format supports (http bearer, apiKey in header or query, http basic)
+/// and `check` accepts, in document order, with environment variable names derived from the
 /// adapter `name`; `type: none` when there is none. Skipped schemes are reported through
 /// `warn`.
 pub fn auth(
@@ -54,7 +55,15 @@ pub fn auth(
                 continue;
             }
         };
-        return config;
+        let mut refused = Vec::new();
+        rules::check_auth(&config, &mut refused);
+        match refused.first() {
+            None => return config,
+            Some(refusal) => warn(format!(
+                "security scheme `{name}` ({kind}): {}; skipped",
+                refusal.message
+            )),
+        }
     }
     AuthConfig::of(AuthKind::None)
 }

@@ -5,8 +5,9 @@
 //! [`classify`], with params from path, query and top-level JSON body properties
 //! ([`operation`], [`body`], [`params`]); a READ gets field selection, presets and
 //! pagination from its params and success response ([`shaping`]). Before anything is
-//! written, the adapter is checked and what `check` refuses is repaired ([`repair`]). What
-//! the adapter format cannot carry becomes a [`Warning`] naming the operation and the reason.
+//! written, the schema is held to the rules `check` uses and what they would refuse is left
+//! out ([`settle`]). What the adapter format cannot carry becomes a [`Warning`] naming the
+//! operation and the reason.
 
 mod auth;
 mod body;
@@ -16,7 +17,7 @@ mod naming;
 mod operation;
 mod params;
 mod refs;
-mod repair;
+mod settle;
 mod shaping;
 mod text;
 
@@ -31,6 +32,7 @@ use crate::Error;
 use crate::schema::{
     AdapterSchema, ElementType, Operations, Protocol, Serialization, Target, Transport, Trust,
 };
+use crate::validate::rules;
 use document::Document;
 use operation::Endpoint;
 use refs::Resolver;
@@ -205,9 +207,15 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         created: None,
         modified: None,
     };
-    let text = repair::until_valid(&mut schema, &mut warnings, |schema, warnings| {
-        text::adapter(schema, title, version, warnings)
-    })?;
+    settle::settle(&mut schema, &mut warnings)?;
+    let text = text::adapter(&schema, title, version, &warnings)?;
+    // What `settle` accepted, `check` accepts: a refusal here is a bug of the importer.
+    if let Err(error) = crate::check_text("imported-adapter.md", &text) {
+        return Err(Error::Config(format!(
+            "internal error: the imported adapter does not pass check, though the importer \
+             checked it before writing; please report this with the document ({error})"
+        )));
+    }
     Ok(Imported {
         text,
         categories: text::counts(&schema.operations),
@@ -233,8 +241,8 @@ fn adapter_name(title: &str, warnings: &mut Vec<Warning>) -> String {
     cut.to_owned()
 }
 
-/// The base URL: the first server's, when it is an absolute http(s) URL; else
-/// `http://localhost`, with a warning.
+/// The base URL: the first server's, when it is an absolute http(s) URL `check` accepts;
+/// else `http://localhost`, with a warning.
 fn base_url(document: &Document, warnings: &mut Vec<Warning>) -> String {
     const FALLBACK: &str = "http://localhost";
     let Some(url) = document
@@ -249,7 +257,19 @@ fn base_url(document: &Document, warnings: &mut Vec<Warning>) -> String {
         )));
         return FALLBACK.to_owned();
     };
-    url.trim_end_matches('/').to_owned()
+    let url = url.trim_end_matches('/');
+    let mut found = Vec::new();
+    rules::check_base_url(url, &mut found);
+    match found.iter().find(|finding| !finding.code.is_warning()) {
+        None => url.to_owned(),
+        Some(refusal) => {
+            warnings.push(document_warning(format!(
+                "`servers[0].url` cannot be the base URL ({}); base_url is {FALLBACK}",
+                refusal.message
+            )));
+            FALLBACK.to_owned()
+        }
+    }
 }
 
 fn document_warning(reason: String) -> Warning {

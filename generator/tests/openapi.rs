@@ -239,3 +239,125 @@ fn a_document_with_nothing_expressible_is_refused_with_the_reason() {
         "{message}"
     );
 }
+
+/// What `check` would refuse is left out before anything is written, each piece once: a
+/// server URL and a security scheme the rules refuse give way to the next choice, and a param
+/// whose two bounds are both unusable loses its bounds, not its operation.
+#[test]
+fn what_check_would_refuse_is_left_out_before_writing() {
+    let document = serde_json::json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Refusals", "version": "1.0.0"},
+        "servers": [{"url": "https://api.example.com/v1?key=1"}],
+        "components": {"securitySchemes": {
+            "bad": {"type": "apiKey", "in": "header", "name": "X Key"},
+            "good": {"type": "http", "scheme": "bearer"}
+        }},
+        "paths": {"/things": {"get": {"operationId": "listThings", "parameters": [
+            {"name": "n", "in": "query", "schema": {"type": "integer", "minimum": -1e300, "maximum": 1e300}}
+        ]}}}
+    });
+    let imported =
+        aqlgen_build::import_openapi(&document, &Default::default()).expect("it imports");
+    aqlgen_build::check_text("refusals.md", &imported.text).expect("it passes check");
+    let reasons: Vec<String> = imported
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {}", w.operation, w.reason))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            "document: `servers[0].url` cannot be the base URL (the base URL has a query or a fragment); base_url is http://localhost",
+            "document: security scheme `bad` (apiKey): this is not an HTTP header name; skipped",
+            "GET /things: param `n`: its bounds dropped (`minimum` does not suit the parameter type `integer`)",
+        ]
+    );
+    for expected in [
+        "base_url: http://localhost\n",
+        "auth:\n  type: bearer\n  token_env: REFUSALS_TOKEN\n",
+        "name: list_things",
+    ] {
+        assert!(
+            imported.text.contains(expected),
+            "no {expected:?} in {}",
+            imported.text
+        );
+    }
+}
+
+/// Options the document cannot overrule are the caller's to get right: one `check` refuses
+/// stops the import with the rule's reason.
+#[test]
+fn an_option_check_refuses_stops_the_import() {
+    let options = aqlgen_build::ImportOptions {
+        name: Some("Pet Store".to_owned()),
+        bearer_env: None,
+    };
+    let error = aqlgen_build::import_openapi_file(Path::new(FIXTURE), &options)
+        .expect_err("the name is refused");
+    assert_eq!(
+        error.to_string(),
+        "the imported adapter would not pass check: the adapter name is not lowercase kebab-case at name"
+    );
+}
+
+/// Real documents write fields in shapes the specification does not allow; each such field
+/// reads as absent and costs only itself.
+#[test]
+fn fields_of_odd_shapes_cost_only_themselves() {
+    let document = serde_json::json!({
+        "openapi": "3.0.0",
+        "info": {"title": ["not", "text"], "version": 2},
+        "servers": "https://api.example.com",
+        "components": {"securitySchemes": [], "schemas": {"Item": "junk"}},
+        "paths": {
+            "/items": {
+                "parameters": "none",
+                "get": {
+                    "operationId": "listItems",
+                    "summary": 7,
+                    "parameters": [
+                        "junk",
+                        {"name": "limit", "in": "query", "schema": {"type": "integer", "maximum": "100"}},
+                        {"name": "q", "in": "query", "required": "yes", "schema": {"$ref": "#/components/schemas/Item"}}
+                    ],
+                    "responses": {"200": {"content": {"application/json": {"schema": {"type": "array", "items": 3}}}}}
+                },
+                "post": {"operationId": "makeItem", "requestBody": {"content": {"application/json": {"schema": {
+                    "properties": {"name": {"type": "string"}, "size": null}, "required": "name"
+                }}}}}
+            },
+            "/x": "not a path item"
+        }
+    });
+    let imported =
+        aqlgen_build::import_openapi(&document, &Default::default()).expect("it imports");
+    aqlgen_build::check_text("odd-shapes.md", &imported.text).expect("it passes check");
+    let text = &imported.text;
+    for expected in [
+        "name: api\n",
+        "base_url: http://localhost\n",
+        "name: list_items\n",
+        "limit:\n        type: integer\n",
+        "name: make_item\n",
+        "name:\n        type: string\n",
+    ] {
+        assert!(text.contains(expected), "no {expected:?} in {text}");
+    }
+    let reasons: Vec<&str> = imported
+        .warnings
+        .iter()
+        .map(|w| w.reason.as_str())
+        .collect();
+    for expected in [
+        " param `` cannot be expressed; dropped",
+        "query param `q`: its schema has no type; dropped",
+        "body param `size`: its schema has no type; dropped",
+    ] {
+        assert!(
+            reasons.contains(&expected),
+            "no {expected:?} in {reasons:#?}"
+        );
+    }
+}

@@ -2,28 +2,44 @@
 
 use serde_json::Value;
 
-use super::refs::resolve;
+use super::document::{RefOr, Schema, Types};
+use super::refs::Resolver;
 use crate::schema::{Param, ParamType};
 
 /// Longest description kept, in characters.
 const MAX_DESCRIPTION: usize = 160;
 
+/// How a param is written: its wire name, whether it is required, its description (over
+/// the schema's) and whether it goes in a JSON body (where its value's type matters) rather
+/// than a path or query (where every value is text).
+pub struct Declared<'a> {
+    /// The wire name, for warnings.
+    pub name: &'a str,
+    /// Whether the document requires it.
+    pub required: bool,
+    /// The parameter's own description, which wins over its schema's.
+    pub description: Option<&'a str>,
+    /// Whether it is a property of a JSON body.
+    pub in_body: bool,
+}
+
 /// A param built from `schema`; `Err` holds why it cannot be expressed at all. Parts that
 /// cannot be expressed are dropped from the param and reported through `warn`.
 pub fn param(
-    document: &Value,
-    schema: &Value,
-    required: bool,
-    description: Option<&str>,
+    refs: &Resolver<'_>,
+    schema: Option<&RefOr<Schema>>,
+    declared: &Declared<'_>,
     warn: &mut dyn FnMut(String),
-    name: &str,
-    in_body: bool,
 ) -> Result<Param, String> {
-    let schema = resolve(document, schema)?;
+    let schema = match schema {
+        Some(schema) => refs.resolve(schema)?,
+        None => &Schema::default(),
+    };
+    let name = declared.name;
     let kind = match kind_of(schema) {
         Some(kind) => kind,
         None => {
-            let kinds = alternative_kinds(document, schema);
+            let kinds = alternative_kinds(refs, schema);
             let kind = widest(&kinds).ok_or_else(|| "its schema has no type".to_owned())?;
             // Path and query values travel as text, so a scalar written as a string loses
             // nothing there; in a JSON body it changes the value's type, and an array or
@@ -31,7 +47,7 @@ pub fn param(
             let lossy = kinds.iter().any(|other| match *other {
                 "string" => false,
                 "array" | "object" => true,
-                _ => in_body,
+                _ => declared.in_body,
             });
             if kind == "string" && lossy {
                 warn(format!(
@@ -45,17 +61,18 @@ pub fn param(
     let ty = ParamType::parse(kind).expect("kind_of and widest name param types");
     // A default makes a param optional to the caller, whatever the document says.
     let default = schema
-        .get("default")
+        .default
+        .as_ref()
         .filter(|default| ty.admits(default))
         .filter(|_| !matches!(ty, ParamType::Array | ParamType::Object))
         .cloned();
-    if default.is_none() && schema.get("default").is_some() {
+    if default.is_none() && schema.default.is_some() {
         warn(format!(
             "param `{name}`: `default` on an {kind} param is not accepted; dropped"
         ));
     }
     let mut allowed = None;
-    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+    if let Some(values) = &schema.values {
         let strings: Option<Vec<Value>> = values
             .iter()
             .map(|value| value.as_str().map(Value::from))
@@ -67,20 +84,20 @@ pub fn param(
             _ => warn(format!("param `{name}`: non-string enum dropped")),
         }
     }
-    let bound = |key: &str| {
+    let bound = |bound: Option<f64>| {
         matches!(ty, ParamType::Integer | ParamType::Number)
-            .then(|| schema.get(key).and_then(Value::as_f64))
+            .then_some(bound)
             .flatten()
     };
-    let text = description.or_else(|| schema.get("description").and_then(Value::as_str));
+    let text = declared.description.or(schema.description.as_deref());
     Ok(Param {
         kind: ty,
-        required: (required && default.is_none()).then_some(true),
+        required: (declared.required && default.is_none()).then_some(true),
         description: text.map(shorten).filter(|text| !text.is_empty()),
         default,
         allowed,
-        minimum: bound("minimum"),
-        maximum: bound("maximum"),
+        minimum: bound(schema.minimum),
+        maximum: bound(schema.maximum),
         pattern: None,
         format: None,
     })
@@ -88,7 +105,7 @@ pub fn param(
 
 /// The distinct non-null types a schema allows through a `type` list or `oneOf`/`anyOf`
 /// alternatives, in order of appearance.
-fn alternative_kinds(document: &Value, schema: &Value) -> Vec<&'static str> {
+fn alternative_kinds(refs: &Resolver<'_>, schema: &Schema) -> Vec<&'static str> {
     let mut kinds = Vec::new();
     let mut push = |kind: Option<&'static str>| {
         if let Some(kind) = kind
@@ -97,25 +114,20 @@ fn alternative_kinds(document: &Value, schema: &Value) -> Vec<&'static str> {
             kinds.push(kind);
         }
     };
-    if let Some(Value::Array(listed)) = schema.get("type") {
-        for kind in listed.iter().filter_map(Value::as_str) {
-            push(kind_of(&serde_json::json!({ "type": kind })));
+    if let Types::Many(listed) = &schema.types {
+        for kind in listed {
+            push(known_kind(kind));
         }
     }
-    for key in ["oneOf", "anyOf"] {
-        for alternative in schema
-            .get(key)
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let alternative = resolve(document, alternative).unwrap_or(&Value::Null);
-            match kind_of(alternative) {
-                Some(kind) => push(Some(kind)),
-                None => alternative_kinds(document, alternative)
-                    .into_iter()
-                    .for_each(|kind| push(Some(kind))),
-            }
+    for alternative in schema.one_of.iter().chain(&schema.any_of) {
+        let Ok(alternative) = refs.resolve(alternative) else {
+            continue;
+        };
+        match kind_of(alternative) {
+            Some(kind) => push(Some(kind)),
+            None => alternative_kinds(refs, alternative)
+                .into_iter()
+                .for_each(|kind| push(Some(kind))),
         }
     }
     kinds
@@ -137,33 +149,30 @@ fn widest(kinds: &[&'static str]) -> Option<&'static str> {
     }
 }
 
-/// The adapter type of `schema`: its `type` (the first non-null one of an OpenAPI 3.1 list),
+/// The adapter type of `schema`: its `type` (the only non-null one of an OpenAPI 3.1 list),
 /// else `object` with `properties` and `array` with `items`.
-fn kind_of(schema: &Value) -> Option<&'static str> {
-    let named = match schema.get("type") {
-        Some(Value::String(kind)) => Some(kind.as_str()),
-        Some(Value::Array(kinds)) => {
-            let mut real = kinds
-                .iter()
-                .filter_map(Value::as_str)
-                .filter(|kind| *kind != "null");
-            let first = real.next();
-            if real.next().is_some() { None } else { first }
-        }
-        _ => None,
+fn kind_of(schema: &Schema) -> Option<&'static str> {
+    let named = match &schema.types {
+        Types::One(kind) => Some(kind.as_str()),
+        Types::Many(_) => match schema.types.non_null().as_slice() {
+            [only] => Some(*only),
+            _ => None,
+        },
+        Types::Absent => None,
     };
     match named {
-        Some("string") => Some("string"),
-        Some("integer") => Some("integer"),
-        Some("number") => Some("number"),
-        Some("boolean") => Some("boolean"),
-        Some("array") => Some("array"),
-        Some("object") => Some("object"),
-        Some(_) => None,
-        None if schema.get("properties").is_some() => Some("object"),
-        None if schema.get("items").is_some() => Some("array"),
+        Some(kind) => known_kind(kind),
+        None if schema.properties.is_some() => Some("object"),
+        None if schema.items.is_some() => Some("array"),
         None => None,
     }
+}
+
+/// The adapter type named `kind`, if any.
+fn known_kind(kind: &str) -> Option<&'static str> {
+    ["string", "integer", "number", "boolean", "array", "object"]
+        .into_iter()
+        .find(|known| *known == kind)
 }
 
 /// The first line or sentence of `text`, Markdown links reduced to their text, at most

@@ -1,5 +1,6 @@
 //! Schema validation: every problem at once, each with code, field path and line.
 
+pub mod finding;
 pub mod locate;
 mod official;
 pub mod rules;

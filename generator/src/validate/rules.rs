@@ -1,4 +1,4 @@
-//! Semantic checks on the typed model. Each check appends diagnostics and never stops early.
+//! Semantic checks on the typed model. Each check appends findings and never stops early.
 
 use std::collections::BTreeMap;
 
@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use aqlgen_model::{Category, StringFormat, Vocabulary};
 
+use super::finding::{Finding, ParamPart, Subject, Within};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{
@@ -21,6 +22,14 @@ pub const MAX_NAME: usize = 64;
 
 /// Every semantic problem in `schema`.
 pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
+    findings(schema)
+        .into_iter()
+        .map(|finding| finding.diagnostic)
+        .collect()
+}
+
+/// Every semantic problem in `schema`, each with what it is about.
+pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
     let mut out = Vec::new();
     check_header(schema, &mut out);
     if let Some(auth) = &schema.auth {
@@ -59,13 +68,22 @@ pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
             .found("none"),
         );
     }
+    let mut found: Vec<Finding> = out
+        .into_iter()
+        .map(|diagnostic| Finding {
+            subject: Subject::Adapter,
+            diagnostic,
+        })
+        .collect();
     let mut names: BTreeMap<&str, String> = BTreeMap::new();
     let mut idents: BTreeMap<String, String> = BTreeMap::new();
     for (category, list) in families {
         for (index, operation) in list.iter().enumerate() {
             let path = format!("operations.{category}[{index}]");
+            let mut out = Vec::new();
             if let Some(first) = names.insert(&operation.name, path.clone()) {
-                out.push(
+                out.push((
+                    Within::Operation,
                     Diagnostic::new(
                         Code::DuplicateOperation,
                         format!("{path}.name"),
@@ -76,11 +94,12 @@ pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
                         "a second `{}` (the first is at {first})",
                         operation.name
                     )),
-                );
+                ));
             } else if let Some(first) =
                 idents.insert(ident::type_name(&operation.name, ""), path.clone())
             {
-                out.push(
+                out.push((
+                    Within::Operation,
                     Diagnostic::new(
                         Code::IdentCollision,
                         format!("{path}.name"),
@@ -91,13 +110,21 @@ pub fn check(schema: &AdapterSchema) -> Vec<Diagnostic> {
                     )
                     .expected("names that differ after case conversion")
                     .found(format!("{:?}", operation.name)),
-                );
+                ));
             }
             check_operation(category, operation, &path, &mut out);
+            found.extend(out.into_iter().map(|(within, diagnostic)| Finding {
+                subject: Subject::Operation {
+                    category,
+                    index,
+                    within,
+                },
+                diagnostic,
+            }));
         }
     }
-    check_type_names(schema, &mut out);
-    out
+    check_type_names(schema, &mut found);
+    found
 }
 
 /// What an introspection type name stands for.
@@ -114,7 +141,7 @@ enum TypeUse {
 /// Introspection lists each type once: two enums (or an enum and an input, or either and a
 /// returned type) that get one name would hide one of them, and a protocol type's name is
 /// taken.
-fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
+fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Finding>) {
     let mut names: BTreeMap<String, (TypeUse, String)> = BTreeMap::new();
     // The first `response.fields` of each result type, and where.
     let mut described: BTreeMap<String, (&IndexMap<String, ResponseField>, String)> =
@@ -122,6 +149,16 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
     for (category, list) in schema.operations.families() {
         for (index, operation) in list.iter().enumerate() {
             let path = format!("operations.{category}[{index}]");
+            let mut push = |within: Within, diagnostic: Diagnostic| {
+                out.push(Finding {
+                    subject: Subject::Operation {
+                        category,
+                        index,
+                        within,
+                    },
+                    diagnostic,
+                });
+            };
             let mut uses = Vec::new();
             let mut has_input = false;
             let placeholders: Vec<&str> = maps_to::parse(&operation.maps_to)
@@ -146,6 +183,7 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
                         ident::enum_type_name(&operation.name, name),
                         TypeUse::Enum,
                         format!("{path}.params.{name}.enum"),
+                        Within::ParamPart(name.clone(), ParamPart::Enum),
                     ));
                 }
                 has_input |= category == Category::Update && !placeholders.contains(&name.as_str());
@@ -155,6 +193,7 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
                     ident::input_type_name(&operation.name),
                     TypeUse::Input,
                     format!("{path}.params"),
+                    Within::Operation,
                 ));
             }
             let response_type = operation.response.as_ref().and_then(|r| r.kind.as_deref());
@@ -162,7 +201,8 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
             if let Some(fields) = operation.response.as_ref().and_then(|r| r.fields.as_ref()) {
                 let at = format!("{path}.response.fields");
                 match described.get(&returns) {
-                    Some((first, first_at)) if *first != fields => out.push(
+                    Some((first, first_at)) if *first != fields => push(
+                        Within::Operation,
                         Diagnostic::new(
                             Code::InvalidValue,
                             at,
@@ -178,10 +218,16 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
                     }
                 }
             }
-            uses.push((returns, TypeUse::Returns, format!("{path}.response.type")));
-            for (name, kind, at) in uses {
+            uses.push((
+                returns,
+                TypeUse::Returns,
+                format!("{path}.response.type"),
+                Within::Operation,
+            ));
+            for (name, kind, at, within) in uses {
                 if aqlgen_model::PROTOCOL_TYPES.contains(&name.as_str()) {
-                    out.push(
+                    push(
+                        within,
                         Diagnostic::new(
                             Code::ReservedName,
                             at,
@@ -197,7 +243,8 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
                 }
                 match names.get(&name) {
                     Some((first, _)) if *first == TypeUse::Returns && kind == TypeUse::Returns => {}
-                    Some((_, first_at)) => out.push(
+                    Some((_, first_at)) => push(
+                        within,
                         Diagnostic::new(
                             Code::IdentCollision,
                             at,
@@ -265,7 +312,7 @@ fn check_header(schema: &AdapterSchema, out: &mut Vec<Diagnostic>) {
 
 /// `target.base_url`: what the server would refuse at start is refused here, and clear text
 /// to another machine is warned about.
-fn check_base_url(url: &str, out: &mut Vec<Diagnostic>) {
+pub fn check_base_url(url: &str, out: &mut Vec<Diagnostic>) {
     let refuse = |message: &str, expected: &str, help: Option<&str>| {
         let diagnostic = Diagnostic::new(Code::InvalidUrl, "target.base_url", message)
             .expected(expected)
@@ -355,7 +402,8 @@ fn check_generated<T: Vocabulary>(path: &str, value: T, generated: T, out: &mut 
     }
 }
 
-fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
+/// `auth`: a kind aqlgen generates, with the names it needs, each one the server can use.
+pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
     let needs: &[(&str, bool)] = match auth.kind {
         AuthKind::Oauth2 => {
             out.push(
@@ -476,11 +524,17 @@ fn check_operation(
     category: Category,
     operation: &Operation,
     path: &str,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Vec<(Within, Diagnostic)>,
 ) {
-    check_snake_case(&format!("{path}.name"), "operation", &operation.name, out);
+    let mut whole = Vec::new();
+    check_snake_case(
+        &format!("{path}.name"),
+        "operation",
+        &operation.name,
+        &mut whole,
+    );
     if RESERVED_OPERATIONS.contains(&operation.name.as_str()) {
-        out.push(
+        whole.push(
             Diagnostic::new(
                 Code::ReservedName,
                 format!("{path}.name"),
@@ -508,11 +562,11 @@ fn check_operation(
             if let Some(help) = refusal.help {
                 diagnostic = diagnostic.suggest(help);
             }
-            out.push(diagnostic);
+            whole.push(diagnostic);
         }
         Ok(parsed) => {
             if category == Category::Read && parsed.method.changes_data() {
-                out.push(
+                whole.push(
                     Diagnostic::new(
                         Code::CategoryMismatch,
                         format!("{path}.maps_to"),
@@ -545,7 +599,7 @@ fn check_operation(
                     } else {
                         "no such param"
                     };
-                    out.push(
+                    whole.push(
                         Diagnostic::new(
                             Code::InvalidPlaceholder,
                             format!("{path}.maps_to"),
@@ -564,9 +618,10 @@ fn check_operation(
     let mut field_idents: BTreeMap<String, &str> = BTreeMap::new();
     for (name, param) in &operation.params {
         let param_path = format!("{path}.params.{name}");
-        check_snake_case(&param_path, "parameter", name, out);
+        let mut named = Vec::new();
+        check_snake_case(&param_path, "parameter", name, &mut named);
         if let Some(first) = field_idents.insert(ident::field_name(name), name) {
-            out.push(
+            named.push(
                 Diagnostic::new(
                     Code::IdentCollision,
                     param_path.clone(),
@@ -577,19 +632,30 @@ fn check_operation(
             );
         }
         if is_reserved_param(category, name) {
-            out.push(
+            named.push(
                 Diagnostic::new(Code::ReservedName, param_path.clone(), format!("parameter name `{name}` is reserved by the protocol here"))
                     .expected("another name (`input` wraps UPDATE fields; `confirmation_token` carries confirmations)")
                     .found(format!("{name:?}")),
             );
         }
-        check_param(param, &param_path, out);
+        out.extend(
+            named
+                .into_iter()
+                .map(|diagnostic| (Within::Param(name.clone()), diagnostic)),
+        );
+        let mut parts = Vec::new();
+        check_param(param, &param_path, &mut parts);
+        out.extend(
+            parts
+                .into_iter()
+                .map(|(part, diagnostic)| (Within::ParamPart(name.clone(), part), diagnostic)),
+        );
     }
-    check_features(category, operation, path, out);
+    check_features(category, operation, path, &mut whole);
     if operation.danger_level.is_none()
         && let Some((implied, pattern)) = aqlgen_model::implied_danger(category, &operation.name)
     {
-        out.push(
+        whole.push(
             Diagnostic::new(
                 Code::DangerInferred,
                 format!("{path}.name"),
@@ -602,6 +668,11 @@ fn check_operation(
             .suggest("declare `danger_level` if the name says more than the operation does"),
         );
     }
+    out.extend(
+        whole
+            .into_iter()
+            .map(|diagnostic| (Within::Operation, diagnostic)),
+    );
 }
 
 /// `response.presets`, and the features asked for that the operation cannot have.
@@ -660,12 +731,13 @@ pub fn check_snake_case(path: &str, what: &str, name: &str, out: &mut Vec<Diagno
     }
 }
 
-fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
+fn check_param(param: &Param, path: &str, out: &mut Vec<(ParamPart, Diagnostic)>) {
     let kind = param.kind;
     let allowed = param.allowed.as_deref().unwrap_or_default();
     for (index, value) in allowed.iter().enumerate() {
         if !kind.admits(value) {
-            out.push(
+            out.push((
+                ParamPart::Enum,
                 Diagnostic::new(
                     Code::InvalidEnum,
                     format!("{path}.enum[{index}]"),
@@ -673,7 +745,7 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                 )
                 .expected(format!("a {kind}"))
                 .found(value.to_string()),
-            );
+            ));
         }
     }
     if matches!(
@@ -681,7 +753,8 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
         ParamType::Array | ParamType::Object | ParamType::Boolean
     ) && !allowed.is_empty()
     {
-        out.push(
+        out.push((
+            ParamPart::Enum,
             Diagnostic::new(
                 Code::InvalidEnum,
                 format!("{path}.enum"),
@@ -689,10 +762,11 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             )
             .expected("`enum` on string, integer or number parameters")
             .found(format!("an enum on a {kind}")),
-        );
+        ));
     }
     if param.default.is_some() && matches!(kind, ParamType::Array | ParamType::Object) {
-        out.push(
+        out.push((
+            ParamPart::Default,
             Diagnostic::new(
                 Code::Unsupported,
                 format!("{path}.default"),
@@ -700,10 +774,11 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             )
             .expected("`default` on string, integer, number or boolean parameters")
             .found(format!("a default on an {kind}")),
-        );
+        ));
     } else if let Some(default) = &param.default {
         if param.required == Some(true) {
-            out.push(
+            out.push((
+                ParamPart::Default,
                 Diagnostic::new(
                     Code::InvalidDefault,
                     format!("{path}.default"),
@@ -712,9 +787,10 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                 .expected("either `required: true` or a `default`, not both")
                 .found(format!("required: true and default: {default}"))
                 .suggest("drop `required: true`: a parameter with a default is optional"),
-            );
+            ));
         } else if !kind.admits(default) {
-            out.push(
+            out.push((
+                ParamPart::Default,
                 Diagnostic::new(
                     Code::InvalidDefault,
                     format!("{path}.default"),
@@ -722,9 +798,10 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                 )
                 .expected(format!("a {kind}"))
                 .found(default.to_string()),
-            );
+            ));
         } else if !allowed.is_empty() && !allowed.contains(default) {
-            out.push(
+            out.push((
+                ParamPart::Default,
                 Diagnostic::new(
                     Code::InvalidDefault,
                     format!("{path}.default"),
@@ -739,13 +816,14 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                         .join(", ")
                 ))
                 .found(default.to_string()),
-            );
+            ));
         } else if let (Some(format), Some(text)) = (
             param.format.as_deref().and_then(StringFormat::parse),
             default.as_str(),
         ) && !format.matches(text)
         {
-            out.push(
+            out.push((
+                ParamPart::Default,
                 Diagnostic::new(
                     Code::InvalidDefault,
                     format!("{path}.default"),
@@ -756,13 +834,14 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                 )
                 .expected(format.shape())
                 .found(default.to_string()),
-            );
+            ));
         }
     }
     check_range(param, path, out);
     if let Some(pattern) = &param.pattern {
         if kind != ParamType::String {
-            out.push(
+            out.push((
+                ParamPart::Pattern,
                 Diagnostic::new(
                     Code::InvalidPattern,
                     format!("{path}.pattern"),
@@ -770,9 +849,10 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                 )
                 .expected("`pattern` on string parameters")
                 .found(format!("a pattern on a {kind}")),
-            );
+            ));
         } else if let Err(error) = Regex::new(pattern) {
-            out.push(
+            out.push((
+                ParamPart::Pattern,
                 Diagnostic::new(
                     Code::InvalidPattern,
                     format!("{path}.pattern"),
@@ -783,12 +863,12 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                     "{pattern:?}: {}",
                     error.to_string().lines().last().unwrap_or_default().trim()
                 )),
-            );
+            ));
         }
     }
 }
 
-fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
+fn check_range(param: &Param, path: &str, out: &mut Vec<(ParamPart, Diagnostic)>) {
     let kind = param.kind;
     for (key, bound) in [("minimum", param.minimum), ("maximum", param.maximum)] {
         let Some(bound) = bound else { continue };
@@ -804,7 +884,8 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             _ => Some("`minimum`/`maximum` only on integer or number parameters"),
         };
         if let Some(expected) = problem {
-            out.push(
+            out.push((
+                ParamPart::Bounds,
                 Diagnostic::new(
                     Code::InvalidRange,
                     format!("{path}.{key}"),
@@ -812,13 +893,14 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
                 )
                 .expected(expected)
                 .found(bound.to_string()),
-            );
+            ));
         }
     }
     if let (Some(minimum), Some(maximum)) = (param.minimum, param.maximum)
         && minimum > maximum
     {
-        out.push(
+        out.push((
+            ParamPart::Bounds,
             Diagnostic::new(
                 Code::InvalidRange,
                 format!("{path}.minimum"),
@@ -826,7 +908,7 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             )
             .expected(format!("minimum <= maximum ({maximum})"))
             .found(minimum.to_string()),
-        );
+        ));
     }
     let out_of_range = |value: &Value| {
         value.as_f64().is_some_and(|number| {
@@ -837,7 +919,8 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
         && matches!(kind, ParamType::Integer | ParamType::Number)
         && out_of_range(default)
     {
-        out.push(
+        out.push((
+            ParamPart::Default,
             Diagnostic::new(
                 Code::InvalidDefault,
                 format!("{path}.default"),
@@ -845,6 +928,6 @@ fn check_range(param: &Param, path: &str, out: &mut Vec<Diagnostic>) {
             )
             .expected("a default within the bounds")
             .found(default.to_string()),
-        );
+        ));
     }
 }

@@ -1,4 +1,42 @@
 //! The runtime every `aqlgen`-generated MCP-AQL adapter links.
+//!
+//! Generated code implements [`adapter::Adapter`] with the help of [`params`], and its `main`
+//! calls [`run`] (or [`serve()`] with a [`config::Config`] of its own). Everything that is the
+//! same for every adapter lives here, private to the crate.
+//!
+//! # Floor plan
+//!
+//! Folders follow a request down the line; a module imports from its own layer and the ones
+//! below it, never from one above (a test over the module graph keeps it so):
+//!
+//! ```text
+//! serve        process start: logging, settings, the state store, the start-up report
+//!   |
+//! transport/   bytes to JSON-RPC messages and back
+//!   |            frame: judges each message before rmcp reads it
+//!   |            stdio/: one session on the standard streams
+//!   |            http/: streamable HTTP, listener, idle sessions, probes    (feature `http`)
+//!   |
+//! protocol/    MCP-AQL over MCP: the rmcp handler (server), tools and their input schema,
+//!   |            the envelope and batches, introspection, results, sessions, notifications
+//!   |
+//! call/        one call once its route is known (line): params, the safety gate (gate/:
+//!   |            policy, limits, tokens, audit), the upstream client (upstream/), shaping
+//!   |            (shape/: pages, fields, cursors), metrics                (feature `metrics`)
+//!   |
+//! state/       what outlives a request: memory, a journal file, Redis   (feature `redis`)
+//!
+//! foundation, used by every layer and importing none:
+//!   adapter (the contract with generated code), params, config (settings as data), error,
+//!   warning, text, digest, clock, redact, json_scan
+//! ```
+//!
+//! # Features
+//!
+//! None is on by default, so a stdio server links neither an HTTP server, nor a Redis
+//! client, nor a metrics registry. `http` adds the streamable HTTP transport, `redis` the
+//! shared state store of a fleet, `metrics` Prometheus counters on `/metrics` (with `http`).
+//! Generated crates turn all three on by default.
 
 pub mod adapter;
 mod call;

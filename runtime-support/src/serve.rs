@@ -60,8 +60,12 @@ fn init_tracing(format: LogFormat) {
 ///
 /// # Errors
 ///
-/// A message for the operator when the server cannot start or the transport fails.
+/// A message for the operator when the server cannot start (a transport or state store this
+/// build leaves out, among others) or the transport fails.
 pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
+    if let Some(missing) = config.unbuilt() {
+        return Err(missing.to_owned());
+    }
     let store = Arc::new(Store::open(&config.state, A::INFO.name).await?);
     let shared = Arc::new(
         Shared::<A>::new(config, store)
@@ -125,10 +129,6 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
             transport::http::serve(shared, SocketAddr::new(config.bind, config.port)).await
         }
         #[cfg(not(feature = "http"))]
-        Transport::Http => Err(
-            "this adapter was built without the HTTP transport: serve it over stdio, or rebuild \
-             it with the Cargo feature 'http'"
-                .to_owned(),
-        ),
+        Transport::Http => Err(crate::config::NO_HTTP.to_owned()),
     }
 }

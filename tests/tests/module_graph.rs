@@ -107,7 +107,8 @@ impl Graph {
 
 /// Whether one module is nested in the other.
 fn nested(a: &str, b: &str) -> bool {
-    let inside = |outer: &str, inner: &str| outer == "crate" || inner.starts_with(&format!("{outer}::"));
+    let inside =
+        |outer: &str, inner: &str| outer == "crate" || inner.starts_with(&format!("{outer}::"));
     inside(a, b) || inside(b, a)
 }
 
@@ -244,8 +245,12 @@ impl<'ast> Visit<'ast> for Paths {
                     .chars()
                     .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == ':')
                     .collect();
-                self.found
-                    .push(path.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect());
+                self.found.push(
+                    path.split("::")
+                        .filter(|s| !s.is_empty())
+                        .map(str::to_owned)
+                        .collect(),
+                );
             }
         }
     }

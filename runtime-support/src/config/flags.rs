@@ -7,50 +7,18 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use aqlgen_model::{DangerLevel, TrustLevel, Vocabulary};
+use aqlgen_model::{DangerLevel, TrustLevel};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
+use super::values::{
+    parse_danger, parse_header_name, parse_limit, parse_mode, parse_number, parse_origin,
+    parse_prefix, parse_trust,
+};
 use super::{
     Backend, Config, EndpointMode, Limits, LogFormat, Quota, SafetyConfig, TokenConfig, ToolSchema,
     Transport, TransportLimits, parse_rate_limit,
 };
 use crate::adapter::{AdapterInfo, RateLimit};
-
-fn parse_mode(value: &str) -> Result<EndpointMode, String> {
-    match value {
-        "crude" | "semantic" => Ok(EndpointMode::Crude),
-        "single" => Ok(EndpointMode::Single),
-        "all" => Ok(EndpointMode::All),
-        other => Err(format!(
-            "'{other}' is not an endpoint mode; use one of: crude, semantic, single, all"
-        )),
-    }
-}
-
-/// Checks a tool-name prefix (seed mcp-integration §6.4): lowercase letters, digits and
-/// underscores, ending in `_`. An empty value means no prefix.
-pub fn parse_prefix(value: &str) -> Result<String, String> {
-    if value.is_empty() {
-        return Ok(String::new());
-    }
-    if !value
-        .bytes()
-        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
-    {
-        return Err(format!(
-            "tool prefix '{value}' may contain only lowercase letters, digits and underscores"
-        ));
-    }
-    if !value.ends_with('_') {
-        return Err(format!(
-            "tool prefix '{value}' must end with '_', e.g. '{value}_'"
-        ));
-    }
-    if value.len() >= 20 {
-        tracing::warn!(prefix = value, "tool prefix is 20 characters or longer");
-    }
-    Ok(value.to_owned())
-}
 
 /// One configurable limit: flag name, allowed range, what it sets.
 struct LimitFlag {
@@ -245,25 +213,6 @@ const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 7] = [
         set: |t, v| t.upstream_read_timeout = Duration::from_secs(v),
     },
 ];
-
-fn parse_trust(value: &str) -> Result<TrustLevel, String> {
-    TrustLevel::parse(value).ok_or_else(|| {
-        format!(
-            "'{value}' is not a trust level; use one of: {} (or the official schema's {})",
-            TrustLevel::NAMES.join(", "),
-            TrustLevel::ALIASES.join(", ")
-        )
-    })
-}
-
-fn parse_danger(value: &str) -> Result<DangerLevel, String> {
-    DangerLevel::parse(value).ok_or_else(|| {
-        format!(
-            "'{value}' is not a danger level; use one of: {}",
-            DangerLevel::NAMES.join(", ")
-        )
-    })
-}
 
 impl Config {
     /// The clap command of an adapter binary, named and versioned after the adapter.
@@ -481,7 +430,7 @@ impl Config {
                     .to_owned(),
             );
         }
-        Ok(Self {
+        let config = Self {
             transport,
             bind: matches
                 .get_one::<IpAddr>("bind")
@@ -522,7 +471,11 @@ impl Config {
                 .unwrap_or(Backend::Memory),
             stateless: matches.get_flag("stateless"),
             credential_header,
-        })
+        };
+        match config.unbuilt() {
+            Some(missing) => Err(missing.to_owned()),
+            None => Ok(config),
+        }
     }
 }
 
@@ -569,71 +522,6 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
     })
 }
 
-/// Checks a `--credential-header` name; returns it in lowercase, as HTTP/1.1 compares it.
-fn parse_header_name(value: &str) -> Result<String, String> {
-    http::HeaderName::from_bytes(value.as_bytes())
-        .map(|name| name.as_str().to_owned())
-        .map_err(|_| format!("'{value}' is not an HTTP header name"))
-}
-
-/// Checks an `--allowed-origin`: `scheme://host` with an optional `:port` or `:*`, the way a
-/// browser's `Origin` header spells it (no path, no trailing slash).
-fn parse_origin(value: &str) -> Result<String, String> {
-    let expected = "expected scheme://host, scheme://host:port or scheme://host:*";
-    let Some((scheme, authority)) = value.split_once("://") else {
-        return Err(format!("origin '{value}' has no scheme: {expected}"));
-    };
-    if !matches!(scheme, "http" | "https") {
-        return Err(format!("origin '{value}' is not http or https: {expected}"));
-    }
-    let (host, port) = match authority.rsplit_once(':') {
-        Some((host, port)) if !port.contains(']') => (host, Some(port)),
-        _ => (authority, None),
-    };
-    let host_ok = !host.is_empty()
-        && host
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-.[]:".contains(&b));
-    let port_ok = port.is_none_or(|port| port == "*" || port.parse::<u16>().is_ok());
-    if !host_ok || !port_ok {
-        return Err(format!("origin '{value}' is malformed: {expected}"));
-    }
-    // Without a port rmcp matches any port; the operator who wrote none means the default one.
-    Ok(match port {
-        Some(_) => value.to_owned(),
-        None if scheme == "https" => format!("{value}:443"),
-        None => format!("{value}:80"),
-    })
-}
-
-fn parse_number(text: &str, min: u64, max: u64, seconds: bool) -> Result<u64, String> {
-    let unit = if seconds { " seconds" } else { "" };
-    let value: u64 = text.parse().map_err(|_| {
-        format!(
-            "'{text}' is not a whole number{}",
-            if seconds { " of seconds" } else { "" }
-        )
-    })?;
-    if !(min..=max).contains(&value) {
-        return Err(format!(
-            "{value} is outside the allowed range {min}..={max}{unit}"
-        ));
-    }
-    Ok(value)
-}
-
-fn parse_limit(text: &str, min: usize, max: usize) -> Result<usize, String> {
-    let value: usize = text
-        .parse()
-        .map_err(|_| format!("'{text}' is not a whole number"))?;
-    if !(min..=max).contains(&value) {
-        return Err(format!(
-            "{value} is outside the allowed range {min}..={max}"
-        ));
-    }
-    Ok(value)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -658,35 +546,8 @@ mod tests {
     }
 
     #[test]
-    fn prefixes_follow_the_format_rules() {
-        let table = [
-            ("", Ok("")),
-            ("github_", Ok("github_")),
-            ("db2_", Ok("db2_")),
-            ("GitHub_", Err(())),
-            ("github", Err(())),
-            ("git-hub_", Err(())),
-        ];
-        for (input, expected) in table {
-            let got = parse_prefix(input).map_err(|_| ());
-            assert_eq!(got.as_deref(), expected.as_ref().map(|s| *s), "{input}");
-        }
-    }
-
-    #[test]
-    fn modes_accept_semantic_as_crude() {
-        assert_eq!(parse_mode("semantic"), Ok(EndpointMode::Crude));
-        assert_eq!(parse_mode("crude"), Ok(EndpointMode::Crude));
-        assert_eq!(parse_mode("single"), Ok(EndpointMode::Single));
-        assert_eq!(parse_mode("all"), Ok(EndpointMode::All));
-        assert!(parse_mode("CRUDE").is_err());
-    }
-
-    #[test]
     fn flags_parse_and_limits_are_range_checked() {
         let config = parse(&[
-            "--transport",
-            "http",
             "--port",
             "0",
             "--mode",
@@ -697,7 +558,6 @@ mod tests {
             "8",
         ])
         .expect("valid flags");
-        assert_eq!(config.transport, Transport::Http);
         assert_eq!(config.port, 0);
         assert_eq!(config.mode, EndpointMode::Single);
         assert_eq!(config.tool_prefix, "gh_");
@@ -787,5 +647,16 @@ mod tests {
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_build_refuses_what_it_leaves_out() {
+        let http = parse(&["--transport", "http"]);
+        assert_eq!(
+            http.map(|config| config.transport).ok(),
+            cfg!(feature = "http").then_some(Transport::Http)
+        );
+        let redis = parse(&["--state", "redis://127.0.0.1:6379"]);
+        assert_eq!(redis.is_ok(), cfg!(feature = "redis"), "{redis:?}");
     }
 }

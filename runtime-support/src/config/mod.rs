@@ -1,15 +1,15 @@
 //! The settings of one server process, as data: what the operator chose on the command line
-//! or in the environment ([`flags`] reads them), with the specification's defaults. Every
-//! layer reads its part; nothing here acts on them.
+//! or in the environment ([`Config::command`] and [`Config::from_matches`] read them), with
+//! the specification's defaults. Every layer reads its part; nothing here acts on them.
 
 mod flags;
 mod safety;
+mod values;
 
 use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use flags::parse_prefix;
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
 
 /// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).
@@ -293,6 +293,28 @@ impl Default for Config {
             state: Backend::Memory,
             stateless: false,
             credential_header: None,
+        }
+    }
+}
+
+/// Why a build without the Cargo feature `http` cannot serve `--transport http`.
+pub(crate) const NO_HTTP: &str = "this adapter was built without the HTTP transport: serve it \
+     over stdio, or rebuild it with the Cargo feature 'http'";
+
+/// Why a build without the Cargo feature `redis` cannot keep state in Redis.
+pub(crate) const NO_REDIS: &str = "this adapter was built without Redis support: use --state \
+     memory or file:PATH, or rebuild it with the Cargo feature 'redis'";
+
+impl Config {
+    /// What of this configuration the build cannot serve: a transport or state store whose
+    /// Cargo feature is off.
+    pub fn unbuilt(&self) -> Option<&'static str> {
+        if self.transport == Transport::Http && !cfg!(feature = "http") {
+            Some(NO_HTTP)
+        } else if matches!(self.state, Backend::Redis(_)) && !cfg!(feature = "redis") {
+            Some(NO_REDIS)
+        } else {
+            None
         }
     }
 }

@@ -1,4 +1,11 @@
-//! MCP-AQL over MCP.
+//! MCP-AQL over MCP: what a client sees.
+//!
+//! [`server`] is the rmcp handler: `initialize`, `tools/list` ([`tools`], with the input
+//! schema of [`tool_schema`]) and `tools/call`, which parses the [`envelope`] (or a
+//! [`batch`]), finds the route, answers `introspect` from [`introspect`] and hands every
+//! other operation to the call line; [`result`] wraps what comes back. [`session`] names the
+//! session and the caller, [`notify`] sends log and progress notifications, and [`front`]
+//! reads what the HTTP front hands the handler.
 
 pub mod batch;
 pub mod envelope;

@@ -2,8 +2,8 @@
 //!
 //! `tools/call` follows the request flow of SPEC §3.2: parse the envelope, find the
 //! operation, check it belongs to the tool it was sent to, check payload limits and encoding,
-//! parse the params with the generated parser, pass the safety gate (trust and danger level,
-//! rate limits and quotas, confirmation), call the upstream.
+//! then answer `introspect` or hand the operation to the call line ([`Line`]), which parses
+//! its params, passes the safety gate and calls the upstream.
 
 use std::borrow::Cow;
 use std::marker::PhantomData;

@@ -83,9 +83,7 @@ impl Store {
             #[cfg(feature = "redis")]
             Backend::Redis(url) => Ok(Self::Redis(redis::RedisStore::open(url, adapter).await?)),
             #[cfg(not(feature = "redis"))]
-            Backend::Redis(_) => Err("this adapter was built without Redis support: use --state \
-                 memory or file:PATH, or rebuild it with the Cargo feature 'redis'"
-                .to_owned()),
+            Backend::Redis(_) => Err(crate::config::NO_REDIS.to_owned()),
         }
     }
 

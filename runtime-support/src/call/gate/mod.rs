@@ -30,7 +30,7 @@ use limits::{LimitConfig, Limited, Limiter, paused_error};
 pub use policy::{
     ConfirmReason, Decision, Denial, Policy, TrustSource, confirmation_context, denial_error,
 };
-use tokens::{TokenKind, Tokens};
+use tokens::{Rejected, TokenKind, Tokens};
 
 /// The param that carries a confirmation token on the retry.
 pub const TOKEN_PARAM: &str = "confirmation_token";
@@ -207,16 +207,7 @@ impl Gate {
                     .await;
                 match redeemed {
                     Ok(id) => self.audit(context, route, Event::TokenAccepted, Some(&id), None),
-                    Err(rejected) => {
-                        self.audit(
-                            context,
-                            route,
-                            Event::TokenRejected,
-                            rejected.token_id.as_deref(),
-                            Some(rejected.error.code),
-                        );
-                        return Err(rejected.error);
-                    }
+                    Err(rejected) => return Err(self.rejected(context, route, rejected)),
                 }
             }
         }
@@ -263,16 +254,7 @@ impl Gate {
                     .await
                     .map_err(AqlError::from)
             }
-            Err(rejected) => {
-                self.audit(
-                    context,
-                    route,
-                    Event::TokenRejected,
-                    rejected.token_id.as_deref(),
-                    Some(rejected.error.code),
-                );
-                Err(rejected.error)
-            }
+            Err(rejected) => Err(self.rejected(context, route, rejected)),
         }
     }
 
@@ -380,6 +362,24 @@ impl Gate {
         .with_detail("confirmation_token", issued.token)
         .with_detail("expires_at", issued.expires_at)
         .with_detail("ttl_seconds", issued.ttl.as_secs())
+    }
+
+    /// The error of a token that was refused, audited.
+    fn rejected<O: Observer>(
+        &self,
+        context: &Context<'_, O>,
+        route: &'static Route,
+        rejected: Rejected,
+    ) -> AqlError {
+        let code = rejected.error.code;
+        self.audit(
+            context,
+            route,
+            Event::TokenRejected,
+            rejected.token_id.as_deref(),
+            Some(code),
+        );
+        rejected.error
     }
 
     /// One decision, told to the audit log, the metrics and the session's log.

@@ -2,6 +2,7 @@
 //! one field and gets only that one, batches by a live batch, and each endpoint mode by a
 //! server started in it that registers that mode's tools and answers through them.
 
+use aqlgen_model::Vocabulary;
 use serde_json::{Map, Value, json};
 
 use super::client::Client;
@@ -145,7 +146,7 @@ pub fn endpoint_mode(
         options.show_logs,
     )?;
     let tools = client.tool_names()?;
-    let families = ["create", "read", "update", "delete", "execute"];
+    let families = <Category as Vocabulary>::NAMES;
     let family_tools = tools
         .iter()
         .filter(|name| {

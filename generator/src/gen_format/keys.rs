@@ -1,7 +1,7 @@
 //! The keys each object of the generator format (GEN §2.1) accepts and requires, and the
 //! values that come from a closed set of names.
 
-use aqlgen_model::{DangerLevel, Method};
+use aqlgen_model::{Category, DangerLevel, Method, Vocabulary};
 
 use crate::diagnostic::Code;
 use crate::schema::AuthKind;
@@ -47,9 +47,9 @@ pub const AUTH: ObjectKeys = ObjectKeys {
     choices: &[("type", choice::<AuthKind>(Code::InvalidValue))],
 };
 
-/// `endpoints`.
+/// `endpoints`: one list per family.
 pub const ENDPOINTS: ObjectKeys = ObjectKeys {
-    known: Some(&["create", "read", "update", "delete", "execute"]),
+    known: Some(<Category as Vocabulary>::NAMES),
     required: &[],
     choices: &[],
 };

@@ -1,7 +1,7 @@
 //! The keys each object of the format accepts and requires, and which values come from a
 //! closed set of names, for shape checks that report every problem at once.
 
-use aqlgen_model::{DangerLevel, TrustLevel, Vocabulary};
+use aqlgen_model::{Category, DangerLevel, TrustLevel, Vocabulary};
 
 use super::{
     AuthKind, ElementType, PaginationStyle, ParamType, Protocol, Serialization, Transport,
@@ -160,9 +160,9 @@ pub const RATE_LIMITS: ObjectKeys = ObjectKeys {
     choices: &[],
 };
 
-/// `operations`.
+/// `operations`: one list per family.
 pub const OPERATIONS: ObjectKeys = ObjectKeys {
-    known: Some(&["create", "read", "update", "delete", "execute"]),
+    known: Some(<Category as Vocabulary>::NAMES),
     required: &[],
     choices: &[],
 };

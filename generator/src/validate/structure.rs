@@ -5,13 +5,12 @@
 //! value outside its set; a required one is replaced by its set's first name, and a param of
 //! an unknown type keeps only `required` and `description`.
 
+use aqlgen_model::{Category, Vocabulary};
 use serde_yaml::{Mapping, Value};
 
 use super::nearest;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::keys::{self, Choice, ObjectKeys};
-
-const FAMILIES: [&str; 5] = ["create", "read", "update", "delete", "execute"];
 
 /// Every unknown key and missing required field in `document`; unknown keys are removed.
 pub fn check(document: &mut Value) -> Vec<Diagnostic> {
@@ -40,7 +39,7 @@ pub fn check(document: &mut Value) -> Vec<Diagnostic> {
     let Some(Value::Mapping(operations)) = root.get_mut("operations") else {
         return diagnostics;
     };
-    for family in FAMILIES {
+    for family in <Category as Vocabulary>::NAMES {
         let Some(Value::Sequence(list)) = operations.get_mut(family) else {
             continue;
         };

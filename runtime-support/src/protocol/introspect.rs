@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
+use aqlgen_model::Vocabulary;
 use serde_json::{Map, Value, json};
 
 use crate::adapter::{Adapter, Category, Route};
@@ -193,7 +194,7 @@ impl Catalog {
                 {"name": "name", "type": "string", "required": false,
                  "description": "An operation or type name: returns its details, or null when unknown."},
                 {"name": "endpoint", "type": "string", "required": false,
-                 "enum": ["create", "read", "update", "delete", "execute"],
+                 "enum": <Category as Vocabulary>::NAMES,
                  "description": "Only with query 'operations' and no name: keep operations of this endpoint family."},
                 {"name": "search", "type": "string", "required": false,
                  "description": "Only with query 'operations' and no name: words separated by spaces; keep operations whose name or description holds every word (case-insensitive), e.g. 'issues list'."}

@@ -75,6 +75,12 @@ impl Line {
         &self.gate
     }
 
+    /// Where tokens, counters and the cursor key are kept.
+    #[cfg(feature = "http")]
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
     /// The base URL upstream requests go to.
     pub fn base_url(&self) -> &str {
         self.upstream.base_url()

@@ -14,7 +14,7 @@ use rmcp::service::RequestContext;
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// The HTTP request's parts, on HTTP.
-pub fn parts(context: &RequestContext<RoleServer>) -> Option<&Parts> {
+fn parts(context: &RequestContext<RoleServer>) -> Option<&Parts> {
     context.extensions.get::<Parts>()
 }
 

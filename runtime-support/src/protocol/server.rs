@@ -43,8 +43,6 @@ use crate::text::shorten;
 /// Everything a server builds once and shares between connections.
 pub struct Shared<A: Adapter> {
     config: Config,
-    #[cfg(feature = "http")]
-    store: Arc<Store>,
     line: Line,
     tools: ToolSet,
     catalog: Catalog,
@@ -62,7 +60,7 @@ impl<A: Adapter> Shared<A> {
     /// When the request line cannot be built (see [`Line::new`]).
     pub async fn new(config: Config, store: Arc<Store>) -> Result<Self, AqlError> {
         let metrics = Arc::new(Metrics::default());
-        let line = Line::new(A::INFO, &config, store.clone(), metrics.clone()).await?;
+        let line = Line::new(A::INFO, &config, store, metrics.clone()).await?;
         let gate = line.gate();
         let tools = ToolSet::new::<A>(
             config.mode,
@@ -80,8 +78,6 @@ impl<A: Adapter> Shared<A> {
         );
         Ok(Self {
             config,
-            #[cfg(feature = "http")]
-            store,
             line,
             tools,
             catalog,
@@ -114,7 +110,7 @@ impl<A: Adapter> Shared<A> {
     /// Where tokens and counters are kept.
     #[cfg(feature = "http")]
     pub fn store(&self) -> &Store {
-        &self.store
+        self.line.store()
     }
 
     /// This instance's calls, upstream answers and gate decisions, counted.

@@ -114,6 +114,7 @@ pub fn import(
         danger_level: deletes.then_some(DangerLevel::Destructive),
         requires_confirmation: deletes.then_some(true),
         non_idempotent: None,
+        content_type: None,
     };
     shaping::shape(refs, operation, category, &mut imported);
     Ok(imported)
@@ -131,6 +132,10 @@ fn string_param(required: Option<bool>) -> Param {
         maximum: None,
         pattern: None,
         format: None,
+        location: None,
+        wire_name: None,
+        style: None,
+        explode: None,
     }
 }
 

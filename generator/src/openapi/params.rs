@@ -100,6 +100,10 @@ pub fn param(
         maximum: bound(schema.maximum),
         pattern: None,
         format: None,
+        location: None,
+        wire_name: None,
+        style: None,
+        explode: None,
     })
 }
 

@@ -9,6 +9,7 @@
 //! out ([`settle`]). What the adapter format cannot carry becomes a [`Warning`] naming the
 //! operation and the reason.
 
+mod audit;
 mod auth;
 mod body;
 mod classify;
@@ -20,6 +21,7 @@ mod refs;
 mod settle;
 mod shaping;
 mod text;
+mod wire;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,7 +36,7 @@ use crate::schema::{
 };
 use crate::validate::rules;
 use document::Document;
-use operation::Endpoint;
+use operation::{Context, Endpoint};
 use refs::Resolver;
 pub use text::reason_kind;
 
@@ -56,6 +58,22 @@ pub struct Imported {
     pub categories: BTreeMap<&'static str, usize>,
     /// Everything dropped or changed, in document order.
     pub warnings: Vec<Warning>,
+    /// What the operations written carry of their description.
+    pub completeness: Completeness,
+}
+
+/// How many of the operations written carry everything their description asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Completeness {
+    /// Operations written.
+    pub kept: usize,
+    /// Of those, the ones that lost nothing: no param, body property, body or credential
+    /// of the document left out.
+    pub complete: usize,
+    /// Of those, the ones that lost something the document requires. Always 0: an
+    /// operation that cannot carry what it requires is not written. Counted from the
+    /// adapter as written, as a check of that promise.
+    pub losing_required: usize,
 }
 
 /// Choices the document cannot make for itself.
@@ -137,8 +155,14 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         }),
     };
 
+    let context = Context {
+        refs: &refs,
+        auth: &auth,
+        security: openapi.security.as_deref(),
+    };
     let mut operations = Operations::default();
     let mut names = naming::Names::default();
+    let mut endpoints = BTreeMap::new();
     for (path, item) in paths {
         let Ok(item) = refs.resolve(item) else {
             warnings.push(document_warning(format!(
@@ -168,8 +192,11 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                 path,
                 category,
             };
-            match operation::import(&refs, &endpoint, &mut names, &mut warn) {
-                Ok(imported) => operations.family_mut(category).push(imported),
+            match operation::import(&context, &endpoint, &mut names, &mut warn) {
+                Ok(imported) => {
+                    endpoints.insert(imported.name.clone(), endpoint);
+                    operations.family_mut(category).push(imported);
+                }
                 Err(reason) => warn(format!("{reason}; operation dropped")),
             }
         }
@@ -192,7 +219,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             protocol: Protocol::Rest,
             serialization: Serialization::Json,
         },
-        auth: Some(auth),
+        auth: Some(auth.clone()),
         // Generated and schema-valid, never run against the API: trust-levels §2.2.2.
         trust: Some(Trust {
             level: Some(TrustLevel::Generated),
@@ -208,7 +235,29 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         modified: None,
     };
     settle::settle(&mut schema, &mut warnings)?;
-    let text = text::adapter(&schema, title, version, &warnings)?;
+    let mut completeness = Completeness::default();
+    for (_, list) in schema.operations.families() {
+        for operation in list {
+            let Some(endpoint) = endpoints.get(&operation.name) else {
+                continue;
+            };
+            let losses = audit::audit(&context, endpoint, operation);
+            completeness.kept += 1;
+            completeness.complete += usize::from(losses.is_empty());
+            if !losses.required.is_empty() {
+                completeness.losing_required += 1;
+                warnings.push(Warning {
+                    operation: operation.maps_to.clone(),
+                    reason: format!(
+                        "internal error: kept without {}, which the document requires; \
+                         please report this with the document",
+                        losses.required.join(", ")
+                    ),
+                });
+            }
+        }
+    }
+    let text = text::adapter(&schema, title, version, &warnings, &completeness)?;
     // What `settle` accepted, `check` accepts: a refusal here is a bug of the importer.
     if let Err(error) = crate::check_text("imported-adapter.md", &text) {
         return Err(Error::Config(format!(
@@ -220,6 +269,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         text,
         categories: text::counts(&schema.operations),
         warnings,
+        completeness,
     })
 }
 

@@ -39,7 +39,15 @@ pub fn param(
     let kind = match kind_of(schema) {
         Some(kind) => kind,
         None => {
-            let kinds = alternative_kinds(refs, schema);
+            let mut kinds = alternative_kinds(refs, schema);
+            // `anyOf: [{type: object, ...}, {type: string, enum: [""]}]`: the empty string
+            // unsets the value (Stripe). The structured form is the one worth keeping.
+            if kinds.len() > 1 && unsets_with_empty_string(refs, schema) {
+                kinds.retain(|kind| *kind != "string");
+                warn(format!(
+                    "param `{name}`: its empty-string form (which unsets it) cannot be sent"
+                ));
+            }
             let kind = widest(&kinds).ok_or_else(|| "its schema has no type".to_owned())?;
             // Path and query values travel as text, so a scalar written as a string loses
             // nothing there; in a JSON body it changes the value's type, and an array or
@@ -105,6 +113,22 @@ pub fn param(
         style: None,
         explode: None,
     })
+}
+
+/// Whether the only string among the `oneOf`/`anyOf` alternatives of `schema` is the empty
+/// string alone.
+fn unsets_with_empty_string(refs: &Resolver<'_>, schema: &Schema) -> bool {
+    let strings: Vec<&Schema> = schema
+        .one_of
+        .iter()
+        .chain(&schema.any_of)
+        .filter_map(|alternative| refs.resolve(alternative).ok())
+        .filter(|alternative| alternative.types == Types::One("string".to_owned()))
+        .collect();
+    !strings.is_empty()
+        && strings
+            .iter()
+            .all(|string| string.values.as_deref() == Some(&[Value::from("")][..]))
 }
 
 /// The distinct non-null types a schema allows through a `type` list or `oneOf`/`anyOf`

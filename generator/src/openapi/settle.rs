@@ -3,8 +3,8 @@
 //! Before anything is written, the schema built from the document is checked with the rules
 //! `check` itself uses ([`rules::findings`]), and what they would refuse is left out of the
 //! typed schema, going by what each finding is about: a part of a param (a default outside
-//! its enum or type, bounds that do not suit it), a param (a name that collides in Rust), or
-//! else the operation. Each gets a warning naming the operation and the reason. Leaving
+//! its enum or type, bounds that do not suit it), an optional param (a name that collides in
+//! Rust), or else the operation: one that cannot be called is not written. Each gets a warning naming the operation and the reason. Leaving
 //! something out can change what another rule says (a paging param gone takes pagination
 //! with it), so the rules run again until they accept the schema. One odd operation never
 //! costs the whole document.
@@ -118,8 +118,17 @@ fn leave_out(schema: &mut AdapterSchema, findings: &[Finding], warnings: &mut Ve
                 }
                 format!("param `{name}`: {what} dropped ({message})")
             }
-            Within::Param(name) if !in_path(name) => {
-                operation.params.shift_remove(name);
+            // A required param cannot go: the operation could not be called without it.
+            Within::Param(name)
+                if !in_path(name)
+                    && operation
+                        .params
+                        .get(name)
+                        .is_none_or(|param| param.required != Some(true)) =>
+            {
+                if operation.params.shift_remove(name).is_none() {
+                    continue;
+                }
                 format!("param `{name}` dropped ({message})")
             }
             Within::Param(_) | Within::Operation => {

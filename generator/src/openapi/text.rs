@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use aqlgen_model::{Category, Vocabulary};
 
-use super::Warning;
+use super::{Completeness, Warning};
 use crate::Error;
 use crate::schema::{AdapterSchema, Operations};
 
@@ -20,12 +20,19 @@ pub fn adapter(
     title: &str,
     version: &str,
     warnings: &[Warning],
+    completeness: &Completeness,
 ) -> Result<String, Error> {
     let yaml = serde_yaml::to_string(schema)
         .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;
     Ok(format!(
         "---\n{yaml}---\n\n{}",
-        summary(title, version, &counts(&schema.operations), warnings)
+        summary(
+            title,
+            version,
+            &counts(&schema.operations),
+            warnings,
+            completeness
+        )
     ))
 }
 
@@ -45,6 +52,7 @@ fn summary(
     version: &str,
     categories: &BTreeMap<&'static str, usize>,
     warnings: &[Warning],
+    completeness: &Completeness,
 ) -> String {
     let mut text = format!(
         "# {title}\n\nImported by `aqlgen import-openapi` from an OpenAPI {version} description.\n\n\
@@ -56,6 +64,11 @@ fn summary(
             categories.get(category).copied().unwrap_or(0)
         ));
     }
+    text.push_str(&format!(
+        "\n{} of the {} operations are complete: they carry every param, body and credential \
+         their description has.\n",
+        completeness.complete, completeness.kept
+    ));
     text.push_str(&format!("\n{} warnings", warnings.len()));
     if warnings.is_empty() {
         text.push_str(".\n");

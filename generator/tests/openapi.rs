@@ -167,6 +167,9 @@ fn odd_documents_still_import_into_adapters_that_pass_check() {
             ]}},
             "/search#byName": {"get": {"operationId": "searchByName"}},
             "/#X-Amz-Target=Service.Do": {"post": {"operationId": "do"}},
+            "/#X-Amz-Target=Service.Get": {"post": {"operationId": "get", "parameters": [
+                {"name": "X-Amz-Target", "in": "header", "required": true, "schema": {"type": "string", "enum": ["Service.Get", "Service.Do"]}}
+            ]}},
             "/report?format=csv": {"get": {"operationId": "getReport"}},
             "/upload?mode=fast": {"post": {"operationId": "upload"}},
             "/städte/{stadt}/{undeclared}": {"get": {"operationId": "getCity", "parameters": [
@@ -191,7 +194,8 @@ fn odd_documents_still_import_into_adapters_that_pass_check() {
         "GET /things: param `sort`: its default dropped",
         "GET /things: param `huge`: its bounds dropped",
         "GET /search#byName: `#byName` dropped from the path: it is never sent",
-        "POST /#X-Amz-Target=Service.Do: the path fixes `X-Amz-Target=Service.Do` after its `#`, a value the adapter cannot send; operation dropped",
+        "POST /#X-Amz-Target=Service.Do: the path fixes `X-Amz-Target=Service.Do` after its `#`, a value no param of the operation sends; operation dropped",
+        "POST /#X-Amz-Target=Service.Get: `#X-Amz-Target=Service.Get` dropped from the path: the params it names send its values",
         "GET /städte/{stadt}/{undeclared}: path characters percent-encoded: `/st%C3%A4dte/{stadt}/{undeclared}`",
         "GET /städte/{stadt}/{undeclared}: path placeholder `{undeclared}` is not declared; added as a required string",
     ] {
@@ -215,6 +219,13 @@ fn odd_documents_still_import_into_adapters_that_pass_check() {
     assert!(
         imported.text.contains("name: introspect_2"),
         "a reserved name is renamed"
+    );
+    assert!(
+        imported.text.contains(
+            "x_amz_target:\n        type: string\n        default: Service.Get\n        enum:\n        - Service.Get\n        in: header\n        wire_name: X-Amz-Target\n"
+        ),
+        "the value the fragment fixes is the header param's: {}",
+        imported.text
     );
 }
 
@@ -334,6 +345,8 @@ fn fields_of_odd_shapes_cost_only_themselves() {
         "base_url: http://localhost\n",
         "name: list_items\n",
         "limit:\n        type: integer\n",
+        // A query value is text whatever its schema says.
+        "q:\n        type: string\n",
         "name: make_item\n",
         "name:\n        type: string\n",
     ] {
@@ -346,7 +359,6 @@ fn fields_of_odd_shapes_cost_only_themselves() {
         .collect();
     for expected in [
         " param `` cannot be expressed; dropped",
-        "query param `q`: its schema has no type; dropped",
         "body param `size`: its schema has no type; dropped",
     ] {
         assert!(
@@ -388,6 +400,10 @@ fn every_param_goes_where_the_document_says_under_its_own_name() {
         assert!(text.contains(expected), "missing {expected:?} in\n{text}");
     }
     assert!(!text.contains("internal error"), "{text}");
+    assert!(
+        !text.contains("GET /v1/customers"),
+        "a body of no properties loses nothing: {text}"
+    );
     let completeness = imported.completeness;
     assert_eq!(
         (
@@ -395,7 +411,7 @@ fn every_param_goes_where_the_document_says_under_its_own_name() {
             completeness.complete,
             completeness.losing_required
         ),
-        (10, 8, 0),
+        (12, 10, 0),
         "the purge loses its body and the upload a list of files; nothing required is lost"
     );
 }

@@ -151,6 +151,8 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
             Some((content_type, body::shape(refs, schema).ok()?))
         });
         match shape {
+            // A body of no properties carries nothing, whatever its media type.
+            Some((_, shape)) if shape.is_empty() => {}
             Some((content_type, shape))
                 if shape.not_object.is_none()
                     && operation.content_type.unwrap_or(ContentType::Json) == content_type =>

@@ -20,8 +20,8 @@ pub struct Body {
     pub params: Vec<(String, Param)>,
 }
 
-/// The form of `content` a body is sent in: JSON, else a form, else multipart; `None` when
-/// it offers none of them.
+/// The form of `content` a body is sent in: JSON, else a form, else multipart, else JSON
+/// where any media type is taken (`*/*`); `None` when it offers none of them.
 pub fn choose(content: Option<&BTreeMap<String, MediaType>>) -> Option<(ContentType, &MediaType)> {
     let content = content?;
     let essence = |media: &str| {
@@ -41,10 +41,12 @@ pub fn choose(content: Option<&BTreeMap<String, MediaType>>) -> Option<(ContentT
     let json = |media: &str| media == "application/json" || media.ends_with("+json");
     let form = |media: &str| media == "application/x-www-form-urlencoded";
     let multipart = |media: &str| media == "multipart/form-data";
+    let any = |media: &str| media == "*/*" || media == "application/*";
     find(json)
         .map(|form| (ContentType::Json, form))
         .or_else(|| find(form).map(|found| (ContentType::Form, found)))
         .or_else(|| find(multipart).map(|found| (ContentType::Multipart, found)))
+        .or_else(|| find(any).map(|found| (ContentType::Json, found)))
 }
 
 /// The top-level properties of a body schema, `allOf` merged and `oneOf`/`anyOf`
@@ -59,6 +61,32 @@ pub struct Shape<'a> {
     pub lost_forms: Vec<&'a str>,
     /// The body's type, when the body itself is no object.
     pub not_object: Option<&'a str>,
+}
+
+impl Shape<'_> {
+    /// Whether the body has nothing to send: an object of no properties.
+    pub fn is_empty(&self) -> bool {
+        self.properties.is_empty() && self.lost_forms.is_empty() && self.not_object.is_none()
+    }
+}
+
+/// Whether `body` has nothing to send, in the form it would be sent in: an object of no
+/// properties (Stripe declares one on every GET and DELETE).
+pub fn is_empty(refs: &Resolver<'_>, body: &RefOr<RequestBody>) -> bool {
+    let Ok(body) = refs.resolve(body) else {
+        return false;
+    };
+    let Some((_, form)) = choose(body.content.as_ref()) else {
+        return false;
+    };
+    let schema = match &form.schema {
+        Some(schema) => match refs.resolve(schema) {
+            Ok(schema) => schema,
+            Err(_) => return false,
+        },
+        None => return false,
+    };
+    shape(refs, schema).is_ok_and(|shape| shape.is_empty())
 }
 
 /// The [`Shape`] of `schema`; `Err` when a `$ref` of it leads nowhere.

@@ -193,6 +193,9 @@ pub struct Parameter {
     /// Its schema; a parameter described by `content` instead has none.
     #[serde(deserialize_with = "lenient")]
     pub schema: Option<RefOr<Schema>>,
+    /// Its one media type and schema, for a parameter that has no `schema`.
+    #[serde(deserialize_with = "entries")]
+    pub content: Option<BTreeMap<String, MediaType>>,
     /// How its value is serialized (`form`, `simple`, `deepObject`, ...); by default the
     /// one of its location.
     #[serde(deserialize_with = "lenient")]

@@ -61,18 +61,22 @@ pub fn import(
     }
     let mut candidates = Vec::new();
     declared_params(context, endpoint, &template, &mut candidates, warn)?;
+    template.pin(&mut candidates, warn)?;
     let sends_body = matches!(method, "post" | "put" | "patch");
     let mut content_type = None;
     if let Some(request_body) = &operation.request_body
         && !sends_body
     {
-        let method = method.to_uppercase();
-        if context.refs.resolve(request_body)?.required {
-            return Err(format!(
-                "its required request body cannot go with a {method}"
-            ));
+        // A body of no properties (Stripe declares one on every GET) loses nothing.
+        if !body::is_empty(context.refs, request_body) {
+            let method = method.to_uppercase();
+            if context.refs.resolve(request_body)?.required {
+                return Err(format!(
+                    "its required request body cannot go with a {method}"
+                ));
+            }
+            warn(format!("request body dropped: a {method} sends none"));
         }
-        warn(format!("request body dropped: a {method} sends none"));
     } else if let Some(request_body) = &operation.request_body {
         let body = body::params(context.refs, request_body, warn)?;
         content_type = body.content_type;
@@ -255,14 +259,30 @@ fn declared_params(
             description: parameter.description.as_deref(),
             in_body: false,
         };
-        let mut param =
-            match params::param(context.refs, parameter.schema.as_ref(), &declared, warn) {
-                Ok(param) => param,
-                Err(reason) => {
-                    lose(&format!(": {reason}"), warn)?;
-                    continue;
-                }
-            };
+        // A parameter described by `content` is that media type's value: a scalar's is its
+        // text, but an array or object would have to go JSON-encoded.
+        let in_content = parameter.schema.is_none();
+        let schema = parameter.schema.as_ref().or_else(|| {
+            let content = parameter.content.as_ref()?;
+            content.values().next()?.schema.as_ref()
+        });
+        let mut param = match params::param(context.refs, schema, &declared, warn) {
+            Ok(param)
+                if in_content && matches!(param.kind, ParamType::Array | ParamType::Object) =>
+            {
+                let reason = format!(
+                    ": its {} value goes JSON-encoded, which no param style writes",
+                    param.kind
+                );
+                lose(&reason, warn)?;
+                continue;
+            }
+            Ok(param) => param,
+            Err(reason) => {
+                lose(&format!(": {reason}"), warn)?;
+                continue;
+            }
+        };
         // A path placeholder is filled on every call, so the caller must give it.
         if location == "path" && param.required != Some(true) {
             warn(format!(
@@ -305,21 +325,26 @@ enum QueryPart {
 pub struct Template {
     path: String,
     query: Vec<QueryPart>,
+    /// The `#fragment`, never sent.
+    fragment: String,
+    /// The `key=value` pairs of the fragment: values the params of those names must take.
+    pinned: Vec<(String, String)>,
 }
 
 impl Template {
     /// The template of a document's path, with what the document folds into it handled: a
     /// `#fragment` (AWS documents disambiguate paths with one) is never sent, so it is
-    /// dropped when it only names things and refused when it fixes a value; literal
-    /// characters a URL cannot carry are percent-encoded.
+    /// dropped, and the values it fixes (`#X-Amz-Target=...`) are kept for the params of
+    /// their names ([`Template::pin`]); literal characters a URL cannot carry are
+    /// percent-encoded.
     pub fn parse(path: &str, warn: &mut dyn FnMut(String)) -> Result<Self, String> {
         let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
-        if fragment.contains('=') {
-            return Err(format!(
-                "the path fixes `{fragment}` after its `#`, a value the adapter cannot send"
-            ));
-        }
-        if !fragment.is_empty() {
+        let pinned: Vec<(String, String)> = fragment
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(key, value)| (key.to_owned(), value.to_owned()))
+            .collect();
+        if !fragment.is_empty() && pinned.is_empty() {
             warn(format!(
                 "`#{fragment}` dropped from the path: it is never sent"
             ));
@@ -358,7 +383,46 @@ impl Template {
         Ok(Self {
             path: wire,
             query: parts,
+            fragment: fragment.to_owned(),
+            pinned,
         })
+    }
+
+    /// Gives each value the fragment fixes to the declared param of its name, as its only
+    /// value and default: the fragment is never sent, the param is. `Err` when no query,
+    /// header or cookie string param has the name.
+    fn pin(
+        &self,
+        candidates: &mut [Candidate],
+        warn: &mut dyn FnMut(String),
+    ) -> Result<(), String> {
+        if self.pinned.is_empty() {
+            return Ok(());
+        }
+        for (key, value) in &self.pinned {
+            let Some(candidate) = candidates.iter_mut().find(|candidate| {
+                candidate.upstream == *key
+                    && matches!(
+                        candidate.place,
+                        Place::Query | Place::Header | Place::Cookie
+                    )
+                    && candidate.param.kind == ParamType::String
+            }) else {
+                return Err(format!(
+                    "the path fixes `{}` after its `#`, a value no param of the operation sends",
+                    self.fragment
+                ));
+            };
+            let value = serde_json::Value::from(value.as_str());
+            candidate.param.allowed = Some(vec![value.clone()]);
+            candidate.param.default = Some(value);
+            candidate.param.required = None;
+        }
+        warn(format!(
+            "`#{}` dropped from the path: the params it names send its values",
+            self.fragment
+        ));
+        Ok(())
     }
 
     /// The placeholders, each once, with whether they are in the path or its query.

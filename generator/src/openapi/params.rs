@@ -48,7 +48,10 @@ pub fn param(
                     "param `{name}`: its empty-string form (which unsets it) cannot be sent"
                 ));
             }
-            let kind = widest(&kinds).ok_or_else(|| "its schema has no type".to_owned())?;
+            // A value outside a JSON body is text whatever its type.
+            let kind = widest(&kinds)
+                .or((!declared.in_body).then_some("string"))
+                .ok_or_else(|| "its schema has no type".to_owned())?;
             // Path and query values travel as text, so a scalar written as a string loses
             // nothing there; in a JSON body it changes the value's type, and an array or
             // object cannot be written as one string anywhere.

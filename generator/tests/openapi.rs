@@ -315,7 +315,7 @@ fn fields_of_odd_shapes_cost_only_themselves() {
         "openapi": "3.0.0",
         "info": {"title": ["not", "text"], "version": 2},
         "servers": "https://api.example.com",
-        "components": {"securitySchemes": [], "schemas": {"Item": "junk"}},
+        "components": {"securitySchemes": [], "schemas": {"Item": "junk", "Kind": {"type": "string", "enum": ["a", "b"]}}},
         "paths": {
             "/items": {
                 "parameters": "none",
@@ -330,7 +330,12 @@ fn fields_of_odd_shapes_cost_only_themselves() {
                     "responses": {"200": {"content": {"application/json": {"schema": {"type": "array", "items": 3}}}}}
                 },
                 "post": {"operationId": "makeItem", "requestBody": {"content": {"application/json": {"schema": {
-                    "properties": {"name": {"type": "string"}, "size": null}, "required": "name"
+                    "properties": {
+                        "name": {"type": "string"},
+                        "size": null,
+                        "kind": {"allOf": [{"$ref": "#/components/schemas/Kind"}, {"description": "The kind."}]}
+                    },
+                    "required": "name"
                 }}}}}
             },
             "/x": "not a path item"
@@ -349,6 +354,8 @@ fn fields_of_odd_shapes_cost_only_themselves() {
         "q:\n        type: string\n",
         "name: make_item\n",
         "name:\n        type: string\n",
+        // A property that is its `allOf`'s typed part, described by another.
+        "kind:\n        type: string\n        description: The kind.\n        enum:\n        - a\n        - b\n",
     ] {
         assert!(text.contains(expected), "no {expected:?} in {text}");
     }

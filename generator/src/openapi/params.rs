@@ -31,10 +31,13 @@ pub fn param(
     declared: &Declared<'_>,
     warn: &mut dyn FnMut(String),
 ) -> Result<Param, String> {
-    let schema = match schema {
+    let outer = match schema {
         Some(schema) => refs.resolve(schema)?,
         None => &Schema::default(),
     };
+    // `allOf: [{$ref: Kind}, {description: ...}]` (AWS writes every property so) is the
+    // part that says what the value is, described by whichever part describes it.
+    let schema = typed_part(refs, outer);
     let name = declared.name;
     let kind = match kind_of(schema) {
         Some(kind) => kind,
@@ -100,7 +103,17 @@ pub fn param(
             .then_some(bound)
             .flatten()
     };
-    let text = declared.description.or(schema.description.as_deref());
+    let text = declared
+        .description
+        .or(outer.description.as_deref())
+        .or_else(|| {
+            outer
+                .all_of
+                .iter()
+                .filter_map(|part| refs.resolve(part).ok())
+                .find_map(|part| part.description.as_deref())
+        })
+        .or(schema.description.as_deref());
     Ok(Param {
         kind: ty,
         required: (declared.required && default.is_none()).then_some(true),
@@ -132,6 +145,37 @@ fn unsets_with_empty_string(refs: &Resolver<'_>, schema: &Schema) -> bool {
         && strings
             .iter()
             .all(|string| string.values.as_deref() == Some(&[Value::from("")][..]))
+}
+
+/// `schema`, or when it says nothing of its type but has `allOf` parts, the first part
+/// (through nested `allOf`s) that does.
+fn typed_part<'a>(refs: &'a Resolver<'_>, schema: &'a Schema) -> &'a Schema {
+    let mut current = schema;
+    // A cycle of `allOf`s ends at the depth limit, at a part with no type.
+    for _ in 0..16 {
+        let untyped = kind_of(current).is_none()
+            && current.one_of.is_empty()
+            && current.any_of.is_empty()
+            && !matches!(current.types, Types::Many(_));
+        if !untyped {
+            return current;
+        }
+        let next = current
+            .all_of
+            .iter()
+            .filter_map(|part| refs.resolve(part).ok())
+            .find(|part| {
+                kind_of(part).is_some()
+                    || !part.one_of.is_empty()
+                    || !part.any_of.is_empty()
+                    || !part.all_of.is_empty()
+            });
+        match next {
+            Some(part) => current = part,
+            None => return current,
+        }
+    }
+    current
 }
 
 /// The distinct non-null types a schema allows through a `type` list or `oneOf`/`anyOf`

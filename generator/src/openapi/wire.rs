@@ -222,6 +222,10 @@ pub fn header_fate(name: &str, category: Category, auth: &AuthConfig) -> HeaderF
         return HeaderFate::Sent("the adapter's auth sends it");
     }
     match lower.as_str() {
+        "authorization" if auth.kind == AuthKind::None => HeaderFate::Refused(
+            "only the adapter's auth can send `Authorization`, and it has none \
+             (`--bearer-env` gives it a bearer token)",
+        ),
         "authorization" => HeaderFate::Refused("only the adapter's auth can send `Authorization`"),
         "cookie" => HeaderFate::Refused("the runtime owns `Cookie`"),
         "if-match" if matches!(category, Category::Update | Category::Delete) => {
@@ -406,6 +410,15 @@ mod tests {
                 Category::Read,
                 &key,
                 HeaderFate::Refused("only the adapter's auth can send `Authorization`"),
+            ),
+            (
+                "Authorization",
+                Category::Read,
+                &none,
+                HeaderFate::Refused(
+                    "only the adapter's auth can send `Authorization`, and it has none \
+                     (`--bearer-env` gives it a bearer token)",
+                ),
             ),
             (
                 "If-Match",

@@ -3,15 +3,15 @@
 
 //! The routing table and the upstream request builders.
 
+use super::params as schema_params;
 use ::aqlgen_runtime::adapter::{
-    Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
-    Paging, Route, UpstreamRequest,
+    Body, Category, DangerLevel, FeatureParam, FieldSelection, Method, PageStyle, Paging, Preset,
+    Route, UpstreamRequest,
 };
 use ::aqlgen_runtime::params::ParamError;
+use ::aqlgen_runtime::serde_json::{Map, Value};
 use ::aqlgen_runtime::wire;
 use ::aqlgen_runtime::wire::Style;
-use ::aqlgen_runtime::serde_json::{Map, Value};
-use super::params as schema_params;
 
 /// `create_repo`: POST `/user/repos`.
 pub static CREATE_REPO_ROUTE: Route = Route {
@@ -35,7 +35,11 @@ fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", Some(Value::from(parsed.name)));
-    wire::insert_json(&mut body, "description", parsed.description.map(Value::from));
+    wire::insert_json(
+        &mut body,
+        "description",
+        parsed.description.map(Value::from),
+    );
     wire::insert_json(&mut body, "private", Some(Value::from(parsed.private)));
     wire::insert_json(&mut body, "auto_init", Some(Value::from(parsed.auto_init)));
     wire::insert_json(&mut body, "topics", parsed.topics.map(Value::from));
@@ -72,7 +76,7 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         &wire::encode_segment(&parsed.repo),
         "/issues",
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -106,9 +110,7 @@ pub static CREATE_ISSUE_COMMENT_ROUTE: Route = Route {
 };
 
 /// Parses `create_issue_comment` params and builds its upstream request.
-fn build_create_issue_comment(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_create_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CreateIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -119,7 +121,7 @@ fn build_create_issue_comment(
         &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -149,9 +151,7 @@ pub static CREATE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `create_pull_request` params and builds its upstream request.
-fn build_create_pull_request(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_create_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CreatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -160,7 +160,7 @@ fn build_create_pull_request(
         &wire::encode_segment(&parsed.repo),
         "/pulls",
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -203,14 +203,18 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         &wire::encode_segment(&parsed.repo),
         "/labels",
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", Some(Value::from(parsed.name)));
     wire::insert_json(&mut body, "color", Some(Value::from(parsed.color)));
-    wire::insert_json(&mut body, "description", parsed.description.map(Value::from));
+    wire::insert_json(
+        &mut body,
+        "description",
+        parsed.description.map(Value::from),
+    );
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
@@ -230,26 +234,24 @@ pub static GET_REPO_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_repo,
     features: &[FeatureParam::Fields],
-    fields: Some(
-        &FieldSelection {
-            presets: &[
-                ("minimal", &["id", "full_name"]),
-                (
-                    "standard",
-                    &[
-                        "id",
-                        "full_name",
-                        "description",
-                        "private",
-                        "homepage",
-                        "default_branch",
-                        "topics",
-                    ],
-                ),
-            ],
-            default: Preset::Full,
-        },
-    ),
+    fields: Some(&FieldSelection {
+        presets: &[
+            ("minimal", &["id", "full_name"]),
+            (
+                "standard",
+                &[
+                    "id",
+                    "full_name",
+                    "description",
+                    "private",
+                    "homepage",
+                    "default_branch",
+                    "topics",
+                ],
+            ),
+        ],
+        default: Preset::Full,
+    }),
     paging: None,
 };
 
@@ -262,7 +264,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         "/",
         &wire::encode_segment(&parsed.repo),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -291,22 +293,18 @@ pub static LIST_REPOS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(
-        &FieldSelection {
-            presets: &[],
-            default: Preset::Standard,
+    fields: Some(&FieldSelection {
+        presets: &[],
+        default: Preset::Standard,
+    }),
+    paging: Some(&Paging {
+        style: PageStyle::Page {
+            page: "page",
+            size: "per_page",
         },
-    ),
-    paging: Some(
-        &Paging {
-            style: PageStyle::Page {
-                page: "page",
-                size: "per_page",
-            },
-            default_limit: 30,
-            max_limit: 100,
-        },
-    ),
+        default_limit: 30,
+        max_limit: 100,
+    }),
 };
 
 /// Parses `list_repos` params and builds its upstream request.
@@ -371,36 +369,32 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(
-        &FieldSelection {
-            presets: &[
-                ("minimal", &["number", "title"]),
-                (
-                    "standard",
-                    &[
-                        "number",
-                        "title",
-                        "state",
-                        "user.login",
-                        "labels.name",
-                        "comments",
-                        "created_at",
-                    ],
-                ),
-            ],
-            default: Preset::Standard,
+    fields: Some(&FieldSelection {
+        presets: &[
+            ("minimal", &["number", "title"]),
+            (
+                "standard",
+                &[
+                    "number",
+                    "title",
+                    "state",
+                    "user.login",
+                    "labels.name",
+                    "comments",
+                    "created_at",
+                ],
+            ),
+        ],
+        default: Preset::Standard,
+    }),
+    paging: Some(&Paging {
+        style: PageStyle::Page {
+            page: "page",
+            size: "per_page",
         },
-    ),
-    paging: Some(
-        &Paging {
-            style: PageStyle::Page {
-                page: "page",
-                size: "per_page",
-            },
-            default_limit: 30,
-            max_limit: 100,
-        },
-    ),
+        default_limit: 30,
+        max_limit: 100,
+    }),
 };
 
 /// Parses `list_issues` params and builds its upstream request.
@@ -413,7 +407,7 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         &wire::encode_segment(&parsed.repo),
         "/issues",
     ]
-        .concat();
+    .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -478,12 +472,10 @@ pub static GET_ISSUE_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_issue,
     features: &[FeatureParam::Fields],
-    fields: Some(
-        &FieldSelection {
-            presets: &[],
-            default: Preset::Full,
-        },
-    ),
+    fields: Some(&FieldSelection {
+        presets: &[],
+        default: Preset::Full,
+    }),
     paging: None,
 };
 
@@ -498,7 +490,7 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -527,22 +519,18 @@ pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
         FeatureParam::Before,
     ],
     fields: None,
-    paging: Some(
-        &Paging {
-            style: PageStyle::Page {
-                page: "page",
-                size: "per_page",
-            },
-            default_limit: 30,
-            max_limit: 100,
+    paging: Some(&Paging {
+        style: PageStyle::Page {
+            page: "page",
+            size: "per_page",
         },
-    ),
+        default_limit: 30,
+        max_limit: 100,
+    }),
 };
 
 /// Parses `list_issue_comments` params and builds its upstream request.
-fn build_list_issue_comments(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_list_issue_comments(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListIssueCommentsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -553,7 +541,7 @@ fn build_list_issue_comments(
         &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
     ]
-        .concat();
+    .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -594,28 +582,22 @@ pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(
-        &FieldSelection {
-            presets: &[],
-            default: Preset::Standard,
+    fields: Some(&FieldSelection {
+        presets: &[],
+        default: Preset::Standard,
+    }),
+    paging: Some(&Paging {
+        style: PageStyle::Page {
+            page: "page",
+            size: "per_page",
         },
-    ),
-    paging: Some(
-        &Paging {
-            style: PageStyle::Page {
-                page: "page",
-                size: "per_page",
-            },
-            default_limit: 30,
-            max_limit: 100,
-        },
-    ),
+        default_limit: 30,
+        max_limit: 100,
+    }),
 };
 
 /// Parses `list_pull_requests` params and builds its upstream request.
-fn build_list_pull_requests(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_list_pull_requests(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListPullRequestsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -624,7 +606,7 @@ fn build_list_pull_requests(
         &wire::encode_segment(&parsed.repo),
         "/pulls",
     ]
-        .concat();
+    .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -676,9 +658,7 @@ pub static GET_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `get_pull_request` params and builds its upstream request.
-fn build_get_pull_request(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_get_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetPullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -688,7 +668,7 @@ fn build_get_pull_request(
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -717,16 +697,14 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
         FeatureParam::Before,
     ],
     fields: None,
-    paging: Some(
-        &Paging {
-            style: PageStyle::Page {
-                page: "page",
-                size: "per_page",
-            },
-            default_limit: 30,
-            max_limit: 100,
+    paging: Some(&Paging {
+        style: PageStyle::Page {
+            page: "page",
+            size: "per_page",
         },
-    ),
+        default_limit: 30,
+        max_limit: 100,
+    }),
 };
 
 /// Parses `search_issues` params and builds its upstream request.
@@ -791,12 +769,10 @@ pub static GET_USER_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_user,
     features: &[FeatureParam::Fields],
-    fields: Some(
-        &FieldSelection {
-            presets: &[],
-            default: Preset::Full,
-        },
-    ),
+    fields: Some(&FieldSelection {
+        presets: &[],
+        default: Preset::Full,
+    }),
     paging: None,
 };
 
@@ -832,22 +808,18 @@ pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
         FeatureParam::Before,
     ],
     fields: None,
-    paging: Some(
-        &Paging {
-            style: PageStyle::Page {
-                page: "page",
-                size: "per_page",
-            },
-            default_limit: 30,
-            max_limit: 100,
+    paging: Some(&Paging {
+        style: PageStyle::Page {
+            page: "page",
+            size: "per_page",
         },
-    ),
+        default_limit: 30,
+        max_limit: 100,
+    }),
 };
 
 /// Parses `list_workflow_runs` params and builds its upstream request.
-fn build_list_workflow_runs(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_list_workflow_runs(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListWorkflowRunsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -856,7 +828,7 @@ fn build_list_workflow_runs(
         &wire::encode_segment(&parsed.repo),
         "/actions/runs",
     ]
-        .concat();
+    .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -916,13 +888,17 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         "/",
         &wire::encode_segment(&parsed.repo),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", parsed.input.name.into_body());
-    wire::insert_json(&mut body, "description", parsed.input.description.into_body());
+    wire::insert_json(
+        &mut body,
+        "description",
+        parsed.input.description.into_body(),
+    );
     wire::insert_json(&mut body, "private", parsed.input.private.into_body());
     wire::insert_json(&mut body, "has_issues", parsed.input.has_issues.into_body());
     wire::insert_json(
@@ -964,7 +940,7 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -998,9 +974,7 @@ pub static UPDATE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `update_pull_request` params and builds its upstream request.
-fn build_update_pull_request(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_update_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::UpdatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1010,7 +984,7 @@ fn build_update_pull_request(
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1043,9 +1017,7 @@ pub static REPLACE_REPO_TOPICS_ROUTE: Route = Route {
 };
 
 /// Parses `replace_repo_topics` params and builds its upstream request.
-fn build_replace_repo_topics(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_replace_repo_topics(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ReplaceRepoTopicsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1054,7 +1026,7 @@ fn build_replace_repo_topics(
         &wire::encode_segment(&parsed.repo),
         "/topics",
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1092,7 +1064,7 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         "/",
         &wire::encode_segment(&parsed.repo),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1120,9 +1092,7 @@ pub static DELETE_ISSUE_COMMENT_ROUTE: Route = Route {
 };
 
 /// Parses `delete_issue_comment` params and builds its upstream request.
-fn build_delete_issue_comment(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_delete_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::DeleteIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1132,7 +1102,7 @@ fn build_delete_issue_comment(
         "/issues/comments/",
         &wire::encode_segment(&parsed.comment_id.to_string()),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1170,7 +1140,7 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         "/labels/",
         &wire::encode_segment(&parsed.name),
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1198,9 +1168,7 @@ pub static MERGE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `merge_pull_request` params and builds its upstream request.
-fn build_merge_pull_request(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_merge_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::MergePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1211,18 +1179,26 @@ fn build_merge_pull_request(
         &wire::encode_segment(&parsed.pull_number.to_string()),
         "/merge",
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
-    wire::insert_json(&mut body, "commit_title", parsed.commit_title.map(Value::from));
+    wire::insert_json(
+        &mut body,
+        "commit_title",
+        parsed.commit_title.map(Value::from),
+    );
     wire::insert_json(
         &mut body,
         "commit_message",
         parsed.commit_message.map(Value::from),
     );
-    wire::insert_json(&mut body, "merge_method", Some(Value::from(parsed.merge_method)));
+    wire::insert_json(
+        &mut body,
+        "merge_method",
+        Some(Value::from(parsed.merge_method)),
+    );
     wire::insert_json(&mut body, "sha", parsed.sha.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Put,
@@ -1248,9 +1224,7 @@ pub static RERUN_WORKFLOW_ROUTE: Route = Route {
 };
 
 /// Parses `rerun_workflow` params and builds its upstream request.
-fn build_rerun_workflow(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_rerun_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::RerunWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1261,7 +1235,7 @@ fn build_rerun_workflow(
         &wire::encode_segment(&parsed.run_id.to_string()),
         "/rerun",
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1295,9 +1269,7 @@ pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
 };
 
 /// Parses `dispatch_workflow` params and builds its upstream request.
-fn build_dispatch_workflow(
-    raw: &Map<String, Value>,
-) -> Result<UpstreamRequest, ParamError> {
+fn build_dispatch_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::DispatchWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1308,7 +1280,7 @@ fn build_dispatch_workflow(
         &wire::encode_segment(&parsed.workflow_id),
         "/dispatches",
     ]
-        .concat();
+    .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();

@@ -123,6 +123,7 @@ async fn every_place_and_style_a_param_can_take() {
     .await;
     let seen = upstream.take();
     assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].method, "GET");
     assert_eq!(seen[0].path, "/lines/1,N%202/stops;lat=51.5;lon=-0.1");
     assert_eq!(
         seen[0].query.as_deref(),
@@ -159,7 +160,10 @@ async fn every_place_and_style_a_param_can_take() {
     )
     .await;
     let seen = upstream.take();
-    assert_eq!(seen[0].path, "/stops/s1/photos");
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].path.as_str()),
+        ("POST", "/stops/s1/photos")
+    );
     assert_eq!(seen[0].query.as_deref(), Some("api-version=2024-01"));
     let content_type = &seen[0].headers["content-type"];
     let boundary = content_type

@@ -10,7 +10,8 @@ pub mod params;
 pub mod routes;
 
 use ::aqlgen_runtime::adapter::{
-    Adapter, AdapterInfo, Auth, Introspection, RateLimit, Route, ToolDocs, TrustLevel, Window,
+    Adapter, AdapterInfo, Auth, Introspection, RateLimit, Route, ToolDocs, TrustLevel,
+    Window,
 };
 
 /// The `github` adapter, version 1.0.0: GitHub REST API subset: repositories, issues and their comments, labels, pull requests, users, search and Actions workflow runs.
@@ -32,10 +33,12 @@ impl Adapter for GithubAdapter {
             prefix: "Bearer ",
         },
         trust: Some(TrustLevel::Validated),
-        rate_limits: &[RateLimit {
-            window: Window::Hour,
-            limit: 5000u64,
-        }],
+        rate_limits: &[
+            RateLimit {
+                window: Window::Hour,
+                limit: 5000u64,
+            },
+        ],
         schema_fingerprint: "sha256:e38b3ad6064f7d6ea0db77e9bed8d01bc0cee2e789fde44382b8c3b1712922c9",
     };
     const ROUTES: &'static [&'static Route] = routes::ROUTES;

@@ -146,8 +146,13 @@ pub struct CreateIssueCommentParams {
 
 impl CreateIssueCommentParams {
     /// Parameter names `create_issue_comment` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "issue_number", "body", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "issue_number",
+        "body",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -200,7 +205,14 @@ pub struct CreatePullRequestParams {
 impl CreatePullRequestParams {
     /// Parameter names `create_pull_request` accepts, in schema order.
     pub const NAMES: &'static [&'static str] = &[
-        "owner", "repo", "title", "head", "base", "body", "draft", "dry_run",
+        "owner",
+        "repo",
+        "title",
+        "head",
+        "base",
+        "body",
+        "draft",
+        "dry_run",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -254,8 +266,14 @@ pub struct CreateLabelParams {
 
 impl CreateLabelParams {
     /// Parameter names `create_label` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "name", "color", "description", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "name",
+        "color",
+        "description",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -510,7 +528,12 @@ pub struct GetIssueParams {
 
 impl GetIssueParams {
     /// Parameter names `get_issue` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo", "issue_number", "fields"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "issue_number",
+        "fields",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -526,11 +549,7 @@ impl GetIssueParams {
         let repo = params::required::<String>(raw, "repo")?;
         let issue_number = params::required::<i64>(raw, "issue_number")?;
         params::at_least("issue_number", Some(issue_number), 1)?;
-        Ok(Self {
-            owner,
-            repo,
-            issue_number,
-        })
+        Ok(Self { owner, repo, issue_number })
     }
 }
 
@@ -628,7 +647,16 @@ pub struct ListPullRequestsParams {
 impl ListPullRequestsParams {
     /// Parameter names `list_pull_requests` accepts, in schema order.
     pub const NAMES: &'static [&'static str] = &[
-        "owner", "repo", "state", "base", "per_page", "page", "fields", "first", "after", "last",
+        "owner",
+        "repo",
+        "state",
+        "base",
+        "per_page",
+        "page",
+        "fields",
+        "first",
+        "after",
+        "last",
         "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
@@ -696,11 +724,7 @@ impl GetPullRequestParams {
         let repo = params::required::<String>(raw, "repo")?;
         let pull_number = params::required::<i64>(raw, "pull_number")?;
         params::at_least("pull_number", Some(pull_number), 1)?;
-        Ok(Self {
-            owner,
-            repo,
-            pull_number,
-        })
+        Ok(Self { owner, repo, pull_number })
     }
 }
 
@@ -831,7 +855,16 @@ pub struct ListWorkflowRunsParams {
 impl ListWorkflowRunsParams {
     /// Parameter names `list_workflow_runs` accepts, in schema order.
     pub const NAMES: &'static [&'static str] = &[
-        "owner", "repo", "branch", "status", "per_page", "page", "first", "after", "last", "before",
+        "owner",
+        "repo",
+        "branch",
+        "status",
+        "per_page",
+        "page",
+        "first",
+        "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -852,14 +885,7 @@ impl ListWorkflowRunsParams {
         params::one_of(
             "status",
             status.as_deref(),
-            &[
-                "queued",
-                "in_progress",
-                "completed",
-                "success",
-                "failure",
-                "cancelled",
-            ],
+            &["queued", "in_progress", "completed", "success", "failure", "cancelled"],
         )?;
         params::at_least("per_page", per_page, 1)?;
         params::at_most("per_page", per_page, 100)?;
@@ -893,7 +919,13 @@ pub struct UpdateRepoParams {
 
 impl UpdateRepoParams {
     /// Parameter names `update_repo` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo", "input", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "input",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -907,8 +939,9 @@ impl UpdateRepoParams {
         params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
-        let input =
-            UpdateRepoInput::from_input(&params::required::<Map<String, Value>>(raw, "input")?)?;
+        let input = UpdateRepoInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self { owner, repo, input })
     }
 }
@@ -945,11 +978,7 @@ impl UpdateRepoInput {
         let has_issues = params::patch::<bool>(input, "input.has_issues")?;
         let default_branch = params::patch::<String>(input, "input.default_branch")?;
         static NAME_PATTERN: Pattern = Pattern::new("^[A-Za-z0-9._-]{1,100}$");
-        params::matching(
-            "input.name",
-            name.value().map(String::as_str),
-            &NAME_PATTERN,
-        )?;
+        params::matching("input.name", name.value().map(String::as_str), &NAME_PATTERN)?;
         Ok(Self {
             name,
             description,
@@ -1002,8 +1031,9 @@ impl UpdateIssueParams {
         let repo = params::required::<String>(raw, "repo")?;
         let issue_number = params::required::<i64>(raw, "issue_number")?;
         params::at_least("issue_number", Some(issue_number), 1)?;
-        let input =
-            UpdateIssueInput::from_input(&params::required::<Map<String, Value>>(raw, "input")?)?;
+        let input = UpdateIssueInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self {
             owner,
             repo,
@@ -1030,7 +1060,13 @@ pub struct UpdateIssueInput {
 
 impl UpdateIssueInput {
     /// Field names `input` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["title", "body", "state", "labels", "assignees"];
+    pub const NAMES: &'static [&'static str] = &[
+        "title",
+        "body",
+        "state",
+        "labels",
+        "assignees",
+    ];
     fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown_fields("update_issue", input, Self::NAMES)?;
         let title = params::patch::<String>(input, "input.title")?;
@@ -1095,9 +1131,9 @@ impl UpdatePullRequestParams {
         let repo = params::required::<String>(raw, "repo")?;
         let pull_number = params::required::<i64>(raw, "pull_number")?;
         params::at_least("pull_number", Some(pull_number), 1)?;
-        let input = UpdatePullRequestInput::from_input(&params::required::<Map<String, Value>>(
-            raw, "input",
-        )?)?;
+        let input = UpdatePullRequestInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self {
             owner,
             repo,
@@ -1134,12 +1170,7 @@ impl UpdatePullRequestInput {
             state.value().map(String::as_str),
             &["open", "closed"],
         )?;
-        Ok(Self {
-            title,
-            body,
-            state,
-            base,
-        })
+        Ok(Self { title, body, state, base })
     }
 }
 
@@ -1159,7 +1190,13 @@ pub struct ReplaceRepoTopicsParams {
 
 impl ReplaceRepoTopicsParams {
     /// Parameter names `replace_repo_topics` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo", "input", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "input",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1173,9 +1210,9 @@ impl ReplaceRepoTopicsParams {
         params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
-        let input = ReplaceRepoTopicsInput::from_input(&params::required::<Map<String, Value>>(
-            raw, "input",
-        )?)?;
+        let input = ReplaceRepoTopicsInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self { owner, repo, input })
     }
 }
@@ -1243,8 +1280,13 @@ pub struct DeleteIssueCommentParams {
 
 impl DeleteIssueCommentParams {
     /// Parameter names `delete_issue_comment` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "comment_id", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "comment_id",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1260,11 +1302,7 @@ impl DeleteIssueCommentParams {
         let repo = params::required::<String>(raw, "repo")?;
         let comment_id = params::required::<i64>(raw, "comment_id")?;
         params::at_least("comment_id", Some(comment_id), 1)?;
-        Ok(Self {
-            owner,
-            repo,
-            comment_id,
-        })
+        Ok(Self { owner, repo, comment_id })
     }
 }
 
@@ -1283,7 +1321,13 @@ pub struct DeleteLabelParams {
 
 impl DeleteLabelParams {
     /// Parameter names `delete_label` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo", "name", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "name",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1395,8 +1439,13 @@ pub struct RerunWorkflowParams {
 
 impl RerunWorkflowParams {
     /// Parameter names `rerun_workflow` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "run_id", "enable_debug_logging", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "run_id",
+        "enable_debug_logging",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1411,7 +1460,9 @@ impl RerunWorkflowParams {
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let run_id = params::required::<i64>(raw, "run_id")?;
-        let enable_debug_logging = params::optional::<bool>(raw, "enable_debug_logging")?;
+        let enable_debug_logging = params::optional::<
+            bool,
+        >(raw, "enable_debug_logging")?;
         params::at_least("run_id", Some(run_id), 1)?;
         let enable_debug_logging = enable_debug_logging.unwrap_or(false);
         Ok(Self {
@@ -1442,8 +1493,14 @@ pub struct DispatchWorkflowParams {
 
 impl DispatchWorkflowParams {
     /// Parameter names `dispatch_workflow` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "workflow_id", "ref", "inputs", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "workflow_id",
+        "ref",
+        "inputs",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///

@@ -3,15 +3,15 @@
 
 //! The routing table and the upstream request builders.
 
-use super::params as schema_params;
 use ::aqlgen_runtime::adapter::{
-    Body, Category, DangerLevel, FeatureParam, FieldSelection, Method, PageStyle, Paging, Preset,
-    Route, UpstreamRequest,
+    Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
+    Paging, Route, UpstreamRequest,
 };
 use ::aqlgen_runtime::params::ParamError;
-use ::aqlgen_runtime::serde_json::{Map, Value};
 use ::aqlgen_runtime::wire;
 use ::aqlgen_runtime::wire::Style;
+use ::aqlgen_runtime::serde_json::{Map, Value};
+use super::params as schema_params;
 
 /// `create_repo`: POST `/user/repos`.
 pub static CREATE_REPO_ROUTE: Route = Route {
@@ -35,11 +35,7 @@ fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", Some(Value::from(parsed.name)));
-    wire::insert_json(
-        &mut body,
-        "description",
-        parsed.description.map(Value::from),
-    );
+    wire::insert_json(&mut body, "description", parsed.description.map(Value::from));
     wire::insert_json(&mut body, "private", Some(Value::from(parsed.private)));
     wire::insert_json(&mut body, "auto_init", Some(Value::from(parsed.auto_init)));
     wire::insert_json(&mut body, "topics", parsed.topics.map(Value::from));
@@ -76,7 +72,7 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         &wire::encode_segment(&parsed.repo),
         "/issues",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -110,7 +106,9 @@ pub static CREATE_ISSUE_COMMENT_ROUTE: Route = Route {
 };
 
 /// Parses `create_issue_comment` params and builds its upstream request.
-fn build_create_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_create_issue_comment(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CreateIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -121,7 +119,7 @@ fn build_create_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamReques
         &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -151,7 +149,9 @@ pub static CREATE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `create_pull_request` params and builds its upstream request.
-fn build_create_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_create_pull_request(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CreatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -160,7 +160,7 @@ fn build_create_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest
         &wire::encode_segment(&parsed.repo),
         "/pulls",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -203,18 +203,14 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         &wire::encode_segment(&parsed.repo),
         "/labels",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", Some(Value::from(parsed.name)));
     wire::insert_json(&mut body, "color", Some(Value::from(parsed.color)));
-    wire::insert_json(
-        &mut body,
-        "description",
-        parsed.description.map(Value::from),
-    );
+    wire::insert_json(&mut body, "description", parsed.description.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
@@ -234,24 +230,26 @@ pub static GET_REPO_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_repo,
     features: &[FeatureParam::Fields],
-    fields: Some(&FieldSelection {
-        presets: &[
-            ("minimal", &["id", "full_name"]),
-            (
-                "standard",
-                &[
-                    "id",
-                    "full_name",
-                    "description",
-                    "private",
-                    "homepage",
-                    "default_branch",
-                    "topics",
-                ],
-            ),
-        ],
-        default: Preset::Full,
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[
+                ("minimal", &["id", "full_name"]),
+                (
+                    "standard",
+                    &[
+                        "id",
+                        "full_name",
+                        "description",
+                        "private",
+                        "homepage",
+                        "default_branch",
+                        "topics",
+                    ],
+                ),
+            ],
+            default: Preset::Full,
+        },
+    ),
     paging: None,
 };
 
@@ -264,7 +262,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         "/",
         &wire::encode_segment(&parsed.repo),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -293,18 +291,22 @@ pub static LIST_REPOS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
 };
 
 /// Parses `list_repos` params and builds its upstream request.
@@ -369,32 +371,36 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[
-            ("minimal", &["number", "title"]),
-            (
-                "standard",
-                &[
-                    "number",
-                    "title",
-                    "state",
-                    "user.login",
-                    "labels.name",
-                    "comments",
-                    "created_at",
-                ],
-            ),
-        ],
-        default: Preset::Standard,
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[
+                ("minimal", &["number", "title"]),
+                (
+                    "standard",
+                    &[
+                        "number",
+                        "title",
+                        "state",
+                        "user.login",
+                        "labels.name",
+                        "comments",
+                        "created_at",
+                    ],
+                ),
+            ],
+            default: Preset::Standard,
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
 };
 
 /// Parses `list_issues` params and builds its upstream request.
@@ -407,7 +413,7 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         &wire::encode_segment(&parsed.repo),
         "/issues",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -472,10 +478,12 @@ pub static GET_ISSUE_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_issue,
     features: &[FeatureParam::Fields],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+        },
+    ),
     paging: None,
 };
 
@@ -490,7 +498,7 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -519,18 +527,22 @@ pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
         FeatureParam::Before,
     ],
     fields: None,
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
 };
 
 /// Parses `list_issue_comments` params and builds its upstream request.
-fn build_list_issue_comments(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_issue_comments(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListIssueCommentsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -541,7 +553,7 @@ fn build_list_issue_comments(raw: &Map<String, Value>) -> Result<UpstreamRequest
         &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -582,22 +594,28 @@ pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
 };
 
 /// Parses `list_pull_requests` params and builds its upstream request.
-fn build_list_pull_requests(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_pull_requests(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListPullRequestsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -606,7 +624,7 @@ fn build_list_pull_requests(raw: &Map<String, Value>) -> Result<UpstreamRequest,
         &wire::encode_segment(&parsed.repo),
         "/pulls",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -658,7 +676,9 @@ pub static GET_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `get_pull_request` params and builds its upstream request.
-fn build_get_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_get_pull_request(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetPullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -668,7 +688,7 @@ fn build_get_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, P
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -697,14 +717,16 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
         FeatureParam::Before,
     ],
     fields: None,
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
 };
 
 /// Parses `search_issues` params and builds its upstream request.
@@ -769,10 +791,12 @@ pub static GET_USER_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_user,
     features: &[FeatureParam::Fields],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+        },
+    ),
     paging: None,
 };
 
@@ -808,18 +832,22 @@ pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
         FeatureParam::Before,
     ],
     fields: None,
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
 };
 
 /// Parses `list_workflow_runs` params and builds its upstream request.
-fn build_list_workflow_runs(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_workflow_runs(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListWorkflowRunsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -828,7 +856,7 @@ fn build_list_workflow_runs(raw: &Map<String, Value>) -> Result<UpstreamRequest,
         &wire::encode_segment(&parsed.repo),
         "/actions/runs",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -888,17 +916,13 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         "/",
         &wire::encode_segment(&parsed.repo),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", parsed.input.name.into_body());
-    wire::insert_json(
-        &mut body,
-        "description",
-        parsed.input.description.into_body(),
-    );
+    wire::insert_json(&mut body, "description", parsed.input.description.into_body());
     wire::insert_json(&mut body, "private", parsed.input.private.into_body());
     wire::insert_json(&mut body, "has_issues", parsed.input.has_issues.into_body());
     wire::insert_json(
@@ -940,7 +964,7 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -974,7 +998,9 @@ pub static UPDATE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `update_pull_request` params and builds its upstream request.
-fn build_update_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_update_pull_request(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::UpdatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -984,7 +1010,7 @@ fn build_update_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1017,7 +1043,9 @@ pub static REPLACE_REPO_TOPICS_ROUTE: Route = Route {
 };
 
 /// Parses `replace_repo_topics` params and builds its upstream request.
-fn build_replace_repo_topics(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_replace_repo_topics(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ReplaceRepoTopicsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1026,7 +1054,7 @@ fn build_replace_repo_topics(raw: &Map<String, Value>) -> Result<UpstreamRequest
         &wire::encode_segment(&parsed.repo),
         "/topics",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1064,7 +1092,7 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         "/",
         &wire::encode_segment(&parsed.repo),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1092,7 +1120,9 @@ pub static DELETE_ISSUE_COMMENT_ROUTE: Route = Route {
 };
 
 /// Parses `delete_issue_comment` params and builds its upstream request.
-fn build_delete_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_delete_issue_comment(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::DeleteIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1102,7 +1132,7 @@ fn build_delete_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamReques
         "/issues/comments/",
         &wire::encode_segment(&parsed.comment_id.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1140,7 +1170,7 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         "/labels/",
         &wire::encode_segment(&parsed.name),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1168,7 +1198,9 @@ pub static MERGE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `merge_pull_request` params and builds its upstream request.
-fn build_merge_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_merge_pull_request(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::MergePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1179,26 +1211,18 @@ fn build_merge_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest,
         &wire::encode_segment(&parsed.pull_number.to_string()),
         "/merge",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
-    wire::insert_json(
-        &mut body,
-        "commit_title",
-        parsed.commit_title.map(Value::from),
-    );
+    wire::insert_json(&mut body, "commit_title", parsed.commit_title.map(Value::from));
     wire::insert_json(
         &mut body,
         "commit_message",
         parsed.commit_message.map(Value::from),
     );
-    wire::insert_json(
-        &mut body,
-        "merge_method",
-        Some(Value::from(parsed.merge_method)),
-    );
+    wire::insert_json(&mut body, "merge_method", Some(Value::from(parsed.merge_method)));
     wire::insert_json(&mut body, "sha", parsed.sha.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Put,
@@ -1224,7 +1248,9 @@ pub static RERUN_WORKFLOW_ROUTE: Route = Route {
 };
 
 /// Parses `rerun_workflow` params and builds its upstream request.
-fn build_rerun_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_rerun_workflow(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::RerunWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1235,7 +1261,7 @@ fn build_rerun_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, Par
         &wire::encode_segment(&parsed.run_id.to_string()),
         "/rerun",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1269,7 +1295,9 @@ pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
 };
 
 /// Parses `dispatch_workflow` params and builds its upstream request.
-fn build_dispatch_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_dispatch_workflow(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::DispatchWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1280,7 +1308,7 @@ fn build_dispatch_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, 
         &wire::encode_segment(&parsed.workflow_id),
         "/dispatches",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();

@@ -10,7 +10,8 @@ pub mod params;
 pub mod routes;
 
 use ::aqlgen_runtime::adapter::{
-    Adapter, AdapterInfo, ApiKeyLocation, Auth, Introspection, Route, ToolDocs, TrustLevel,
+    Adapter, AdapterInfo, ApiKeyLocation, Auth, Introspection, Route, ToolDocs,
+    TrustLevel,
 };
 
 /// The `todo` adapter, version 1.0.0: A small to-do list API with tags, priorities and due dates.

@@ -3,15 +3,15 @@
 
 //! The routing table and the upstream request builders.
 
-use super::params as schema_params;
 use ::aqlgen_runtime::adapter::{
-    Body, Category, DangerLevel, FeatureParam, FieldSelection, Method, PageStyle, Paging, Preset,
-    Route, UpstreamRequest,
+    Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
+    Paging, Route, UpstreamRequest,
 };
 use ::aqlgen_runtime::params::ParamError;
-use ::aqlgen_runtime::serde_json::{Map, Value};
 use ::aqlgen_runtime::wire;
 use ::aqlgen_runtime::wire::Style;
+use ::aqlgen_runtime::serde_json::{Map, Value};
+use super::params as schema_params;
 
 /// `create_todo`: POST `/todos`.
 pub static CREATE_TODO_ROUTE: Route = Route {
@@ -64,24 +64,25 @@ pub static LIST_TODOS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[
-            ("minimal", &["id", "title"]),
-            (
-                "standard",
-                &["id", "title", "completed", "due", "priority", "tags"],
-            ),
-        ],
-        default: Preset::Standard,
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Offset {
-            offset: "offset",
-            size: "limit",
+    fields: Some(
+        &FieldSelection {
+            presets: &[
+                ("minimal", &["id", "title"]),
+                ("standard", &["id", "title", "completed", "due", "priority", "tags"]),
+            ],
+            default: Preset::Standard,
         },
-        default_limit: 20,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Offset {
+                offset: "offset",
+                size: "limit",
+            },
+            default_limit: 20,
+            max_limit: 100,
+        },
+    ),
 };
 
 /// Parses `list_todos` params and builds its upstream request.
@@ -134,10 +135,12 @@ pub static GET_TODO_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_todo,
     features: &[FeatureParam::Fields],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+        },
+    ),
     paging: None,
 };
 
@@ -168,14 +171,16 @@ pub static LIST_ACTIVITY_ROUTE: Route = Route {
     build: build_list_activity,
     features: &[FeatureParam::First, FeatureParam::After],
     fields: None,
-    paging: Some(&Paging {
-        style: PageStyle::Cursor {
-            cursor: "cursor",
-            size: "limit",
+    paging: Some(
+        &Paging {
+            style: PageStyle::Cursor {
+                cursor: "cursor",
+                size: "limit",
+            },
+            default_limit: 2,
+            max_limit: 50,
         },
-        default_limit: 2,
-        max_limit: 50,
-    }),
+    ),
 };
 
 /// Parses `list_activity` params and builds its upstream request.
@@ -287,7 +292,9 @@ pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
 };
 
 /// Parses `clear_completed_todos` params and builds its upstream request.
-fn build_clear_completed_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_clear_completed_todos(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     schema_params::ClearCompletedTodosParams::from_params(raw)?;
     let path = "/todos/completed".to_owned();
     let query = Vec::new();
@@ -317,7 +324,9 @@ pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
 };
 
 /// Parses `bulk_delete_todos` params and builds its upstream request.
-fn build_bulk_delete_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_bulk_delete_todos(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::BulkDeleteTodosParams::from_params(raw)?;
     let path = ["/todos/tagged/", &wire::encode_segment(&parsed.tag)].concat();
     let query = Vec::new();
@@ -347,7 +356,9 @@ pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
 };
 
 /// Parses `delete_all_todos` params and builds its upstream request.
-fn build_delete_all_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_delete_all_todos(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     schema_params::DeleteAllTodosParams::from_params(raw)?;
     let path = "/todos".to_owned();
     let query = Vec::new();
@@ -379,12 +390,8 @@ pub static COMPLETE_TODO_ROUTE: Route = Route {
 /// Parses `complete_todo` params and builds its upstream request.
 fn build_complete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CompleteTodoParams::from_params(raw)?;
-    let path = [
-        "/todos/",
-        &wire::encode_segment(&parsed.id.to_string()),
-        "/complete",
-    ]
-    .concat();
+    let path = ["/todos/", &wire::encode_segment(&parsed.id.to_string()), "/complete"]
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();

@@ -9,7 +9,9 @@ pub mod introspection;
 pub mod params;
 pub mod routes;
 
-use ::aqlgen_runtime::adapter::{Adapter, AdapterInfo, Auth, Introspection, Route, ToolDocs};
+use ::aqlgen_runtime::adapter::{
+    Adapter, AdapterInfo, Auth, Introspection, Route, ToolDocs,
+};
 
 /// The `pets` adapter, version 0.1.0: A tiny pet store.
 ///

@@ -3,14 +3,14 @@
 
 //! The routing table and the upstream request builders.
 
-use super::params as schema_params;
 use ::aqlgen_runtime::adapter::{
     Body, Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
 };
 use ::aqlgen_runtime::params::ParamError;
-use ::aqlgen_runtime::serde_json::{Map, Value};
 use ::aqlgen_runtime::wire;
 use ::aqlgen_runtime::wire::Style;
+use ::aqlgen_runtime::serde_json::{Map, Value};
+use super::params as schema_params;
 
 /// `get_pet`: GET `/pets/{pet_id}`.
 pub static GET_PET_ROUTE: Route = Route {

@@ -3,14 +3,18 @@
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
 use super::{
-    Adapter, Auth, Category, DangerLevel, Input, Operation, Origin, Param, ParamType, PathSegment,
-    ResultField, StringFormat, Window,
+    Adapter, Auth, Category, ContentType, DangerLevel, Input, Operation, Origin, Param,
+    ParamLocation, ParamType, PathSegment, ResultField, StringFormat, Window,
 };
 use crate::features::PageRole;
 use crate::schema::maps_to::{self, PathPiece, QueryValue};
 use crate::schema::placement::{self, Placed};
 use crate::schema::{self, AdapterSchema, AuthKind};
 use crate::{features, ident};
+
+/// What the description of a multipart file param adds: how its bytes are passed.
+const FILE_PART_NOTE: &str =
+    "The file's bytes in base64 (RFC 4648, standard alphabet, padded); sent as a file part.";
 
 /// Lowers a schema that passed validation.
 pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
@@ -98,6 +102,7 @@ fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
 fn lower_operation(category: Category, operation: &schema::Operation) -> Operation {
     let parsed = maps_to::parse(&operation.maps_to).expect("validated: maps_to parses");
     let method = parsed.method;
+    let content_type = placement::content_type(operation.content_type);
     let mut params = Vec::new();
     let mut fields = Vec::new();
     let features = features::resolve(category, operation);
@@ -124,6 +129,17 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         };
         let mut lowered = lower_param(&operation.name, name, label, param, &placed);
         lowered.clearable = wraps_in_input && lowered.is_optional();
+        let file_part = content_type == ContentType::Multipart
+            && placed.location == ParamLocation::Body
+            && lowered.ty == ParamType::String
+            && lowered.format.as_deref() == Some("binary");
+        if file_part {
+            // SPEC §4.7.4: how binary is passed must be documented through introspection.
+            if !lowered.description.is_empty() {
+                lowered.description.push(' ');
+            }
+            lowered.description.push_str(FILE_PART_NOTE);
+        }
         if wraps_in_input {
             fields.push(lowered)
         } else {
@@ -164,7 +180,7 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
                 QueryValue::Param(_) => None,
             })
             .collect(),
-        content_type: placement::content_type(operation.content_type),
+        content_type,
         description: operation
             .description
             .clone()

@@ -37,8 +37,8 @@ impl Place {
     /// The word for warnings: `query param ...`.
     pub fn word(self) -> &'static str {
         match self {
-            Self::Path | Self::TemplateQuery => "path",
-            Self::Query => "query",
+            Self::Path => "path",
+            Self::TemplateQuery | Self::Query => "query",
             Self::Header => "header",
             Self::Cookie => "cookie",
             Self::Body => "body",

@@ -35,7 +35,8 @@ pub fn settle(schema: &mut AdapterSchema, warnings: &mut Vec<Warning>) -> Result
             .all(|(_, list)| list.is_empty())
         {
             return Err(Error::Config(format!(
-                "none of the document's operations can be expressed as an adapter operation ({} warnings, e.g. {})",
+                "none of the document's operations can be expressed as an adapter operation{} ({} warnings, e.g. {})",
+                most_common_drop(warnings),
                 warnings.len(),
                 warnings
                     .iter()
@@ -72,6 +73,30 @@ pub fn settle(schema: &mut AdapterSchema, warnings: &mut Vec<Warning>) -> Result
         leave_out(schema, &findings, warnings);
         settle_features(schema, warnings);
     }
+}
+
+/// `, most of them because <reason>` for the reason operations were dropped most often, by
+/// its kind (names left out), with how many; nothing when none was dropped.
+fn most_common_drop(warnings: &[Warning]) -> String {
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut dropped = 0;
+    for warning in warnings {
+        if let Some(reason) = warning.reason.strip_suffix("; operation dropped") {
+            *counts.entry(super::reason_kind(reason)).or_default() += 1;
+            dropped += 1;
+        }
+    }
+    // The first of the most frequent, by kind: deterministic.
+    let Some((kind, count)) = counts.into_iter().fold(
+        None,
+        |best: Option<(String, usize)>, (kind, count)| match best {
+            Some((_, most)) if most >= count => best,
+            _ => Some((kind, count)),
+        },
+    ) else {
+        return String::new();
+    };
+    format!(", most of them because {kind} ({count} of {dropped} dropped)")
 }
 
 /// Leaves out what each finding is about, once per thing. The first finding of a round

@@ -193,5 +193,27 @@ async fn every_place_and_style_a_param_can_take() {
         "{refused}"
     );
     assert!(upstream.take().is_empty());
+
+    // A DELETE whose params say `in: body` sends them as a JSON body, once confirmed.
+    let params = json!({"stop_id": "s1", "message": "Remove old photo", "sha": "abc"});
+    let (asked, _) = call(
+        &client,
+        "mcp_aql_delete",
+        json!({"operation": "delete_stop_file", "params": params}),
+    )
+    .await;
+    assert_eq!(asked["error"]["code"], "CONFIRMATION_REQUIRED", "{asked}");
+    let mut confirmed = params.clone();
+    confirmed["confirmation_token"] = asked["error"]["details"]["confirmation_token"].clone();
+    succeed(&client, "mcp_aql_delete", "delete_stop_file", confirmed).await;
+    let seen = upstream.take();
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].path.as_str()),
+        ("DELETE", "/stops/s1/files")
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&seen[0].body).expect("a JSON body"),
+        json!({"message": "Remove old photo", "sha": "abc"})
+    );
     client.cancel().await.expect("close");
 }

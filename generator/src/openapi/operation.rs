@@ -63,9 +63,11 @@ pub fn import(
     declared_params(context, endpoint, &template, &mut candidates, warn)?;
     template.pin(&mut candidates, warn)?;
     let sends_body = matches!(method, "post" | "put" | "patch");
+    // A DELETE may take a body too; its params then say `in: body`.
+    let takes_body = sends_body || method == "delete";
     let mut content_type = None;
     if let Some(request_body) = &operation.request_body
-        && !sends_body
+        && !takes_body
     {
         // A body of no properties (Stripe declares one on every GET) loses nothing.
         if !body::is_empty(context.refs, request_body) {

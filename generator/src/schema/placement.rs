@@ -62,7 +62,13 @@ pub fn wraps_in_input(location: ParamLocation) -> bool {
     location == ParamLocation::Body
 }
 
+/// Whether `method` may carry a body: POST, PUT and PATCH by default, and DELETE for params
+/// that say `in: body` (GitHub deletes a file with a body naming the commit). GET never does.
+pub fn takes_body(method: Method) -> bool {
+    method.sends_body() || method == Method::Delete
+}
+
 /// Whether `method` may carry the params `location` names.
 pub fn method_allows(method: Method, location: ParamLocation) -> bool {
-    location != ParamLocation::Body || method.sends_body()
+    location != ParamLocation::Body || takes_body(method)
 }

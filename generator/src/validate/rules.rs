@@ -689,7 +689,7 @@ fn check_placement(
 ) {
     let method = parsed.method.as_str();
     if let Some(content_type) = operation.content_type
-        && !parsed.method.sends_body()
+        && !placement::takes_body(parsed.method)
     {
         whole.push(
             Diagnostic::new(
@@ -697,7 +697,7 @@ fn check_placement(
                 format!("{path}.content_type"),
                 format!("a `{method}` sends no body, so it has no content type"),
             )
-            .expected("`content_type` only on POST, PUT or PATCH")
+            .expected("`content_type` only on POST, PUT, PATCH or DELETE")
             .found(format!("{:?}", content_type.as_str()))
             .suggest("leave `content_type` out"),
         );

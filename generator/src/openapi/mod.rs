@@ -24,7 +24,7 @@ mod text;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use aqlgen_model::TrustLevel;
+use aqlgen_model::{DangerLevel, TrustLevel};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -139,6 +139,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
 
     let mut operations = Operations::default();
     let mut names = naming::Names::default();
+    let mut readings = Vec::new();
     for (path, item) in paths {
         let Ok(item) = refs.resolve(item) else {
             warnings.push(document_warning(format!(
@@ -154,13 +155,14 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                     reason,
                 });
             };
-            let Some(category) = classify::category(method, path) else {
+            let Some(meaning) = classify::meaning(method, path, operation) else {
                 warn(format!(
                     "method {} has no CRUDE category; operation dropped",
                     method.to_uppercase()
                 ));
                 continue;
             };
+            let category = meaning.category;
             let endpoint = Endpoint {
                 item,
                 operation,
@@ -169,7 +171,20 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                 category,
             };
             match operation::import(&refs, &endpoint, &mut names, &mut warn) {
-                Ok(imported) => operations.family_mut(category).push(imported),
+                Ok(mut imported) => {
+                    // The meaning decides the level, over the default `operation` gives a
+                    // DELETE; from destructive up, every call is confirmed (danger-levels
+                    // §7.1).
+                    let level = meaning.declared_danger(&imported.name);
+                    imported.danger_level = level;
+                    imported.requires_confirmation = level
+                        .filter(|level| level.rank() >= DangerLevel::Destructive.rank())
+                        .map(|_| true);
+                    if meaning.is_from_words(method) {
+                        readings.push(text::Reading::new(&imported, category, &meaning));
+                    }
+                    operations.family_mut(category).push(imported);
+                }
                 Err(reason) => warn(format!("{reason}; operation dropped")),
             }
         }
@@ -208,7 +223,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         modified: None,
     };
     settle::settle(&mut schema, &mut warnings)?;
-    let text = text::adapter(&schema, title, version, &warnings)?;
+    let text = text::adapter(&schema, title, version, &readings, &warnings)?;
     // What `settle` accepted, `check` accepts: a refusal here is a bug of the importer.
     if let Err(error) = crate::check_text("imported-adapter.md", &text) {
         return Err(Error::Config(format!(

@@ -3,14 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use aqlgen_model::{Category, Vocabulary};
+use aqlgen_model::{Category, DangerLevel, Vocabulary};
 
 use super::Warning;
+use super::classify::Meaning;
 use crate::Error;
-use crate::schema::{AdapterSchema, Operations};
+use crate::schema::{AdapterSchema, Operation, Operations};
 
 /// The adapter file for `schema`, imported from the OpenAPI `version` description of the API
-/// called `title`, with what the import left out.
+/// called `title`, with the operations whose words decided their category or danger level
+/// and what the import left out.
 ///
 /// # Errors
 ///
@@ -19,15 +21,89 @@ pub fn adapter(
     schema: &AdapterSchema,
     title: &str,
     version: &str,
+    readings: &[Reading],
     warnings: &[Warning],
 ) -> Result<String, Error> {
     let yaml = serde_yaml::to_string(schema)
         .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;
     let yaml = quote_yaml_1_1(&yaml);
     Ok(format!(
-        "---\n{yaml}---\n\n{}",
-        summary(title, version, &counts(&schema.operations), warnings)
+        "---\n{yaml}---\n\n{}{}",
+        summary(title, version, &counts(&schema.operations), warnings),
+        decided_by_words(&schema.operations, readings)
     ))
+}
+
+/// An operation whose verb, not its method, decided its category or raised its danger
+/// level: listed in the adapter's Markdown for review.
+#[derive(Debug, Clone)]
+pub struct Reading {
+    name: String,
+    maps_to: String,
+    category: Category,
+    danger: DangerLevel,
+    why: String,
+}
+
+impl Reading {
+    /// What `meaning` made of `operation`, imported into `category`.
+    pub fn new(operation: &Operation, category: Category, meaning: &Meaning) -> Self {
+        let danger = operation.danger_level.unwrap_or_else(|| {
+            aqlgen_model::implied_danger(category, &operation.name)
+                .map_or_else(|| DangerLevel::default_for(category), |(level, _)| level)
+        });
+        let why = match meaning.verb {
+            None => String::new(),
+            Some((verb, source)) => {
+                let mut why = format!("`{}` in its {}", verb.word, source.as_str());
+                if let Some((_, reason)) = verb.danger.filter(|_| category != Category::Read) {
+                    why.push_str(&format!(": {reason}"));
+                }
+                why
+            }
+        };
+        Self {
+            name: operation.name.clone(),
+            maps_to: operation.maps_to.clone(),
+            category,
+            danger,
+            why,
+        }
+    }
+}
+
+/// The Markdown table of the `readings` whose operations are still in `operations`.
+fn decided_by_words(operations: &Operations, readings: &[Reading]) -> String {
+    let kept: Vec<&Reading> = readings
+        .iter()
+        .filter(|reading| {
+            operations.families().iter().any(|(category, list)| {
+                *category == reading.category
+                    && list.iter().any(|operation| operation.name == reading.name)
+            })
+        })
+        .collect();
+    if kept.is_empty() {
+        return String::new();
+    }
+    let cell = |text: &str| text.replace('|', "\\|");
+    let mut text = format!(
+        "\n## Decided by their words\n\n{} operations have a category or danger level their \
+         method alone would not give: their verb decided. Review them.\n\n\
+         | Operation | Endpoint | Category | Danger | Why |\n|---|---|---|---|---|\n",
+        kept.len()
+    );
+    for reading in kept {
+        text.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            reading.name,
+            cell(&reading.maps_to),
+            reading.category.family(),
+            reading.danger.as_str(),
+            cell(&reading.why)
+        ));
+    }
+    text
 }
 
 /// Operations per category, for the summary.

@@ -268,7 +268,7 @@ fn what_check_would_refuse_is_left_out_before_writing() {
     assert_eq!(
         reasons,
         [
-            "document: `servers[0].url` cannot be the base URL (the base URL has a query or a fragment); base_url is http://localhost",
+            "document: no server URL can be the base URL (`servers[0]`: the base URL has a query or a fragment); base_url is http://localhost",
             "document: security scheme `bad` (apiKey): this is not an HTTP header name; skipped",
             "GET /things: param `n`: its bounds dropped (`minimum` does not suit the parameter type `integer`)",
         ]

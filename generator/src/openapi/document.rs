@@ -55,9 +55,24 @@ pub struct Info {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Server {
-    /// The server's URL, possibly relative or templated.
+    /// The server's URL, possibly relative or templated (`https://{region}.example.com`).
     #[serde(deserialize_with = "lenient")]
     pub url: Option<String>,
+    /// What each `{name}` of the URL stands for.
+    #[serde(deserialize_with = "entries")]
+    pub variables: Option<BTreeMap<String, ServerVariable>>,
+}
+
+/// A server variable: the values a `{name}` in a server URL may take.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ServerVariable {
+    /// The value to use when none is given; a number reads as its text (`8080`).
+    #[serde(deserialize_with = "scalar_text")]
+    pub default: Option<String>,
+    /// The values allowed, as text, in order.
+    #[serde(rename = "enum", deserialize_with = "scalar_texts")]
+    pub values: Vec<String>,
 }
 
 /// `components`: of its maps, only the security schemes are walked; the others are reached
@@ -392,6 +407,28 @@ fn types<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Types, D::Error> 
         Value::Array(names) => Types::Many(only_strings(names)),
         _ => Types::Absent,
     })
+}
+
+/// Reads a string or a number as text; anything else as absent.
+fn scalar_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    Ok(text_of(Value::deserialize(deserializer)?))
+}
+
+/// Reads a list of strings or numbers as texts, in order; nothing when the value is no list.
+fn scalar_texts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Array(values) => values.into_iter().filter_map(text_of).collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// A string, or a number's text.
+fn text_of(value: Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
 }
 
 /// Reads a list of names: its strings, in order; nothing when the value is no list.

@@ -256,34 +256,103 @@ fn adapter_name(title: &str, warnings: &mut Vec<Warning>) -> String {
     cut.to_owned()
 }
 
-/// The base URL: the first server's, when it is an absolute http(s) URL `check` accepts;
-/// else `http://localhost`, with a warning.
+/// The base URL: of the servers whose URL, its variables resolved, is an absolute http(s)
+/// URL `check` accepts, the first `https` one, else the first; else `http://localhost`. A
+/// choice the document did not make by itself (a variable resolved, `https` taken over an
+/// `http` listed first) is reported, naming the URL chosen.
 fn base_url(document: &Document, warnings: &mut Vec<Warning>) -> String {
     const FALLBACK: &str = "http://localhost";
-    let Some(url) = document
-        .servers
-        .first()
-        .and_then(|server| server.url.as_deref())
-        .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
-        .filter(|url| !url.contains(char::is_whitespace))
+    let mut usable: Vec<(usize, String, Vec<String>)> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
+    for (index, server) in document.servers.iter().enumerate() {
+        match server_url(server) {
+            Ok((url, resolved)) => usable.push((index, url, resolved)),
+            Err(reason) => refused.push(format!("`servers[{index}]`: {reason}")),
+        }
+    }
+    let Some(chosen) = usable
+        .iter()
+        .find(|(_, url, _)| url.starts_with("https://"))
+        .or_else(|| usable.first())
     else {
+        let why = if refused.is_empty() {
+            "the document names no server".to_owned()
+        } else {
+            refused.join("; ")
+        };
         warnings.push(document_warning(format!(
-            "no absolute `servers[0].url`; base_url is {FALLBACK}"
+            "no server URL can be the base URL ({why}); base_url is {FALLBACK}"
         )));
         return FALLBACK.to_owned();
     };
-    let url = url.trim_end_matches('/');
+    let (index, url, resolved) = chosen;
+    let mut choices = resolved.clone();
+    if let Some((_, first, _)) = usable.first().filter(|(first, _, _)| first != index) {
+        choices.insert(0, format!("https preferred over `{first}`"));
+    }
+    if !choices.is_empty() {
+        warnings.push(document_warning(format!(
+            "base_url is `{url}` (`servers[{index}]`): {}",
+            choices.join(", ")
+        )));
+    }
+    url.clone()
+}
+
+/// The URL of `server` with its variables resolved (each to its default, else its first
+/// value; one that stands for the scheme to `https` when that is allowed), and what was
+/// resolved; `Err` says why it cannot be the base URL.
+fn server_url(server: &document::Server) -> Result<(String, Vec<String>), String> {
+    let template = server.url.as_deref().ok_or("no `url`")?;
+    let mut url = String::with_capacity(template.len());
+    let mut resolved = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        url.push_str(&rest[..start]);
+        let (name, after) = rest[start + 1..]
+            .split_once('}')
+            .ok_or_else(|| format!("an unclosed `{{` in `{template}`"))?;
+        let variable = server
+            .variables
+            .as_ref()
+            .and_then(|variables| variables.get(name));
+        let allowed = variable.map_or(&[][..], |variable| variable.values.as_slice());
+        let is_scheme = url.is_empty() && after.starts_with("://");
+        let value = if is_scheme && (allowed.is_empty() || allowed.iter().any(|v| v == "https")) {
+            "https"
+        } else {
+            variable
+                .and_then(|variable| {
+                    variable
+                        .default
+                        .as_deref()
+                        .or(allowed.first().map(String::as_str))
+                })
+                .ok_or_else(|| format!("`{{{name}}}` has no default"))?
+        };
+        let default = variable.and_then(|variable| variable.default.as_deref());
+        resolved.push(match default {
+            Some(default) if default != value => {
+                format!("`{{{name}}}` is `{value}` (over its default `{default}`)")
+            }
+            _ => format!("`{{{name}}}` is `{value}`"),
+        });
+        url.push_str(value);
+        rest = after;
+    }
+    url.push_str(rest);
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(format!("`{url}` is no absolute http(s) URL"));
+    }
+    if url.contains(char::is_whitespace) {
+        return Err(format!("white space in `{url}`"));
+    }
+    let url = url.trim_end_matches('/').to_owned();
     let mut found = Vec::new();
-    rules::check_base_url(url, &mut found);
+    rules::check_base_url(&url, &mut found);
     match found.iter().find(|finding| !finding.code.is_warning()) {
-        None => url.to_owned(),
-        Some(refusal) => {
-            warnings.push(document_warning(format!(
-                "`servers[0].url` cannot be the base URL ({}); base_url is {FALLBACK}",
-                refusal.message
-            )));
-            FALLBACK.to_owned()
-        }
+        None => Ok((url, resolved)),
+        Some(refusal) => Err(refusal.message.clone()),
     }
 }
 

@@ -97,3 +97,30 @@ fn https_is_preferred_and_variables_are_resolved() {
         );
     }
 }
+
+#[test]
+fn a_document_without_paths_is_refused_for_that() {
+    let refusal = |document: Value| {
+        aqlgen_build::import_openapi(&document, &Default::default())
+            .expect_err("refused")
+            .to_string()
+    };
+    let info = json!({"title": "Empty", "version": "1.0.0"});
+    assert_eq!(
+        refusal(json!({"openapi": "3.0.0", "info": info, "servers": [{"url": "/x"}], "paths": {}})),
+        "the document has no paths"
+    );
+    assert_eq!(
+        refusal(json!({"openapi": "3.0.0", "info": info})),
+        "the document has no paths"
+    );
+    assert_eq!(
+        refusal(json!({"openapi": "3.1.0", "info": info, "webhooks": {"paid": {"post": {}}}})),
+        "the document has no paths: it describes only webhooks, which the API sends and an \
+         adapter cannot call"
+    );
+    assert_eq!(
+        refusal(json!({"openapi": "3.0.0", "info": info, "paths": {"/a": {"parameters": []}}})),
+        "the document has no operations: its one path declares no method"
+    );
+}

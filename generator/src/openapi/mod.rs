@@ -110,7 +110,21 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
     let paths = openapi
         .paths
         .as_ref()
-        .ok_or_else(|| Error::Config("the document has no `paths` object".to_owned()))?;
+        .filter(|paths| !paths.is_empty())
+        .ok_or_else(|| {
+            // OpenAPI 3.1 allows a document of webhooks only: the API calls its clients.
+            let webhooks = document
+                .get("webhooks")
+                .and_then(Value::as_object)
+                .is_some_and(|webhooks| !webhooks.is_empty());
+            Error::Config(if webhooks {
+                "the document has no paths: it describes only webhooks, which the API sends \
+                 and an adapter cannot call"
+                    .to_owned()
+            } else {
+                "the document has no paths".to_owned()
+            })
+        })?;
     let refs = Resolver::new(document);
     let info = &openapi.info;
     let title = info.title.as_deref().unwrap_or("api");
@@ -140,6 +154,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
     let mut operations = Operations::default();
     let mut names = naming::Names::default();
     let mut readings = Vec::new();
+    let mut declared = 0;
     for (path, item) in paths {
         let Ok(item) = refs.resolve(item) else {
             warnings.push(document_warning(format!(
@@ -148,6 +163,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             continue;
         };
         for (method, operation) in item.operations() {
+            declared += 1;
             let label = format!("{} {path}", method.to_uppercase());
             let mut warn = |reason: String| {
                 warnings.push(Warning {
@@ -190,6 +206,12 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         }
     }
 
+    if declared == 0 {
+        return Err(Error::Config(match paths.len() {
+            1 => "the document has no operations: its one path declares no method".to_owned(),
+            count => format!("the document has no operations: its {count} paths declare no method"),
+        }));
+    }
     let description = info
         .description
         .as_deref()

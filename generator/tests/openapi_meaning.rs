@@ -124,3 +124,168 @@ fn a_document_without_paths_is_refused_for_that() {
         "the document has no operations: its one path declares no method"
     );
 }
+
+/// An OAuth2-only API in Slack's style: a token param on every operation, which the
+/// adapter's auth carries.
+#[test]
+fn oauth2_is_a_bearer_token_and_its_params_are_auth() {
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Chat", "version": "1.0.0"},
+        "servers": [{"url": "https://chat.example.com/api"}],
+        "components": {"securitySchemes": {"chatAuth": {
+            "type": "oauth2",
+            "flows": {"authorizationCode": {
+                "authorizationUrl": "https://chat.example.com/oauth/authorize",
+                "tokenUrl": "https://chat.example.com/oauth/token",
+                "scopes": {"chat:write": "Post messages", "channels:read": "channels:read", "admin": "Administer"}
+            }}
+        }}},
+        "paths": {
+            "/conversations.list": {"get": {
+                "operationId": "conversations_list",
+                "security": [{"chatAuth": ["channels:read"]}],
+                "parameters": [
+                    {"name": "token", "in": "query", "required": true, "schema": {"type": "string"}},
+                    {"name": "limit", "in": "query", "schema": {"type": "integer"}}
+                ]
+            }},
+            "/chat.delete": {"post": {
+                "operationId": "chat_delete",
+                "security": [{"chatAuth": ["chat:write"]}],
+                "parameters": [{"name": "token", "in": "header", "required": true, "schema": {"type": "string"}}],
+                "requestBody": {"content": {"application/json": {"schema": {"properties": {
+                    "token": {"type": "string"}, "ts": {"type": "string"}, "channel": {"type": "string"}
+                }}}}}
+            }},
+            "/api.test": {"get": {"operationId": "api_test", "security": []}}
+        }
+    });
+    let (text, warnings) = import(&document);
+    assert!(
+        text.contains("auth:\n  type: bearer\n  token_env: CHAT_TOKEN\n"),
+        "{text}"
+    );
+    assert!(!text.contains("token:\n"), "no token param is left: {text}");
+    assert_eq!(warnings.len(), 4, "nothing else is said: {warnings:#?}");
+    for expected in [
+        "document: security scheme `chatAuth` (oauth2) is imported as a bearer token read from \
+         `CHAT_TOKEN`; obtain it through its authorizationCode flow (authorize at \
+         <https://chat.example.com/oauth/authorize>, tokens from \
+         <https://chat.example.com/oauth/token>) with the scopes `chat:write`, `channels:read`",
+        "document: body param `token` dropped from 1 operation: the adapter's auth carries the credential",
+        "document: header param `token` dropped from 1 operation: the adapter's auth carries the credential",
+        "document: query param `token` dropped from 1 operation: the adapter's auth carries the credential",
+    ] {
+        assert!(
+            warnings.iter().any(|w| w == expected),
+            "no {expected:?} in {warnings:#?}"
+        );
+    }
+    for expected in [
+        "## Auth\n\nThe document's OAuth2 scheme `chatAuth` is imported as a bearer token: the server sends `Authorization: Bearer $CHAT_TOKEN`",
+        "The operations ask for 2 scopes:\n\n- `chat:write`: Post messages\n- `channels:read`\n",
+        "| chat_delete | POST /chat.delete | delete | destructive | `delete` in its operationId |",
+    ] {
+        assert!(text.contains(expected), "no {expected:?} in {text}");
+    }
+}
+
+/// A key's own param is auth; a body field of the same name is data. A signing scheme is
+/// not a key, and an operation whose required auth the adapter cannot send is reported.
+#[test]
+fn api_keys_signatures_and_missing_auth() {
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Keys", "version": "1.0.0"},
+        "servers": [{"url": "https://keys.example.com"}],
+        "security": [{"key": []}],
+        "components": {"securitySchemes": {
+            "key": {"type": "apiKey", "in": "query", "name": "key"},
+            "partner": {"type": "apiKey", "in": "header", "name": "X-Partner"}
+        }},
+        "paths": {
+            "/things": {
+                "get": {"operationId": "listThings", "parameters": [
+                    {"name": "key", "in": "query", "schema": {"type": "string"}},
+                    {"name": "q", "in": "query", "schema": {"type": "string"}}
+                ]},
+                "post": {"operationId": "addThing", "requestBody": {"content": {"application/json": {"schema": {"properties": {
+                    "key": {"type": "string"}, "value": {"type": "string"}
+                }}}}}}
+            },
+            "/partner": {"get": {"operationId": "partnerStats", "security": [{"partner": []}]}}
+        }
+    });
+    let (text, warnings) = import(&document);
+    assert!(
+        text.contains("auth:\n  type: api_key\n  key_env: KEYS_API_KEY\n  query_param: key\n"),
+        "the scheme most operations accept: {text}"
+    );
+    let list = text.split("- name: list_things").nth(1).expect("listed");
+    let list = list.split("- name:").next().unwrap_or(list);
+    assert!(!list.contains("key:"), "the query key is auth: {list}");
+    let add = text.split("- name: add_thing").nth(1).expect("added");
+    let add = add.split("- name:").next().unwrap_or(add);
+    assert!(
+        add.contains("key:\n"),
+        "a body field named key is data: {add}"
+    );
+    assert!(
+        warnings.contains(
+            &"GET /partner: the document requires a security scheme other than `key`, which the \
+              adapter sends; the API may refuse the call"
+                .to_owned()
+        ),
+        "{warnings:#?}"
+    );
+
+    let signed = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Signed", "version": "1.0.0", "x-providerName": "amazonaws.com"},
+        "servers": [{"url": "https://signed.us-east-1.amazonaws.com"}],
+        "security": [{"hmac": []}],
+        "components": {"securitySchemes": {"hmac": {
+            "type": "apiKey", "in": "header", "name": "Authorization",
+            "x-amazon-apigateway-authtype": "awsSigv4"
+        }}},
+        "paths": {"/things": {"get": {"operationId": "ListThings"}, "delete": {"operationId": "DeleteThings"}}}
+    });
+    let (text, warnings) = import(&signed);
+    assert!(text.contains("auth:\n  type: none\n"), "{text}");
+    for expected in [
+        "document: security scheme `hmac` (apiKey): AWS Signature Version 4 is not supported \
+         (every request must be signed; a static key cannot stand for it); skipped",
+        "document: 2 operations require auth, but none of the document's security schemes \
+         could be imported: the adapter calls them without credentials (declare `auth` by \
+         hand, or import with --bearer-env)",
+    ] {
+        assert!(
+            warnings.iter().any(|w| w == expected),
+            "no {expected:?} in {warnings:#?}"
+        );
+    }
+}
+
+/// Of schemes every operation accepts, the simplest credential wins: Stripe's bearer over
+/// its basic auth.
+#[test]
+fn the_simplest_of_equal_schemes_is_chosen() {
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Payments", "version": "1.0.0"},
+        "servers": [{"url": "https://pay.example.com"}],
+        "security": [{"basicAuth": []}, {"bearerAuth": []}],
+        "components": {"securitySchemes": {
+            "basicAuth": {"type": "http", "scheme": "basic"},
+            "bearerAuth": {"type": "http", "scheme": "bearer"}
+        }},
+        "paths": {"/v1/charges": {"get": {"operationId": "GetCharges"}}}
+    });
+    let (text, warnings) = import(&document);
+    assert!(
+        text.contains("auth:\n  type: bearer\n  token_env: PAYMENTS_TOKEN\n"),
+        "{text}"
+    );
+    assert!(warnings.is_empty(), "{warnings:#?}");
+}

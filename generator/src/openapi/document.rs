@@ -34,7 +34,15 @@ pub struct Document {
     /// `components`.
     #[serde(deserialize_with = "lenient")]
     pub components: Components,
+    /// `security`: the requirements of every operation that declares none of its own;
+    /// `None` when the document has no `security` list.
+    #[serde(deserialize_with = "requirements")]
+    pub security: Option<Vec<Requirement>>,
 }
+
+/// A security requirement: the schemes it needs together, by name, with the scopes it asks
+/// of each. An empty one makes auth optional.
+pub type Requirement = BTreeMap<String, Vec<String>>;
 
 /// `info`.
 #[derive(Debug, Default, Deserialize)]
@@ -101,6 +109,35 @@ pub struct SecurityScheme {
     /// The header, query or cookie name of an API key.
     #[serde(deserialize_with = "lenient")]
     pub name: Option<String>,
+    /// What it is.
+    #[serde(deserialize_with = "lenient")]
+    pub description: Option<String>,
+    /// The flows of an `oauth2` scheme, by kind (`authorizationCode`, `clientCredentials`,
+    /// `implicit`, `password`).
+    #[serde(deserialize_with = "entries")]
+    pub flows: Option<BTreeMap<String, OAuthFlow>>,
+    /// Where an `openIdConnect` scheme's provider describes itself.
+    #[serde(rename = "openIdConnectUrl", deserialize_with = "lenient")]
+    pub open_id_connect_url: Option<String>,
+    /// Amazon API Gateway's kind of authorizer (`awsSigv4`, `awsSigv2`, `awsS3`, `custom`):
+    /// an `apiKey` scheme of an `aws*` kind stands for a per-request signature.
+    #[serde(rename = "x-amazon-apigateway-authtype", deserialize_with = "lenient")]
+    pub amazon_authtype: Option<String>,
+}
+
+/// One OAuth2 flow: where its tokens come from, and the scopes it offers.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct OAuthFlow {
+    /// Where the user authorizes (`implicit`, `authorizationCode`).
+    #[serde(deserialize_with = "lenient")]
+    pub authorization_url: Option<String>,
+    /// Where a token is obtained (`password`, `clientCredentials`, `authorizationCode`).
+    #[serde(deserialize_with = "lenient")]
+    pub token_url: Option<String>,
+    /// The scopes, by name, with what each allows.
+    #[serde(deserialize_with = "entries")]
+    pub scopes: Option<BTreeMap<String, String>>,
 }
 
 /// A path item: the operations on one path, and the parameters they share.
@@ -177,6 +214,9 @@ pub struct Operation {
     /// Its responses, by status code (`200`, `2XX`, `default`).
     #[serde(deserialize_with = "entries")]
     pub responses: Option<BTreeMap<String, RefOr<Response>>>,
+    /// Its own security requirements, over the document's; `Some(empty)` needs no auth.
+    #[serde(deserialize_with = "requirements")]
+    pub security: Option<Vec<Requirement>>,
 }
 
 /// A parameter.
@@ -406,6 +446,36 @@ fn types<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Types, D::Error> 
         Value::String(name) => Types::One(name),
         Value::Array(names) => Types::Many(only_strings(names)),
         _ => Types::Absent,
+    })
+}
+
+/// Reads a list of security requirements: `None` when the value is no list; an entry that
+/// is no object is left out (it requires nothing anyone could meet), a scheme's scopes are
+/// its strings.
+fn requirements<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<Requirement>>, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Array(list) => Some(
+            list.into_iter()
+                .filter_map(|requirement| match requirement {
+                    Value::Object(schemes) => Some(
+                        schemes
+                            .into_iter()
+                            .map(|(name, scopes)| {
+                                let scopes = match scopes {
+                                    Value::Array(scopes) => only_strings(scopes),
+                                    _ => Vec::new(),
+                                };
+                                (name, scopes)
+                            })
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => None,
     })
 }
 

@@ -144,12 +144,22 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             "1.0.0"
         });
     let base_url = base_url(&openapi, &mut warnings);
+    // APIs.guru marks Amazon's descriptions; their servers say so too.
+    let aws = document
+        .pointer("/info/x-providerName")
+        .and_then(Value::as_str)
+        == Some("amazonaws.com")
+        || base_url.contains(".amazonaws.com");
     let auth = match &options.bearer_env {
-        Some(variable) => auth::bearer(variable),
-        None => auth::auth(&refs, &openapi.components, &name, &mut |reason| {
+        Some(variable) => auth::Outcome::chosen(auth::bearer(variable)),
+        None => auth::auth(&refs, &openapi, &name, aws, &mut |reason| {
             warnings.push(document_warning(reason))
         }),
     };
+    // Params that carry the credential, by place and name, with how many operations lost
+    // them; and the operations whose required auth the adapter does not send.
+    let mut carried: BTreeMap<(&str, String), usize> = BTreeMap::new();
+    let mut unauthenticated = 0;
 
     let mut operations = Operations::default();
     let mut names = naming::Names::default();
@@ -165,6 +175,8 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         for (method, operation) in item.operations() {
             declared += 1;
             let label = format!("{} {path}", method.to_uppercase());
+            let credentials = auth.credential_params(&refs, item, operation);
+            let first_warning = warnings.len();
             let mut warn = |reason: String| {
                 warnings.push(Warning {
                     operation: label.clone(),
@@ -188,6 +200,31 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             };
             match operation::import(&refs, &endpoint, &mut names, &mut warn) {
                 Ok(mut imported) => {
+                    // The adapter's auth sends the credential: it is no param of the model's.
+                    // Query and body first: a header of the same name cannot be a param yet.
+                    let mut in_order: Vec<&(&str, String)> = credentials.iter().collect();
+                    in_order.sort_by_key(|(place, _)| {
+                        ["query", "body", "header", "cookie"]
+                            .iter()
+                            .position(|known| known == place)
+                    });
+                    for (place, wire) in in_order {
+                        let placeholder = format!("{{{wire}}}");
+                        if !imported.maps_to.contains(&placeholder)
+                            && imported.params.shift_remove(wire).is_some()
+                        {
+                            *carried.entry((place, wire.clone())).or_default() += 1;
+                        }
+                    }
+                    if auth.missing_for(operation) {
+                        unauthenticated += 1;
+                        if let Some(scheme) = auth.scheme() {
+                            warn(format!(
+                                "the document requires a security scheme other than `{scheme}`, \
+                                 which the adapter sends; the API may refuse the call"
+                            ));
+                        }
+                    }
                     // The meaning decides the level, over the default `operation` gives a
                     // DELETE; from destructive up, every call is confirmed (danger-levels
                     // §7.1).
@@ -203,9 +240,48 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                 }
                 Err(reason) => warn(format!("{reason}; operation dropped")),
             }
+            // A credential header the operation declares is dropped as no param can carry a
+            // header; the auth carries it, so that is no loss worth a warning of its own.
+            let mut index = first_warning;
+            while index < warnings.len() {
+                let header = credentials.iter().find(|(place, wire)| {
+                    *place == "header"
+                        && ["", "required "].iter().any(|need| {
+                            warnings[index].reason
+                                == format!(
+                                    "{need}header param `{wire}` cannot be expressed; dropped"
+                                )
+                        })
+                });
+                match header {
+                    Some((place, wire)) => {
+                        *carried.entry((place, wire.clone())).or_default() += 1;
+                        warnings.remove(index);
+                    }
+                    None => index += 1,
+                }
+            }
         }
     }
 
+    for ((place, wire), count) in carried {
+        warnings.push(document_warning(format!(
+            "{place} param `{wire}` dropped from {}: the adapter's auth carries the credential",
+            operations_text(count)
+        )));
+    }
+    if unauthenticated > 0 && auth.scheme().is_none() {
+        warnings.push(document_warning(format!(
+            "{} auth, but none of the document's security schemes could be imported: the \
+             adapter calls {} without credentials (declare `auth` by hand, or import with \
+             --bearer-env)",
+            match unauthenticated {
+                1 => "1 operation requires".to_owned(),
+                count => format!("{count} operations require"),
+            },
+            if unauthenticated == 1 { "it" } else { "them" }
+        )));
+    }
     if declared == 0 {
         return Err(Error::Config(match paths.len() {
             1 => "the document has no operations: its one path declares no method".to_owned(),
@@ -229,7 +305,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             protocol: Protocol::Rest,
             serialization: Serialization::Json,
         },
-        auth: Some(auth),
+        auth: Some(auth.config.clone()),
         // Generated and schema-valid, never run against the API: trust-levels §2.2.2.
         trust: Some(Trust {
             level: Some(TrustLevel::Generated),
@@ -245,7 +321,14 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         modified: None,
     };
     settle::settle(&mut schema, &mut warnings)?;
-    let text = text::adapter(&schema, title, version, &readings, &warnings)?;
+    let text = text::adapter(
+        &schema,
+        title,
+        version,
+        auth.notes.as_deref(),
+        &readings,
+        &warnings,
+    )?;
     // What `settle` accepted, `check` accepts: a refusal here is a bug of the importer.
     if let Err(error) = crate::check_text("imported-adapter.md", &text) {
         return Err(Error::Config(format!(
@@ -375,6 +458,14 @@ fn server_url(server: &document::Server) -> Result<(String, Vec<String>), String
     match found.iter().find(|finding| !finding.code.is_warning()) {
         None => Ok((url, resolved)),
         Some(refusal) => Err(refusal.message.clone()),
+    }
+}
+
+/// `1 operation`, `2 operations`.
+fn operations_text(count: usize) -> String {
+    match count {
+        1 => "1 operation".to_owned(),
+        count => format!("{count} operations"),
     }
 }
 

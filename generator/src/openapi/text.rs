@@ -11,8 +11,9 @@ use crate::Error;
 use crate::schema::{AdapterSchema, Operation, Operations};
 
 /// The adapter file for `schema`, imported from the OpenAPI `version` description of the API
-/// called `title`, with the operations whose words decided their category or danger level
-/// and what the import left out.
+/// called `title`, with what the import left out, how to obtain the credential
+/// (`auth_notes`, Markdown) and the operations whose words decided their category or danger
+/// level.
 ///
 /// # Errors
 ///
@@ -21,6 +22,7 @@ pub fn adapter(
     schema: &AdapterSchema,
     title: &str,
     version: &str,
+    auth_notes: Option<&str>,
     readings: &[Reading],
     warnings: &[Warning],
 ) -> Result<String, Error> {
@@ -28,8 +30,9 @@ pub fn adapter(
         .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;
     let yaml = quote_yaml_1_1(&yaml);
     Ok(format!(
-        "---\n{yaml}---\n\n{}{}",
+        "---\n{yaml}---\n\n{}{}{}",
         summary(title, version, &counts(&schema.operations), warnings),
+        auth_notes.unwrap_or_default(),
         decided_by_words(&schema.operations, readings)
     ))
 }

@@ -231,7 +231,7 @@ pub const WORDS: &[Verb] = &[
 
 /// Words in front of a verb that do not change which verb it is (`Bulk delete`,
 /// `Force cancel`): the name patterns see them, the category does not.
-const MODIFIERS: &[&str] = &["bulk", "batch", "force", "hard", "permanently"];
+const MODIFIERS: &[&str] = &["bulk", "batch", "force", "hard", "permanent", "permanently"];
 
 /// Nouns a POST's path can end in that name an action rather than a collection:
 /// `POST .../forks` forks, `.../dispatches` triggers a workflow.
@@ -388,14 +388,17 @@ fn prose_verb(text: &str) -> Option<Verb> {
         .split_whitespace()
         .map(|token| token.trim_matches(|c: char| !c.is_ascii_alphanumeric()))
         .filter(|token| !token.is_empty())
-        .map(|token| token.to_ascii_lowercase().replace('-', ""))
-        .skip_while(|token| MODIFIERS.contains(&token.as_str()));
-    let first = tokens.next()?;
+        .skip_while(|token| {
+            MODIFIERS
+                .iter()
+                .any(|word| word.eq_ignore_ascii_case(token))
+        });
+    let first = tokens.next()?.to_ascii_lowercase().replace('-', "");
     // Microsoft Graph: "Invoke action archive", "Invoke function getByIds".
     if matches!(first.as_str(), "invoke" | "call") {
         let invoke = lookup("invoke");
-        return match (tokens.next().as_deref(), tokens.next()) {
-            (Some("action" | "function"), Some(name)) => leading_verb(&name)
+        return match (tokens.next(), tokens.next()) {
+            (Some("action" | "function"), Some(name)) => leading_verb(name)
                 .filter(|verb| verb.kind != Kind::Plain)
                 .or(invoke),
             _ => invoke,
@@ -516,6 +519,8 @@ mod tests {
         get /deletePad | deletePadUsingGET | Delete a pad | | delete destructive
         post /messages/microsoft.graph.archive | messages.archive | Invoke action archive | | execute destructive
         post /applications/{id}/microsoft.graph.addKey | applications.application.addKey | Invoke action addKey | | execute
+        post /me/messages/{id}/microsoft.graph.permanentDelete | me.messages.permanentDelete | Invoke action permanentDelete | | delete destructive
+        post /admin/messages/microsoft.graph.markRead | admin.messages.markRead | Invoke action markRead | | update
         get /items/{id}/delete | | | | delete destructive
         post /repos/{o}/{r}/check-runs | checks/create | Create a check run | | create
         post /v1/test_helpers/test_clocks | PostTestHelpersTestClocks | | <p>Creates a new test clock.</p> | create

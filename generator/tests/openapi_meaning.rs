@@ -185,7 +185,7 @@ fn oauth2_is_a_bearer_token_and_its_params_are_auth() {
     for expected in [
         "## Auth\n\nThe document's OAuth2 scheme `chatAuth` is imported as a bearer token: the server sends `Authorization: Bearer $CHAT_TOKEN`",
         "The operations ask for 2 scopes:\n\n- `chat:write`: Post messages\n- `channels:read`\n",
-        "| chat_delete | POST /chat.delete | delete | destructive | `delete` in its operationId |",
+        "| chat_delete | POST /chat.delete | delete | destructive | `delete` in its path |",
     ] {
         assert!(text.contains(expected), "no {expected:?} in {text}");
     }

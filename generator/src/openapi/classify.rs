@@ -5,7 +5,7 @@
 //! `POST /chat.delete`, Stripe updates a customer with `POST /v1/customers/{customer}`, and
 //! GitHub merges a pull request with a `PUT`. So the importer reads the operation's verb:
 //! the first word of its `summary`, else of its `operationId` (the first component that
-//! starts with a known word, then the last: `repos/delete-invitation`, `chat_delete`,
+//! starts with a known word, then the last: `repos/delete-invitation`,
 //! `VirtualMachines_Delete`), else of its last path segment when the path ends in one
 //! (`/chat.delete`, `/merge-upstream`), else of its `description`. The first of these that
 //! starts with a word of [`WORDS`] decides; words such as `bulk` or `force` in front are
@@ -412,11 +412,14 @@ fn prose_verb(text: &str) -> Option<Verb> {
     })
 }
 
-/// The verb an operationId starts with: of its components (split at `/`, `.`, `:` and `_`),
-/// the first's first word, else the last's (`repos/delete-invitation`, `chat_delete`).
+/// The verb an operationId starts with: of its components, the first's first word, else the
+/// last's (`repos/delete-invitation`, `VirtualMachines_Delete`). Components are split at
+/// `/`, `.` and `:`, and at `_` between CamelCase parts; an all-lowercase `snake_case` id
+/// is one component, whose last word is most often a noun (`mail_a_check_transfer`).
 fn id_verb(id: &str) -> Option<Verb> {
+    let camel = id.contains(|c: char| c.is_ascii_uppercase());
     let components: Vec<&str> = id
-        .split(['/', '.', ':', '_', ' '])
+        .split(|c: char| matches!(c, '/' | '.' | ':' | ' ') || (camel && c == '_'))
         .filter(|component| !component.is_empty())
         .collect();
     [components.first(), components.last()]
@@ -500,6 +503,7 @@ mod tests {
         delete /a/{b} | things/delete | Delete a thing | | delete destructive
         delete /caches | purge_caches | | | delete dangerous
         post /chat.delete | chat_delete | | Deletes a message. | delete destructive
+        post /simulations/check_transfers/{id}/mail | mail_a_sandbox_check_transfer | | Simulates the mailing | create
         post /admin.users.remove | admin_users_remove | | | delete destructive
         post /users.deletePhoto | users_deletePhoto | | | delete destructive
         post /chat.update | chat_update | | | update

@@ -289,3 +289,32 @@ fn the_simplest_of_equal_schemes_is_chosen() {
     );
     assert!(warnings.is_empty(), "{warnings:#?}");
 }
+
+/// With `--bearer-env` the document says nothing of its `token` params: they stay data.
+#[test]
+fn a_chosen_bearer_leaves_token_params_alone() {
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Apps", "version": "1.0.0"},
+        "servers": [{"url": "https://apps.example.com"}],
+        "paths": {"/applications/{client_id}/token": {"post": {
+            "operationId": "apps/check-token",
+            "summary": "Check a token",
+            "parameters": [{"name": "client_id", "in": "path", "required": true, "schema": {"type": "string"}}],
+            "requestBody": {"content": {"application/json": {"schema": {"properties": {
+                "access_token": {"type": "string"}
+            }}}}}
+        }}}
+    });
+    let options = aqlgen_build::ImportOptions {
+        name: None,
+        bearer_env: Some("APPS_TOKEN".to_owned()),
+    };
+    let imported = aqlgen_build::import_openapi(&document, &options).expect("it imports");
+    assert!(
+        imported.text.contains("access_token:\n"),
+        "{}",
+        imported.text
+    );
+    assert!(imported.warnings.is_empty(), "{:#?}", imported.warnings);
+}

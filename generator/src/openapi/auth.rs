@@ -35,18 +35,21 @@ pub struct Outcome {
     /// Where the document's API keys go, as `(place, name)`: a param of that place and name
     /// carries a credential.
     keys: Vec<(String, String)>,
-    /// Whether the adapter sends a token, so that params named `token` or `access_token`
-    /// carry the credential.
+    /// Whether the adapter sends a token the document's own scheme describes (http bearer,
+    /// OAuth2, OpenID Connect), so that params named `token` or `access_token` carry it.
     token: bool,
     /// Markdown for the adapter's body: how to obtain the credential.
     pub notes: Option<String>,
 }
 
 impl Outcome {
-    /// Auth the caller chose, in place of the document's.
+    /// Auth the caller chose, in place of the document's. Only a param the document declares
+    /// as an API key, or an `Authorization` header, is taken for its credential: the
+    /// document does not say that its `token` params are the caller's (GitHub's
+    /// `apps/check-token` takes the token it checks as `access_token`).
     pub fn chosen(config: AuthConfig) -> Self {
         Self {
-            token: config.kind == AuthKind::Bearer,
+            token: false,
             config,
             scheme: None,
             chosen: true,
@@ -65,8 +68,9 @@ impl Outcome {
     /// Whether a param of `place` (`query`, `header`, `cookie`, `body`) named `name` carries
     /// the credential the adapter's auth sends, and so must not be an ordinary param: the
     /// name of one of the document's API keys in its place, an `Authorization` header, or,
-    /// when the adapter sends a token, a `token` or `access_token`. Nothing does when the
-    /// adapter has no auth.
+    /// when the adapter sends the token of the document's own bearer, OAuth2 or OpenID
+    /// Connect scheme, a `token` or `access_token`. Nothing does when the adapter has no
+    /// auth.
     pub fn carries(&self, place: &str, name: &str) -> bool {
         if self.config.kind == AuthKind::None {
             return false;

@@ -155,7 +155,26 @@ fn oauth2_is_a_bearer_token_and_its_params_are_auth() {
                 "security": [{"chatAuth": ["chat:write"]}],
                 "parameters": [{"name": "token", "in": "header", "required": true, "schema": {"type": "string"}}],
                 "requestBody": {"content": {"application/json": {"schema": {"properties": {
-                    "token": {"type": "string"}, "ts": {"type": "string"}, "channel": {"type": "string"}
+                    "ts": {"type": "string"}, "channel": {"type": "string"}
+                }}}}}
+            }},
+            "/reports/{id}": {"get": {
+                "operationId": "reports_get",
+                "security": [{"chatAuth": []}],
+                "parameters": [
+                    {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "access_token", "in": "query", "description": "OAuth access token.", "schema": {"type": "string"}}
+                ]
+            }},
+            "/reports/{id}/download": {"get": {
+                "operationId": "reports_download",
+                "security": [{"chatAuth": []}],
+                "parameters": [
+                    {"name": "id", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "access_token", "in": "query", "description": "OAuth access token.", "schema": {"type": "string"}}
+                ],
+                "requestBody": {"content": {"application/json": {"schema": {"properties": {
+                    "token": {"type": "string", "description": "Delivered with each notification."}
                 }}}}}
             }},
             "/api.test": {"get": {"operationId": "api_test", "security": []}}
@@ -166,14 +185,22 @@ fn oauth2_is_a_bearer_token_and_its_params_are_auth() {
         text.contains("auth:\n  type: bearer\n  token_env: CHAT_TOKEN\n"),
         "{text}"
     );
-    assert!(!text.contains("token:\n"), "no token param is left: {text}");
+    assert!(
+        !text.contains("\n      token:\n        type: string\n        required"),
+        "no credential param is left: {text}"
+    );
+    assert!(!text.contains("access_token:"), "{text}");
+    assert!(
+        text.contains("      token:\n        type: string\n        description: Delivered"),
+        "a JSON field named token is data: {text}"
+    );
     assert_eq!(warnings.len(), 4, "nothing else is said: {warnings:#?}");
     for expected in [
         "document: security scheme `chatAuth` (oauth2) is imported as a bearer token read from \
          `CHAT_TOKEN`; obtain it through its authorizationCode flow (authorize at \
          <https://chat.example.com/oauth/authorize>, tokens from \
          <https://chat.example.com/oauth/token>) with the scopes `chat:write`, `channels:read`",
-        "document: body param `token` dropped from 1 operation: the adapter's auth carries the credential",
+        "document: query param `access_token` dropped from 2 operations: the adapter's auth carries the credential",
         "document: header param `token` dropped from 1 operation: the adapter's auth carries the credential",
         "document: query param `token` dropped from 1 operation: the adapter's auth carries the credential",
     ] {
@@ -233,8 +260,8 @@ fn api_keys_signatures_and_missing_auth() {
     );
     assert!(
         warnings.contains(
-            &"GET /partner: the document requires a security scheme other than `key`, which the \
-              adapter sends; the API may refuse the call"
+            &"document: 1 operation requires a security scheme other than `key` alone, which \
+              is all the adapter sends: the API may refuse it (GET /partner)"
                 .to_owned()
         ),
         "{warnings:#?}"

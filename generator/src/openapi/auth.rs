@@ -32,29 +32,35 @@ pub struct Outcome {
     chosen: bool,
     /// The document's requirements, for operations that declare none.
     global: Option<Vec<Requirement>>,
-    /// Where the document's API keys go, as `(place, name)`: a param of that place and name
-    /// carries a credential.
-    keys: Vec<(String, String)>,
-    /// Whether the adapter sends a token the document's own scheme describes (http bearer,
-    /// OAuth2, OpenID Connect), so that params named `token` or `access_token` carry it.
+    /// Where the adapter's API key goes, as `(place, name)`.
+    key: Option<(String, String)>,
+    /// Whether the adapter sends the token of the document's own scheme (http bearer,
+    /// OAuth2, OpenID Connect), which params named `token` or `access_token` may carry.
     token: bool,
+    /// Whether the document declares a `token` or `access_token` param on at least half of
+    /// its operations: then it threads the credential through every call (Slack).
+    token_everywhere: bool,
     /// Markdown for the adapter's body: how to obtain the credential.
     pub notes: Option<String>,
 }
 
+/// Names a param carrying an access token goes by.
+const TOKEN_NAMES: [&str; 2] = ["token", "access_token"];
+
 impl Outcome {
-    /// Auth the caller chose, in place of the document's. Only a param the document declares
-    /// as an API key, or an `Authorization` header, is taken for its credential: the
-    /// document does not say that its `token` params are the caller's (GitHub's
-    /// `apps/check-token` takes the token it checks as `access_token`).
+    /// Auth the caller chose, in place of the document's: only an `Authorization` header is
+    /// taken for its credential, since the document does not say that its `token` params
+    /// are the caller's (GitHub's `apps/check-token` takes the token it checks as
+    /// `access_token`).
     pub fn chosen(config: AuthConfig) -> Self {
         Self {
-            token: false,
             config,
             scheme: None,
             chosen: true,
             global: None,
-            keys: Vec::new(),
+            key: None,
+            token: false,
+            token_everywhere: false,
             notes: None,
         }
     }
@@ -65,29 +71,34 @@ impl Outcome {
         self.scheme.as_deref()
     }
 
-    /// Whether a param of `place` (`query`, `header`, `cookie`, `body`) named `name` carries
-    /// the credential the adapter's auth sends, and so must not be an ordinary param: the
-    /// name of one of the document's API keys in its place, an `Authorization` header, or,
-    /// when the adapter sends the token of the document's own bearer, OAuth2 or OpenID
-    /// Connect scheme, a `token` or `access_token`. Nothing does when the adapter has no
-    /// auth.
-    pub fn carries(&self, place: &str, name: &str) -> bool {
+    /// Whether a param of `place` (`query`, `header`, `cookie`, or `body` for a field of a
+    /// form body) named `name`, described by `description`, carries the credential the
+    /// adapter's auth sends, and so must not be an ordinary param: the API key of the
+    /// scheme imported, in its place; an `Authorization` header; and, when the adapter sends
+    /// the token of the document's own bearer, OAuth2 or OpenID Connect scheme, a `token` or
+    /// `access_token` that the document declares on most operations or describes as auth
+    /// ("Authentication token", "OAuth access token"). A token param that is data (a report
+    /// token, a login token to verify) stays. Nothing does when the adapter has no auth.
+    pub fn carries(&self, place: &str, name: &str, description: Option<&str>) -> bool {
         if self.config.kind == AuthKind::None {
             return false;
         }
         let header = place == "header";
-        self.keys.iter().any(|(key_place, key_name)| {
+        let is_key = self.key.as_ref().is_some_and(|(key_place, key_name)| {
             key_place == place
                 && if header {
                     key_name.eq_ignore_ascii_case(name)
                 } else {
                     key_name == name
                 }
-        }) || (header && name.eq_ignore_ascii_case("authorization"))
-            || (self.token
-                && ["token", "access_token"]
-                    .iter()
-                    .any(|token| token.eq_ignore_ascii_case(name)))
+        });
+        let is_token = self.token
+            && TOKEN_NAMES
+                .iter()
+                .any(|token| token.eq_ignore_ascii_case(name))
+            && (self.token_everywhere
+                || description.is_some_and(|text| text.to_ascii_lowercase().contains("auth")));
+        is_key || (header && name.eq_ignore_ascii_case("authorization")) || is_token
     }
 
     /// Whether `operation` needs auth the adapter does not send: the document requires
@@ -112,61 +123,115 @@ impl Outcome {
     }
 
     /// The params of `operation` on `item` that carry the credential ([`Outcome::carries`]),
-    /// as `(place, name)`: its declared query, header and cookie params, and the top-level
-    /// properties of its request body in any media type.
+    /// as `(place, name)`: of its declared query, header and cookie params, and of the
+    /// top-level fields of a form body (`application/x-www-form-urlencoded`,
+    /// `multipart/form-data`, where RPC-style APIs put their token).
     pub fn credential_params(
         &self,
         refs: &Resolver<'_>,
         item: &PathItem,
         operation: &Operation,
     ) -> Vec<(&'static str, String)> {
-        let mut found = Vec::new();
+        let mut found: Vec<(&'static str, String)> = Vec::new();
         if self.config.kind == AuthKind::None {
             return found;
         }
-        for parameter in item.parameters.iter().chain(&operation.parameters) {
-            let Ok(parameter) = refs.resolve(parameter) else {
-                continue;
-            };
-            let name = parameter.name.as_deref().unwrap_or_default();
-            let place = match parameter.location.as_deref() {
-                Some("query") => "query",
-                Some("header") => "header",
-                Some("cookie") => "cookie",
-                _ => continue,
-            };
-            if self.carries(place, name) {
+        for (place, name, description) in declared_params(refs, item, operation) {
+            if self.carries(place, name, description)
+                && !found.iter().any(|seen| *seen == (place, name.to_owned()))
+            {
                 found.push((place, name.to_owned()));
-            }
-        }
-        let body = operation
-            .request_body
-            .as_ref()
-            .and_then(|body| refs.resolve(body).ok());
-        for form in body
-            .and_then(|body| body.content.as_ref())
-            .into_iter()
-            .flat_map(BTreeMap::values)
-        {
-            let Some(schema) = form
-                .schema
-                .as_ref()
-                .and_then(|schema| refs.resolve(schema).ok())
-            else {
-                continue;
-            };
-            for name in schema.properties.iter().flat_map(BTreeMap::keys) {
-                if self.carries("body", name)
-                    && !found
-                        .iter()
-                        .any(|(place, seen)| *place == "body" && seen == name)
-                {
-                    found.push(("body", name.clone()));
-                }
             }
         }
         found
     }
+}
+
+/// The params `operation` on `item` declares in the query, a header, a cookie or a form
+/// body, as `(place, name, description)`.
+fn declared_params<'r>(
+    refs: &'r Resolver<'_>,
+    item: &'r PathItem,
+    operation: &'r Operation,
+) -> Vec<(&'static str, &'r str, Option<&'r str>)> {
+    let mut declared = Vec::new();
+    for parameter in item.parameters.iter().chain(&operation.parameters) {
+        let Ok(parameter) = refs.resolve(parameter) else {
+            continue;
+        };
+        let place = match parameter.location.as_deref() {
+            Some("query") => "query",
+            Some("header") => "header",
+            Some("cookie") => "cookie",
+            _ => continue,
+        };
+        let description = parameter.description.as_deref().or_else(|| {
+            parameter
+                .schema
+                .as_ref()
+                .and_then(|schema| refs.resolve(schema).ok())
+                .and_then(|schema| schema.description.as_deref())
+        });
+        declared.push((
+            place,
+            parameter.name.as_deref().unwrap_or_default(),
+            description,
+        ));
+    }
+    let body = operation
+        .request_body
+        .as_ref()
+        .and_then(|body| refs.resolve(body).ok());
+    let forms = body
+        .and_then(|body| body.content.as_ref())
+        .into_iter()
+        .flatten()
+        .filter(|(media, _)| {
+            media.starts_with("application/x-www-form-urlencoded")
+                || media.starts_with("multipart/form-data")
+        });
+    for (_, form) in forms {
+        let Some(schema) = form
+            .schema
+            .as_ref()
+            .and_then(|schema| refs.resolve(schema).ok())
+        else {
+            continue;
+        };
+        for (name, property) in schema.properties.iter().flatten() {
+            let description = refs
+                .resolve(property)
+                .ok()
+                .and_then(|property| property.description.as_deref());
+            declared.push(("body", name.as_str(), description));
+        }
+    }
+    declared
+}
+
+/// Whether the document declares a `token` or `access_token` param (in any place) on at
+/// least half of its operations.
+fn token_everywhere(refs: &Resolver<'_>, document: &Document) -> bool {
+    let (mut operations, mut with_token) = (0, 0);
+    for item in document.paths.iter().flat_map(BTreeMap::values) {
+        let Ok(item) = refs.resolve(item) else {
+            continue;
+        };
+        for (_, operation) in item.operations() {
+            operations += 1;
+            if declared_params(refs, item, operation)
+                .iter()
+                .any(|(_, name, _)| {
+                    TOKEN_NAMES
+                        .iter()
+                        .any(|token| token.eq_ignore_ascii_case(name))
+                })
+            {
+                with_token += 1;
+            }
+        }
+    }
+    operations > 0 && with_token * 2 >= operations
 }
 
 /// A scheme the adapter could send.
@@ -197,16 +262,12 @@ pub fn auth(
     // What a scheme whose `$ref` leads nowhere is taken for: one of no kind.
     let unknown = SecurityScheme::default();
     let text = |field: &Option<String>| field.as_deref().unwrap_or_default().to_owned();
-    let mut keys = Vec::new();
     let mut candidates = Vec::new();
     for (scheme_name, scheme) in security_schemes.iter().flatten() {
         let scheme = refs.resolve(scheme).unwrap_or(&unknown);
         let kind = text(&scheme.kind);
         let key_name = text(&scheme.name);
         let place = text(&scheme.location);
-        if kind == "apiKey" && !key_name.is_empty() {
-            keys.push((place.clone(), key_name.clone()));
-        }
         let signature = scheme
             .amazon_authtype
             .as_deref()
@@ -296,8 +357,9 @@ pub fn auth(
         scheme: None,
         chosen: false,
         global: document.security.clone(),
-        keys,
+        key: None,
         token: false,
+        token_everywhere: false,
         notes: None,
     };
     if let Some(candidate) = chosen {
@@ -307,9 +369,15 @@ pub fn auth(
             .flat_map(|(_, scopes)| scopes.iter().map(String::as_str))
             .collect();
         outcome.notes = obtaining(&candidate, &asked, warn);
-        outcome.config = candidate.config;
+        outcome.key = match (&candidate.config.header_name, &candidate.config.query_param) {
+            (Some(header), _) => Some(("header".to_owned(), header.clone())),
+            (None, Some(query)) => Some(("query".to_owned(), query.clone())),
+            (None, None) => None,
+        };
         outcome.token = candidate.token;
+        outcome.token_everywhere = candidate.token && token_everywhere(refs, document);
         outcome.scheme = Some(candidate.name.to_owned());
+        outcome.config = candidate.config;
     }
     outcome
 }
@@ -467,5 +535,66 @@ pub fn bearer(variable: &str) -> AuthConfig {
     AuthConfig {
         token_env: Some(variable.to_owned()),
         ..AuthConfig::of(AuthKind::Bearer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::json;
+
+    use super::{Document, Resolver, auth};
+
+    /// The credential params of every operation of `document`, as `METHOD name: place name`.
+    fn credentials(document: &serde_json::Value) -> Vec<String> {
+        let refs = Resolver::new(document);
+        let openapi = Document::deserialize(document).expect("a document");
+        let outcome = auth(&refs, &openapi, "api", false, &mut |_| {});
+        let mut found = Vec::new();
+        for item in openapi.paths.iter().flat_map(|paths| paths.values()) {
+            let item = refs.resolve(item).expect("inline");
+            for (method, operation) in item.operations() {
+                let id = operation.operation_id.as_deref().unwrap_or_default();
+                for (place, name) in outcome.credential_params(&refs, item, operation) {
+                    found.push(format!("{method} {id}: {place} {name}"));
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn token_params_are_the_credential_only_when_the_document_says_so() {
+        let token = |place: &str, description: &str| json!({"name": "token", "in": place, "description": description, "schema": {"type": "string"}});
+        let document = json!({
+            "openapi": "3.0.0",
+            "components": {"securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}}},
+            "paths": {
+                "/a": {"get": {"operationId": "auth", "parameters": [token("query", "Authentication token.")]}},
+                "/b": {"get": {"operationId": "report", "parameters": [token("query", "Received from the report endpoint.")]}},
+                "/c": {"post": {"operationId": "form", "requestBody": {"content": {
+                    "application/x-www-form-urlencoded": {"schema": {"properties": {
+                        "token": {"type": "string", "description": "OAuth token"}, "text": {"type": "string"}
+                    }}}
+                }}}},
+                "/d": {"post": {"operationId": "json", "requestBody": {"content": {
+                    "application/json": {"schema": {"properties": {"token": {"type": "string", "description": "Auth"}}}}
+                }}}},
+                "/e": {"get": {"operationId": "other", "parameters": [
+                    {"name": "Authorization", "in": "header", "schema": {"type": "string"}}
+                ]}},
+                "/f": {"get": {"operationId": "plain"}},
+                "/g": {"get": {"operationId": "plain2"}},
+                "/h": {"get": {"operationId": "plain3"}}
+            }
+        });
+        assert_eq!(
+            credentials(&document),
+            [
+                "get auth: query token",
+                "post form: body token",
+                "get other: header Authorization"
+            ]
+        );
     }
 }

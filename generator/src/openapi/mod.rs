@@ -159,7 +159,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
     // Params that carry the credential, by place and name, with how many operations lost
     // them; and the operations whose required auth the adapter does not send.
     let mut carried: BTreeMap<(&str, String), usize> = BTreeMap::new();
-    let mut unauthenticated = 0;
+    let mut unauthenticated: Vec<String> = Vec::new();
 
     let mut operations = Operations::default();
     let mut names = naming::Names::default();
@@ -201,14 +201,13 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             match operation::import(&refs, &endpoint, &mut names, &mut warn) {
                 Ok(mut imported) => {
                     // The adapter's auth sends the credential: it is no param of the model's.
-                    // Query and body first: a header of the same name cannot be a param yet.
-                    let mut in_order: Vec<&(&str, String)> = credentials.iter().collect();
-                    in_order.sort_by_key(|(place, _)| {
-                        ["query", "body", "header", "cookie"]
-                            .iter()
-                            .position(|known| known == place)
-                    });
-                    for (place, wire) in in_order {
+                    // A param's key is its wire name in the query or a body; header and
+                    // cookie params are not imported (their drop is counted below). Once they
+                    // are, match on the param's place and wire name here.
+                    let in_query_or_body = credentials
+                        .iter()
+                        .filter(|(place, _)| matches!(*place, "query" | "body"));
+                    for (place, wire) in in_query_or_body {
                         let placeholder = format!("{{{wire}}}");
                         if !imported.maps_to.contains(&placeholder)
                             && imported.params.shift_remove(wire).is_some()
@@ -217,13 +216,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                         }
                     }
                     if auth.missing_for(operation) {
-                        unauthenticated += 1;
-                        if let Some(scheme) = auth.scheme() {
-                            warn(format!(
-                                "the document requires a security scheme other than `{scheme}`, \
-                                 which the adapter sends; the API may refuse the call"
-                            ));
-                        }
+                        unauthenticated.push(label.clone());
                     }
                     // The meaning decides the level, over the default `operation` gives a
                     // DELETE; from destructive up, every call is confirmed (danger-levels
@@ -270,17 +263,28 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             operations_text(count)
         )));
     }
-    if unauthenticated > 0 && auth.scheme().is_none() {
-        warnings.push(document_warning(format!(
-            "{} auth, but none of the document's security schemes could be imported: the \
-             adapter calls {} without credentials (declare `auth` by hand, or import with \
-             --bearer-env)",
-            match unauthenticated {
-                1 => "1 operation requires".to_owned(),
-                count => format!("{count} operations require"),
-            },
-            if unauthenticated == 1 { "it" } else { "them" }
-        )));
+    if !unauthenticated.is_empty() {
+        let (count, them) = match unauthenticated.len() {
+            1 => ("1 operation requires".to_owned(), "it"),
+            count => (format!("{count} operations require"), "them"),
+        };
+        let mut named: Vec<&str> = unauthenticated.iter().take(3).map(String::as_str).collect();
+        let more = format!("{} more", unauthenticated.len().saturating_sub(3));
+        if unauthenticated.len() > 3 {
+            named.push(&more);
+        }
+        warnings.push(document_warning(match auth.scheme() {
+            None => format!(
+                "{count} auth, but none of the document's security schemes could be imported: \
+                 the adapter calls {them} without credentials (declare `auth` by hand, or \
+                 import with --bearer-env)"
+            ),
+            Some(scheme) => format!(
+                "{count} a security scheme other than `{scheme}` alone, which is all the \
+                 adapter sends: the API may refuse {them} ({})",
+                named.join(", ")
+            ),
+        }));
     }
     if declared == 0 {
         return Err(Error::Config(match paths.len() {

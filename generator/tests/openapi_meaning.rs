@@ -146,14 +146,14 @@ fn oauth2_is_a_bearer_token_and_its_params_are_auth() {
                 "operationId": "conversations_list",
                 "security": [{"chatAuth": ["channels:read"]}],
                 "parameters": [
-                    {"name": "token", "in": "query", "required": true, "schema": {"type": "string"}},
+                    {"name": "token", "in": "query", "required": true, "description": "Authentication token. Requires scope: `channels:read`", "schema": {"type": "string"}},
                     {"name": "limit", "in": "query", "schema": {"type": "integer"}}
                 ]
             }},
             "/chat.delete": {"post": {
                 "operationId": "chat_delete",
                 "security": [{"chatAuth": ["chat:write"]}],
-                "parameters": [{"name": "token", "in": "header", "required": true, "schema": {"type": "string"}}],
+                "parameters": [{"name": "token", "in": "header", "required": true, "description": "Authentication token. Requires scope: `chat:write`", "schema": {"type": "string"}}],
                 "requestBody": {"content": {"application/json": {"schema": {"properties": {
                     "ts": {"type": "string"}, "channel": {"type": "string"}
                 }}}}}

@@ -37,9 +37,10 @@ pub struct Outcome {
     /// Whether the adapter sends the token of the document's own scheme (http bearer,
     /// OAuth2, OpenID Connect), which params named `token` or `access_token` may carry.
     token: bool,
-    /// Whether the document declares a `token` or `access_token` param on at least half of
-    /// its operations: then it threads the credential through every call (Slack).
-    token_everywhere: bool,
+    /// Of `token` and `access_token`, the names the document declares a param of on at least
+    /// half of its operations: it threads the credential through every call (Slack's
+    /// `token`, Google's `access_token`).
+    token_everywhere: Vec<&'static str>,
     /// Markdown for the adapter's body: how to obtain the credential.
     pub notes: Option<String>,
 }
@@ -60,7 +61,7 @@ impl Outcome {
             global: None,
             key: None,
             token: false,
-            token_everywhere: false,
+            token_everywhere: Vec::new(),
             notes: None,
         }
     }
@@ -92,12 +93,14 @@ impl Outcome {
                     key_name == name
                 }
         });
+        let token = TOKEN_NAMES
+            .into_iter()
+            .find(|token| token.eq_ignore_ascii_case(name));
         let is_token = self.token
-            && TOKEN_NAMES
-                .iter()
-                .any(|token| token.eq_ignore_ascii_case(name))
-            && (self.token_everywhere
-                || description.is_some_and(|text| text.to_ascii_lowercase().contains("auth")));
+            && token.is_some_and(|token| {
+                self.token_everywhere.contains(&token)
+                    || description.is_some_and(|text| text.to_ascii_lowercase().contains("auth"))
+            });
         is_key || (header && name.eq_ignore_ascii_case("authorization")) || is_token
     }
 
@@ -209,29 +212,34 @@ fn declared_params<'r>(
     declared
 }
 
-/// Whether the document declares a `token` or `access_token` param (in any place) on at
-/// least half of its operations.
-fn token_everywhere(refs: &Resolver<'_>, document: &Document) -> bool {
-    let (mut operations, mut with_token) = (0, 0);
+/// Of `token` and `access_token`, the names the document declares a param of (in any
+/// place) on at least half of its operations.
+fn token_everywhere(refs: &Resolver<'_>, document: &Document) -> Vec<&'static str> {
+    let mut operations = 0;
+    let mut with = [0; TOKEN_NAMES.len()];
     for item in document.paths.iter().flat_map(BTreeMap::values) {
         let Ok(item) = refs.resolve(item) else {
             continue;
         };
         for (_, operation) in item.operations() {
             operations += 1;
-            if declared_params(refs, item, operation)
-                .iter()
-                .any(|(_, name, _)| {
-                    TOKEN_NAMES
-                        .iter()
-                        .any(|token| token.eq_ignore_ascii_case(name))
-                })
-            {
-                with_token += 1;
+            let declared = declared_params(refs, item, operation);
+            for (count, token) in with.iter_mut().zip(TOKEN_NAMES) {
+                if declared
+                    .iter()
+                    .any(|(_, name, _)| token.eq_ignore_ascii_case(name))
+                {
+                    *count += 1;
+                }
             }
         }
     }
-    operations > 0 && with_token * 2 >= operations
+    TOKEN_NAMES
+        .into_iter()
+        .zip(with)
+        .filter(|(_, count)| operations > 0 && count * 2 >= operations)
+        .map(|(token, _)| token)
+        .collect()
 }
 
 /// A scheme the adapter could send.
@@ -359,7 +367,7 @@ pub fn auth(
         global: document.security.clone(),
         key: None,
         token: false,
-        token_everywhere: false,
+        token_everywhere: Vec::new(),
         notes: None,
     };
     if let Some(candidate) = chosen {
@@ -375,7 +383,9 @@ pub fn auth(
             (None, None) => None,
         };
         outcome.token = candidate.token;
-        outcome.token_everywhere = candidate.token && token_everywhere(refs, document);
+        if candidate.token {
+            outcome.token_everywhere = token_everywhere(refs, document);
+        }
         outcome.scheme = Some(candidate.name.to_owned());
         outcome.config = candidate.config;
     }
@@ -583,9 +593,14 @@ mod tests {
                 "/e": {"get": {"operationId": "other", "parameters": [
                     {"name": "Authorization", "in": "header", "schema": {"type": "string"}}
                 ]}},
-                "/f": {"get": {"operationId": "plain"}},
+                "/f": {"get": {"operationId": "paged", "parameters": [
+                    token("query", "Pagination token."),
+                    {"name": "access_token", "in": "query", "description": "OAuth access token.", "schema": {"type": "string"}}
+                ]}},
                 "/g": {"get": {"operationId": "plain2"}},
-                "/h": {"get": {"operationId": "plain3"}}
+                "/h": {"get": {"operationId": "plain3"}},
+                "/i": {"get": {"operationId": "plain4"}},
+                "/j": {"get": {"operationId": "plain5"}}
             }
         });
         assert_eq!(
@@ -593,7 +608,8 @@ mod tests {
             [
                 "get auth: query token",
                 "post form: body token",
-                "get other: header Authorization"
+                "get other: header Authorization",
+                "get paged: query access_token"
             ]
         );
     }

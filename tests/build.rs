@@ -22,14 +22,10 @@ fn main() -> Result<(), aqlgen_build::Error> {
         ("slack", "real-apis/slack.yaml"),
     ] {
         println!("cargo:rerun-if-changed={document}");
-        // Azure's and Slack's operations require their OAuth2 scheme, which the importer
-        // does not run: the adapter sends the access token as a bearer token, as the
-        // operator would ask with `--bearer-env`.
-        let bearer_env =
-            matches!(name, "azure" | "slack").then(|| format!("{}_TOKEN", name.to_uppercase()));
+        // Azure's and Slack's OAuth2 schemes become a bearer token read from `<NAME>_TOKEN`.
         let options = aqlgen_build::ImportOptions {
             name: Some(name.to_owned()),
-            bearer_env,
+            ..Default::default()
         };
         let imported = aqlgen_build::import_openapi_file(document.as_ref(), &options)?;
         let schema = out_dir.join(format!("{name}-adapter.md"));

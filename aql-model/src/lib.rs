@@ -178,13 +178,16 @@ impl DangerLevel {
             .into_iter()
             .filter(|(pattern, _)| {
                 let fixed = pattern.trim_matches('*').trim_matches('_');
-                // `drop_*` needs a word after `drop`; `delete_all*` may run on (`delete_alls`).
-                let needle = match (pattern.starts_with('*'), pattern.ends_with("_*")) {
-                    (true, _) => format!("_{fixed}_"),
-                    (false, true) => format!("_{fixed}_"),
-                    (false, false) => format!("_{fixed}"),
+                // `drop_*` needs a word after `drop`; `delete_all*` may run on into a plural
+                // (`delete_alls`), not into another word (`delete_allowed_groups`).
+                let needles = match (pattern.starts_with('*'), pattern.ends_with("_*")) {
+                    (false, false) => vec![format!("_{fixed}_"), format!("_{fixed}s_")],
+                    _ => vec![format!("_{fixed}_")],
                 };
-                words.contains(&needle) && (pattern.starts_with('*') || words.len() > needle.len())
+                let word_after = pattern.ends_with("_*");
+                needles.iter().any(|needle| {
+                    words.contains(needle.as_str()) && (!word_after || words.len() > needle.len())
+                })
             })
             .max_by_key(|(_, level)| level.rank())
             .map(|(pattern, level)| (level, pattern))
@@ -418,6 +421,10 @@ mod tests {
             ("get_user", None),
             ("delete_user", None),
             ("redrop_x", None),
+            ("delete_alls", Some(DangerLevel::Forbidden)),
+            ("delete_all", Some(DangerLevel::Forbidden)),
+            ("bulk_delete", Some(DangerLevel::Dangerous)),
+            ("delete_allowed_reviewer_group", None),
         ] {
             assert_eq!(
                 DangerLevel::implied_by_name(name).map(|(level, _)| level),

@@ -66,6 +66,9 @@ pub enum Code {
     DangerInferred,
     /// A base URL whose requests travel in clear text to another machine: a warning.
     InsecureUrl,
+    /// A category the method contradicts (a create mapped to DELETE, a delete to GET): a
+    /// warning.
+    UnlikelyMethod,
 }
 
 impl Code {
@@ -101,6 +104,7 @@ impl Code {
             Self::FeatureUnavailable => "SCHEMA_FEATURE_UNAVAILABLE",
             Self::DangerInferred => "SCHEMA_DANGER_INFERRED",
             Self::InsecureUrl => "SCHEMA_INSECURE_URL",
+            Self::UnlikelyMethod => "SCHEMA_UNLIKELY_METHOD",
         }
     }
 
@@ -108,7 +112,11 @@ impl Code {
     pub const fn is_warning(self) -> bool {
         matches!(
             self,
-            Self::Extension | Self::FeatureUnavailable | Self::DangerInferred | Self::InsecureUrl
+            Self::Extension
+                | Self::FeatureUnavailable
+                | Self::DangerInferred
+                | Self::InsecureUrl
+                | Self::UnlikelyMethod
         )
     }
 }

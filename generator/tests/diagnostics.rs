@@ -262,9 +262,10 @@ fn suggestions_name_the_fix() {
 }
 
 /// Warnings leave a schema valid and say what a writer should know: the danger a name
-/// implies when none is declared (an explicit level stands), and clear text to another host.
+/// implies when none is declared (an explicit level stands), clear text to another host, and
+/// a method that contradicts the category (a delete by GET, an update by DELETE).
 #[test]
-fn warnings_name_inferred_danger_and_clear_text() {
+fn warnings_name_inferred_danger_clear_text_and_unlikely_methods() {
     let path = "tests/fixtures/warned-adapter.md";
     let text = std::fs::read_to_string(path).expect("fixture exists");
     let checked = aqlgen_build::check_text(path, &text).expect("valid, with warnings");
@@ -279,6 +280,8 @@ fn warnings_name_inferred_danger_and_clear_text() {
             ("SCHEMA_INSECURE_URL", "target.base_url"),
             ("SCHEMA_DANGER_INFERRED", "operations.execute[0].name"),
             ("SCHEMA_DANGER_INFERRED", "operations.delete[0].name"),
+            ("SCHEMA_UNLIKELY_METHOD", "operations.delete[1].maps_to"),
+            ("SCHEMA_UNLIKELY_METHOD", "operations.update[0].maps_to"),
         ]
     );
     let rendered: Vec<String> = checked.warnings.iter().map(|w| w.render(path)).collect();

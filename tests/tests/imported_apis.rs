@@ -2,8 +2,9 @@
 //! API expects it: `build.rs` imports `real-apis/*.yaml` and compiles the adapters, and each
 //! test calls one through rmcp's stdio client against a recording upstream on 127.0.0.1.
 //! Azure's `api-version` is a public `api_version` sent under its own name, in the query
-//! of a PUT too; Stripe's form-encoded writes nest keys as its `encoding` says; Slack's
-//! token header stays a header beside the bearer token of its OAuth2 scheme.
+//! of a PUT too; Stripe's form-encoded writes nest keys as its `encoding` says, and its
+//! update by POST is an UPDATE; Slack's token is the bearer token of its OAuth2 scheme, not
+//! a param, and its `chat.delete`, a POST, is a DELETE that asks first.
 
 mod support;
 
@@ -106,11 +107,7 @@ async fn azure_api_version_goes_in_the_query_under_its_own_name() {
 
 #[tokio::test]
 async fn stripe_writes_are_forms_with_nested_keys() {
-    let (client, seen) = adapter(
-        "stripe",
-        &[("STRIPE_USERNAME", "sk_test_1"), ("STRIPE_PASSWORD", "x")],
-    )
-    .await;
+    let (client, seen) = adapter("stripe", &[("STRIPE_TOKEN", "sk_test_1")]).await;
     succeed(
         &client,
         "mcp_aql_create",
@@ -139,17 +136,32 @@ async fn stripe_writes_are_forms_with_nested_keys() {
         ],
         "{body}"
     );
+    assert_eq!(headers["authorization"], "Bearer sk_test_1");
+
+    succeed(
+        &client,
+        "mcp_aql_update",
+        "post_customers_customer",
+        json!({"customer": "cus_1", "input": {"metadata": {"tier": "gold"}}}),
+    )
+    .await;
+    let (method, path, _, _, body) = only(&seen);
+    assert_eq!(
+        (method.as_str(), path.as_str()),
+        ("POST", "/v1/customers/cus_1")
+    );
+    assert_eq!(body, "metadata%5Btier%5D=gold");
     client.cancel().await.expect("close");
 }
 
 #[tokio::test]
-async fn slack_token_header_and_form_body_go_together() {
+async fn slack_writes_are_forms_and_its_token_is_auth() {
     let (client, seen) = adapter("slack", &[("SLACK_TOKEN", "xoxb-1")]).await;
     succeed(
         &client,
-        "mcp_aql_create",
+        "mcp_aql_execute",
         "chat_post_message",
-        json!({"token": "xoxp-2", "channel": "C1", "text": "hi there"}),
+        json!({"channel": "C1", "text": "hi there"}),
     )
     .await;
     let (method, path, _, headers, body) = only(&seen);
@@ -157,10 +169,32 @@ async fn slack_token_header_and_form_body_go_together() {
         (method.as_str(), path.as_str()),
         ("POST", "/chat.postMessage")
     );
-    assert_eq!(headers["token"], "xoxp-2");
+    assert!(!headers.contains_key("token"), "the token is no param");
     assert_eq!(headers["authorization"], "Bearer xoxb-1");
     let mut pairs: Vec<&str> = body.split('&').collect();
     pairs.sort_unstable();
     assert_eq!(pairs, ["channel=C1", "text=hi+there"], "{body}");
+
+    // `chat.delete` is a POST, but it deletes: a DELETE operation, confirmed first.
+    let params = json!({"channel": "C1", "ts": "17.1"});
+    let (asked, _) = call(
+        &client,
+        "mcp_aql_delete",
+        json!({"operation": "chat_delete", "params": params}),
+    )
+    .await;
+    assert_eq!(asked["error"]["code"], "CONFIRMATION_REQUIRED", "{asked}");
+    assert!(
+        seen.lock().expect("the log").is_empty(),
+        "nothing sent before confirmation"
+    );
+    let mut confirmed = params.clone();
+    confirmed["confirmation_token"] = asked["error"]["details"]["confirmation_token"].clone();
+    succeed(&client, "mcp_aql_delete", "chat_delete", confirmed).await;
+    let (_, path, _, _, body) = only(&seen);
+    assert_eq!(path, "/chat.delete");
+    let mut pairs: Vec<&str> = body.split('&').collect();
+    pairs.sort_unstable();
+    assert_eq!(pairs, ["channel=C1", "ts=17.1"], "{body}");
     client.cancel().await.expect("close");
 }

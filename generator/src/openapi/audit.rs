@@ -9,7 +9,7 @@ use aqlgen_model::{Category, ContentType, ParamLocation};
 use super::document::{Parameter, Schema};
 use super::operation::{self, Context, Endpoint};
 use super::{body, wire};
-use crate::schema::{AuthConfig, AuthKind, Operation};
+use crate::schema::{AuthConfig, Operation};
 
 /// The schema of a body form that declares none.
 static NOTHING: Schema = Schema::NOTHING;
@@ -108,6 +108,9 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
     for parameter in parameters {
         let name = parameter.name.as_deref().unwrap_or_default();
         let location = parameter.location.as_deref().unwrap_or_default();
+        // The auth sends it: no param carries a credential.
+        let credential =
+            |place: &str| context.auth.carries(place, name, parameter.description.as_deref());
         let carried = match location {
             "path" => {
                 let placeholder = format!("{{{name}}}");
@@ -123,14 +126,13 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
                     continue;
                 }
             }
-            "query" => {
-                carries(ParamLocation::Query, name) || auth_query(context.auth) == Some(name)
-            }
+            "query" => carries(ParamLocation::Query, name) || credential("query"),
             "header" => {
                 carries(ParamLocation::Header, name)
-                    || header_sent_without_param(name, endpoint.category, context.auth)
+                    || header_sent_without_param(name, endpoint.category, &context.auth.config)
+                    || credential("header")
             }
-            "cookie" => carries(ParamLocation::Cookie, name),
+            "cookie" => carries(ParamLocation::Cookie, name) || credential("cookie"),
             _ => false,
         };
         if !carried {
@@ -160,8 +162,14 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
                 if !shape.lost_forms.is_empty() {
                     losses.lose(false, "a request body form".to_owned());
                 }
-                for (property, _) in shape.properties {
-                    if !carries(ParamLocation::Body, property) {
+                let form = content_type != ContentType::Json;
+                for (property, schema) in shape.properties {
+                    let description = refs
+                        .resolve(schema)
+                        .ok()
+                        .and_then(|schema| schema.description.as_deref());
+                    let credential = form && context.auth.carries("body", property, description);
+                    if !carries(ParamLocation::Body, property) && !credential {
                         let required = required && shape.required.contains(&property);
                         losses.lose(required, format!("body param `{property}`"));
                     }
@@ -199,13 +207,6 @@ fn query_key_of<'q>(query: &'q str, value: &str) -> Option<&'q str> {
         .filter_map(|pair| pair.split_once('='))
         .find(|(_, found)| *found == value)
         .map(|(key, _)| key)
-}
-
-/// The query parameter the adapter's auth sends.
-fn auth_query(auth: &AuthConfig) -> Option<&str> {
-    (auth.kind == AuthKind::ApiKey)
-        .then_some(auth.query_param.as_deref())
-        .flatten()
 }
 
 /// Whether the header `name` is sent without a param: by HTTP, the auth or `if_match`.

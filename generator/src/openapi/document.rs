@@ -34,14 +34,15 @@ pub struct Document {
     /// `components`.
     #[serde(deserialize_with = "lenient")]
     pub components: Components,
-    /// `security`: the requirements of every operation that declares none of its own.
-    #[serde(deserialize_with = "lenient")]
-    pub security: Option<Vec<SecurityRequirement>>,
+    /// `security`: the requirements of every operation that declares none of its own;
+    /// `None` when the document has no `security` list.
+    #[serde(deserialize_with = "requirements")]
+    pub security: Option<Vec<Requirement>>,
 }
 
-/// One alternative of a `security` list: scheme names, each with its scopes. An empty one
-/// means the operation can be called without credentials.
-pub type SecurityRequirement = BTreeMap<String, IgnoredAny>;
+/// A security requirement: the schemes it needs together, by name, with the scopes it asks
+/// of each. An empty one makes auth optional.
+pub type Requirement = BTreeMap<String, Vec<String>>;
 
 /// `info`.
 #[derive(Debug, Default, Deserialize)]
@@ -62,9 +63,24 @@ pub struct Info {
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
 pub struct Server {
-    /// The server's URL, possibly relative or templated.
+    /// The server's URL, possibly relative or templated (`https://{region}.example.com`).
     #[serde(deserialize_with = "lenient")]
     pub url: Option<String>,
+    /// What each `{name}` of the URL stands for.
+    #[serde(deserialize_with = "entries")]
+    pub variables: Option<BTreeMap<String, ServerVariable>>,
+}
+
+/// A server variable: the values a `{name}` in a server URL may take.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct ServerVariable {
+    /// The value to use when none is given; a number reads as its text (`8080`).
+    #[serde(deserialize_with = "scalar_text")]
+    pub default: Option<String>,
+    /// The values allowed, as text, in order.
+    #[serde(rename = "enum", deserialize_with = "scalar_texts")]
+    pub values: Vec<String>,
 }
 
 /// `components`: of its maps, only the security schemes are walked; the others are reached
@@ -93,6 +109,35 @@ pub struct SecurityScheme {
     /// The header, query or cookie name of an API key.
     #[serde(deserialize_with = "lenient")]
     pub name: Option<String>,
+    /// What it is.
+    #[serde(deserialize_with = "lenient")]
+    pub description: Option<String>,
+    /// The flows of an `oauth2` scheme, by kind (`authorizationCode`, `clientCredentials`,
+    /// `implicit`, `password`).
+    #[serde(deserialize_with = "entries")]
+    pub flows: Option<BTreeMap<String, OAuthFlow>>,
+    /// Where an `openIdConnect` scheme's provider describes itself.
+    #[serde(rename = "openIdConnectUrl", deserialize_with = "lenient")]
+    pub open_id_connect_url: Option<String>,
+    /// Amazon API Gateway's kind of authorizer (`awsSigv4`, `awsSigv2`, `awsS3`, `custom`):
+    /// an `apiKey` scheme of an `aws*` kind stands for a per-request signature.
+    #[serde(rename = "x-amazon-apigateway-authtype", deserialize_with = "lenient")]
+    pub amazon_authtype: Option<String>,
+}
+
+/// One OAuth2 flow: where its tokens come from, and the scopes it offers.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct OAuthFlow {
+    /// Where the user authorizes (`implicit`, `authorizationCode`).
+    #[serde(deserialize_with = "lenient")]
+    pub authorization_url: Option<String>,
+    /// Where a token is obtained (`password`, `clientCredentials`, `authorizationCode`).
+    #[serde(deserialize_with = "lenient")]
+    pub token_url: Option<String>,
+    /// The scopes, by name, with what each allows.
+    #[serde(deserialize_with = "entries")]
+    pub scopes: Option<BTreeMap<String, String>>,
 }
 
 /// A path item: the operations on one path, and the parameters they share.
@@ -169,9 +214,9 @@ pub struct Operation {
     /// Its responses, by status code (`200`, `2XX`, `default`).
     #[serde(deserialize_with = "entries")]
     pub responses: Option<BTreeMap<String, RefOr<Response>>>,
-    /// Its own `security`, which replaces the document's; `[]` means none is needed.
-    #[serde(deserialize_with = "lenient")]
-    pub security: Option<Vec<SecurityRequirement>>,
+    /// Its own security requirements, over the document's; `Some(empty)` needs no auth.
+    #[serde(deserialize_with = "requirements")]
+    pub security: Option<Vec<Requirement>>,
 }
 
 /// A parameter.
@@ -436,6 +481,58 @@ fn types<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Types, D::Error> 
         Value::Array(names) => Types::Many(only_strings(names)),
         _ => Types::Absent,
     })
+}
+
+/// Reads a list of security requirements: `None` when the value is no list; an entry that
+/// is no object is left out (it requires nothing anyone could meet), a scheme's scopes are
+/// its strings.
+fn requirements<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<Vec<Requirement>>, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Array(list) => Some(
+            list.into_iter()
+                .filter_map(|requirement| match requirement {
+                    Value::Object(schemes) => Some(
+                        schemes
+                            .into_iter()
+                            .map(|(name, scopes)| {
+                                let scopes = match scopes {
+                                    Value::Array(scopes) => only_strings(scopes),
+                                    _ => Vec::new(),
+                                };
+                                (name, scopes)
+                            })
+                            .collect(),
+                    ),
+                    _ => None,
+                })
+                .collect(),
+        ),
+        _ => None,
+    })
+}
+
+/// Reads a string or a number as text; anything else as absent.
+fn scalar_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {
+    Ok(text_of(Value::deserialize(deserializer)?))
+}
+
+/// Reads a list of strings or numbers as texts, in order; nothing when the value is no list.
+fn scalar_texts<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<String>, D::Error> {
+    Ok(match Value::deserialize(deserializer)? {
+        Value::Array(values) => values.into_iter().filter_map(text_of).collect(),
+        _ => Vec::new(),
+    })
+}
+
+/// A string, or a number's text.
+fn text_of(value: Value) -> Option<String> {
+    match value {
+        Value::String(text) => Some(text),
+        Value::Number(number) => Some(number.to_string()),
+        _ => None,
+    }
 }
 
 /// Reads a list of names: its strings, in order; nothing when the value is no list.

@@ -26,7 +26,7 @@ mod wire;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use aqlgen_model::TrustLevel;
+use aqlgen_model::{DangerLevel, TrustLevel};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -128,7 +128,21 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
     let paths = openapi
         .paths
         .as_ref()
-        .ok_or_else(|| Error::Config("the document has no `paths` object".to_owned()))?;
+        .filter(|paths| !paths.is_empty())
+        .ok_or_else(|| {
+            // OpenAPI 3.1 allows a document of webhooks only: the API calls its clients.
+            let webhooks = document
+                .get("webhooks")
+                .and_then(Value::as_object)
+                .is_some_and(|webhooks| !webhooks.is_empty());
+            Error::Config(if webhooks {
+                "the document has no paths: it describes only webhooks, which the API sends \
+                 and an adapter cannot call"
+                    .to_owned()
+            } else {
+                "the document has no paths".to_owned()
+            })
+        })?;
     let refs = Resolver::new(document);
     let info = &openapi.info;
     let title = info.title.as_deref().unwrap_or("api");
@@ -148,21 +162,27 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             "1.0.0"
         });
     let base_url = base_url(&openapi, &mut warnings);
+    // APIs.guru marks Amazon's descriptions; their servers say so too.
+    let aws = document
+        .pointer("/info/x-providerName")
+        .and_then(Value::as_str)
+        == Some("amazonaws.com")
+        || base_url.contains(".amazonaws.com");
     let auth = match &options.bearer_env {
-        Some(variable) => auth::bearer(variable),
-        None => auth::auth(&refs, &openapi.components, &name, &mut |reason| {
+        Some(variable) => auth::Outcome::chosen(auth::bearer(variable)),
+        None => auth::auth(&refs, &openapi, &name, aws, &mut |reason| {
             warnings.push(document_warning(reason))
         }),
     };
-
     let context = Context {
         refs: &refs,
         auth: &auth,
-        security: openapi.security.as_deref(),
     };
     let mut operations = Operations::default();
     let mut names = naming::Names::default();
     let mut endpoints = BTreeMap::new();
+    let mut readings = Vec::new();
+    let mut declared = 0;
     for (path, item) in paths {
         let Ok(item) = refs.resolve(item) else {
             warnings.push(document_warning(format!(
@@ -171,6 +191,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             continue;
         };
         for (method, operation) in item.operations() {
+            declared += 1;
             let label = format!("{} {path}", method.to_uppercase());
             let mut warn = |reason: String| {
                 warnings.push(Warning {
@@ -178,13 +199,14 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                     reason,
                 });
             };
-            let Some(category) = classify::category(method, path) else {
+            let Some(meaning) = classify::meaning(method, path, operation) else {
                 warn(format!(
                     "method {} has no CRUDE category; operation dropped",
                     method.to_uppercase()
                 ));
                 continue;
             };
+            let category = meaning.category;
             let endpoint = Endpoint {
                 item,
                 operation,
@@ -193,15 +215,31 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                 category,
             };
             match operation::import(&context, &endpoint, &mut names, &mut warn) {
-                Ok(imported) => {
+                Ok(mut imported) => {
                     endpoints.insert(imported.name.clone(), endpoint);
+                    // The meaning decides the level, over the default `operation` gives a
+                    // DELETE; from destructive up, every call is confirmed (danger-levels
+                    // §7.1).
+                    let level = meaning.declared_danger(&imported.name);
+                    imported.danger_level = level;
+                    imported.requires_confirmation = level
+                        .filter(|level| level.rank() >= DangerLevel::Destructive.rank())
+                        .map(|_| true);
+                    if meaning.is_from_words(method) {
+                        readings.push(text::Reading::new(&imported, category, &meaning));
+                    }
                     operations.family_mut(category).push(imported);
                 }
                 Err(reason) => warn(format!("{reason}; operation dropped")),
             }
         }
     }
-
+    if declared == 0 {
+        return Err(Error::Config(match paths.len() {
+            1 => "the document has no operations: its one path declares no method".to_owned(),
+            count => format!("the document has no operations: its {count} paths declare no method"),
+        }));
+    }
     let description = info
         .description
         .as_deref()
@@ -219,7 +257,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             protocol: Protocol::Rest,
             serialization: Serialization::Json,
         },
-        auth: Some(auth.clone()),
+        auth: Some(auth.config.clone()),
         // Generated and schema-valid, never run against the API: trust-levels §2.2.2.
         trust: Some(Trust {
             level: Some(TrustLevel::Generated),
@@ -257,7 +295,15 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             }
         }
     }
-    let text = text::adapter(&schema, title, version, &warnings, &completeness)?;
+    let text = text::adapter(
+        &schema,
+        title,
+        version,
+        auth.notes.as_deref(),
+        &readings,
+        &warnings,
+        &completeness,
+    )?;
     // What `settle` accepted, `check` accepts: a refusal here is a bug of the importer.
     if let Err(error) = crate::check_text("imported-adapter.md", &text) {
         return Err(Error::Config(format!(
@@ -291,34 +337,103 @@ fn adapter_name(title: &str, warnings: &mut Vec<Warning>) -> String {
     cut.to_owned()
 }
 
-/// The base URL: the first server's, when it is an absolute http(s) URL `check` accepts;
-/// else `http://localhost`, with a warning.
+/// The base URL: of the servers whose URL, its variables resolved, is an absolute http(s)
+/// URL `check` accepts, the first `https` one, else the first; else `http://localhost`. A
+/// choice the document did not make by itself (a variable resolved, `https` taken over an
+/// `http` listed first) is reported, naming the URL chosen.
 fn base_url(document: &Document, warnings: &mut Vec<Warning>) -> String {
     const FALLBACK: &str = "http://localhost";
-    let Some(url) = document
-        .servers
-        .first()
-        .and_then(|server| server.url.as_deref())
-        .filter(|url| url.starts_with("http://") || url.starts_with("https://"))
-        .filter(|url| !url.contains(char::is_whitespace))
+    let mut usable: Vec<(usize, String, Vec<String>)> = Vec::new();
+    let mut refused: Vec<String> = Vec::new();
+    for (index, server) in document.servers.iter().enumerate() {
+        match server_url(server) {
+            Ok((url, resolved)) => usable.push((index, url, resolved)),
+            Err(reason) => refused.push(format!("`servers[{index}]`: {reason}")),
+        }
+    }
+    let Some(chosen) = usable
+        .iter()
+        .find(|(_, url, _)| url.starts_with("https://"))
+        .or_else(|| usable.first())
     else {
+        let why = if refused.is_empty() {
+            "the document names no server".to_owned()
+        } else {
+            refused.join("; ")
+        };
         warnings.push(document_warning(format!(
-            "no absolute `servers[0].url`; base_url is {FALLBACK}"
+            "no server URL can be the base URL ({why}); base_url is {FALLBACK}"
         )));
         return FALLBACK.to_owned();
     };
-    let url = url.trim_end_matches('/');
+    let (index, url, resolved) = chosen;
+    let mut choices = resolved.clone();
+    if let Some((_, first, _)) = usable.first().filter(|(first, _, _)| first != index) {
+        choices.insert(0, format!("https preferred over `{first}`"));
+    }
+    if !choices.is_empty() {
+        warnings.push(document_warning(format!(
+            "base_url is `{url}` (`servers[{index}]`): {}",
+            choices.join(", ")
+        )));
+    }
+    url.clone()
+}
+
+/// The URL of `server` with its variables resolved (each to its default, else its first
+/// value; one that stands for the scheme to `https` when that is allowed), and what was
+/// resolved; `Err` says why it cannot be the base URL.
+fn server_url(server: &document::Server) -> Result<(String, Vec<String>), String> {
+    let template = server.url.as_deref().ok_or("no `url`")?;
+    let mut url = String::with_capacity(template.len());
+    let mut resolved = Vec::new();
+    let mut rest = template;
+    while let Some(start) = rest.find('{') {
+        url.push_str(&rest[..start]);
+        let (name, after) = rest[start + 1..]
+            .split_once('}')
+            .ok_or_else(|| format!("an unclosed `{{` in `{template}`"))?;
+        let variable = server
+            .variables
+            .as_ref()
+            .and_then(|variables| variables.get(name));
+        let allowed = variable.map_or(&[][..], |variable| variable.values.as_slice());
+        let is_scheme = url.is_empty() && after.starts_with("://");
+        let value = if is_scheme && (allowed.is_empty() || allowed.iter().any(|v| v == "https")) {
+            "https"
+        } else {
+            variable
+                .and_then(|variable| {
+                    variable
+                        .default
+                        .as_deref()
+                        .or(allowed.first().map(String::as_str))
+                })
+                .ok_or_else(|| format!("`{{{name}}}` has no default"))?
+        };
+        let default = variable.and_then(|variable| variable.default.as_deref());
+        resolved.push(match default {
+            Some(default) if default != value => {
+                format!("`{{{name}}}` is `{value}` (over its default `{default}`)")
+            }
+            _ => format!("`{{{name}}}` is `{value}`"),
+        });
+        url.push_str(value);
+        rest = after;
+    }
+    url.push_str(rest);
+    if !(url.starts_with("http://") || url.starts_with("https://")) {
+        return Err(format!("`{url}` is no absolute http(s) URL"));
+    }
+    if url.contains(char::is_whitespace) {
+        return Err(format!("white space in `{url}`"));
+    }
+    let url = url.trim_end_matches('/').to_owned();
     let mut found = Vec::new();
-    rules::check_base_url(url, &mut found);
+    rules::check_base_url(&url, &mut found);
     match found.iter().find(|finding| !finding.code.is_warning()) {
-        None => url.to_owned(),
-        Some(refusal) => {
-            warnings.push(document_warning(format!(
-                "`servers[0].url` cannot be the base URL ({}); base_url is {FALLBACK}",
-                refusal.message
-            )));
-            FALLBACK.to_owned()
-        }
+        None => Ok((url, resolved)),
+        Some(refusal) => Err(refusal.message.clone()),
     }
 }
 

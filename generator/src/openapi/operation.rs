@@ -5,15 +5,15 @@
 
 use std::collections::BTreeMap;
 
-use aqlgen_model::{Category, DangerLevel};
+use aqlgen_model::{Category, ContentType, DangerLevel};
 
-use super::document::{Operation as Described, Parameter, PathItem, SecurityRequirement};
+use super::document::{Operation as Described, Parameter, PathItem};
 use super::params::{self, Declared};
 use super::refs::Resolver;
 use super::wire::{self, Candidate, HeaderFate, Place};
-use super::{body, naming, shaping};
+use super::{auth, body, naming, shaping};
 use crate::schema::maps_to;
-use crate::schema::{AuthConfig, AuthKind, Operation, Param, ParamType};
+use crate::schema::{Operation, Param, ParamType};
 
 /// Where in the document an operation is.
 #[derive(Clone, Copy)]
@@ -35,10 +35,8 @@ pub struct Endpoint<'d> {
 pub struct Context<'d> {
     /// Follows the document's `$ref`s.
     pub refs: &'d Resolver<'d>,
-    /// The adapter's auth.
-    pub auth: &'d AuthConfig,
-    /// The document's `security`, for operations that declare none of their own.
-    pub security: Option<&'d [SecurityRequirement]>,
+    /// The adapter's auth, and which params and operations it concerns.
+    pub auth: &'d auth::Outcome,
 }
 
 /// One operation; `Err` says why the operation cannot be imported.
@@ -82,11 +80,26 @@ pub fn import(
     } else if let Some(request_body) = &operation.request_body {
         let body = body::params(context.refs, request_body, warn)?;
         content_type = body.content_type;
-        candidates.extend(body.params.into_iter().map(|(upstream, param)| Candidate {
-            upstream,
-            place: Place::Body,
-            param,
-        }));
+        // RPC-style APIs put their token among the fields of a form (Slack's `token`).
+        let form = content_type.is_some_and(|media| media != ContentType::Json);
+        for (upstream, param) in body.params {
+            if form
+                && context
+                    .auth
+                    .carries("body", &upstream, param.description.as_deref())
+            {
+                warn(format!(
+                    "body param `{upstream}` is the credential the adapter's auth sends; not a \
+                     param"
+                ));
+                continue;
+            }
+            candidates.push(Candidate {
+                upstream,
+                place: Place::Body,
+                param,
+            });
+        }
     }
     for (placeholder, place) in template.placeholders() {
         let declared = candidates
@@ -137,26 +150,34 @@ pub fn import(
 }
 
 /// Why the operation cannot be called with the adapter's auth: it requires credentials
-/// (every alternative of its `security` names a scheme) and the adapter sends none.
+/// (every alternative of its `security` names a scheme) and the adapter sends none of them
+/// alone.
 pub fn missing_auth(context: &Context<'_>, operation: &Described) -> Option<String> {
-    if context.auth.kind != AuthKind::None {
+    if !context.auth.missing_for(operation) {
         return None;
     }
-    let requirements = operation.security.as_deref().or(context.security)?;
-    if requirements.is_empty() || requirements.iter().any(BTreeMap::is_empty) {
-        return None;
-    }
+    let requirements = operation
+        .security
+        .as_deref()
+        .or(context.auth.global())
+        .unwrap_or_default();
     let mut schemes: Vec<&str> = Vec::new();
     for scheme in requirements.iter().flat_map(BTreeMap::keys) {
         if !schemes.contains(&scheme.as_str()) {
             schemes.push(scheme);
         }
     }
-    Some(format!(
-        "it requires credentials (`{}`) and the adapter sends none: no security scheme of the \
-         document is supported (`--bearer-env` sends a bearer token)",
-        schemes.join("` or `")
-    ))
+    Some(match context.auth.scheme() {
+        None => format!(
+            "it requires credentials (`{}`) and the adapter sends none: no security scheme of \
+             the document is supported (`--bearer-env` sends a bearer token)",
+            schemes.join("` or `")
+        ),
+        Some(sent) => format!(
+            "it requires credentials (`{}`) other than the `{sent}` the adapter sends",
+            schemes.join("` or `")
+        ),
+    })
 }
 
 /// A plain string param.
@@ -230,14 +251,19 @@ fn declared_params(
                 ));
                 continue;
             }
-            "query" if context.auth.query_param.as_deref() == Some(name) => {
+            "query" | "header" | "cookie"
+                if context
+                    .auth
+                    .carries(location, name, parameter.description.as_deref()) =>
+            {
                 warn(format!(
-                    "query param `{name}` is sent by the adapter's auth; not a param"
+                    "{location} param `{name}` is the credential the adapter's auth sends; \
+                     not a param"
                 ));
                 continue;
             }
             "query" => Some(Place::Query),
-            "header" => match wire::header_fate(name, endpoint.category, context.auth) {
+            "header" => match wire::header_fate(name, endpoint.category, &context.auth.config) {
                 HeaderFate::Param => Some(Place::Header),
                 HeaderFate::Sent(why) => {
                     warn(format!("header param `{name}`: {why}; not a param"));

@@ -250,9 +250,10 @@ fn known_kind(kind: &str) -> Option<&'static str> {
         .find(|known| *known == kind)
 }
 
-/// The first line or sentence of `text`, Markdown links reduced to their text, at most
-/// [`MAX_DESCRIPTION`] characters.
+/// The first line or sentence of `text`, HTML and Markdown links reduced to their text, at
+/// most [`MAX_DESCRIPTION`] characters.
 pub fn shorten(text: &str) -> String {
+    let text = super::text::plain(text);
     let line = text
         .lines()
         .map(str::trim)

@@ -589,6 +589,7 @@ fn check_operation(
                 );
             }
             check_placement(operation, &parsed, path, auth_header, out, &mut whole);
+            whole.extend(check_method_fits(category, parsed.method, operation, path));
             for piece in &parsed.pieces {
                 let PathPiece::Placeholder(name) = piece else {
                     continue;
@@ -881,6 +882,51 @@ fn check_placement(
                 .map(|diagnostic| (Within::Param(name.clone()), diagnostic)),
         );
     }
+}
+
+/// A warning when the category contradicts the method in a clear way that the rules above
+/// do not refuse: a create or update mapped to `DELETE`, a delete mapped to `GET`. POST is
+/// neutral (RPC-style APIs do everything with it), and a read that changes data is refused
+/// on its own.
+fn check_method_fits(
+    category: Category,
+    method: aqlgen_model::Method,
+    operation: &Operation,
+    path: &str,
+) -> Option<Diagnostic> {
+    use aqlgen_model::Method;
+    let (does, fits) = match (category, method) {
+        (Category::Create | Category::Update, Method::Delete) => {
+            ("removes what it addresses", "delete")
+        }
+        (Category::Delete, Method::Get) => ("only reads what it addresses", "read"),
+        _ => return None,
+    };
+    Some(
+        Diagnostic::new(
+            Code::UnlikelyMethod,
+            format!("{path}.maps_to"),
+            format!(
+                "{} {} operation mapped to `{}`, which {does}",
+                if category == Category::Update {
+                    "an"
+                } else {
+                    "a"
+                },
+                category.family(),
+                method.as_str()
+            ),
+        )
+        .expected(format!(
+            "a method that does what `{}` does",
+            category.family()
+        ))
+        .found(format!("{:?}", operation.maps_to))
+        .suggest(format!(
+            "check the method, or move `{}` to `{fits}` if that is what it does",
+            operation.name
+        )),
+    )
 }
 
 /// `response.presets`, and the features asked for that the operation cannot have.

@@ -282,7 +282,10 @@ fn api_keys_signatures_and_missing_auth() {
     let refused = aqlgen_build::import_openapi(&signed, &Default::default())
         .expect_err("no operation can be called");
     let message = refused.to_string();
-    assert!(message.contains("requires credentials (`hmac`)"), "{message}");
+    assert!(
+        message.contains("requires credentials (`hmac`)"),
+        "{message}"
+    );
 }
 
 /// Of schemes every operation accepts, the simplest credential wins: Stripe's bearer over
@@ -335,4 +338,43 @@ fn a_chosen_bearer_leaves_token_params_alone() {
         imported.text
     );
     assert!(imported.warnings.is_empty(), "{:#?}", imported.warnings);
+}
+
+/// Google names two OAuth2 flows and requires both together: one bearer token meets both,
+/// so its operations are kept. Two different API keys required together are not met by the
+/// one key the adapter sends, so such an operation is dropped.
+#[test]
+fn one_token_meets_every_token_scheme_a_requirement_names() {
+    let flow = json!({"implicit": {"authorizationUrl": "https://accounts.example.com/o/oauth2/auth", "scopes": {"s": "scope"}}});
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Drive", "version": "1.0.0"},
+        "servers": [{"url": "https://drive.example.com"}],
+        "security": [{"Oauth2": ["s"], "Oauth2c": ["s"]}],
+        "components": {"securitySchemes": {
+            "Oauth2": {"type": "oauth2", "flows": flow},
+            "Oauth2c": {"type": "oauth2", "flows": flow}
+        }},
+        "paths": {"/files": {"get": {"operationId": "listFiles"}}}
+    });
+    let (text, _) = import(&document);
+    assert!(text.contains("name: list_files"), "{text}");
+
+    let two_keys = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Pair", "version": "1.0.0"},
+        "servers": [{"url": "https://pair.example.com"}],
+        "security": [{"appKey": [], "appToken": []}],
+        "components": {"securitySchemes": {
+            "appKey": {"type": "apiKey", "in": "header", "name": "X-App-Key"},
+            "appToken": {"type": "apiKey", "in": "header", "name": "X-App-Token"}
+        }},
+        "paths": {"/orders": {"get": {"operationId": "listOrders"}}}
+    });
+    let refused = aqlgen_build::import_openapi(&two_keys, &Default::default())
+        .expect_err("the one key the adapter sends is not both");
+    assert!(
+        refused.to_string().contains("requires credentials"),
+        "{refused}"
+    );
 }

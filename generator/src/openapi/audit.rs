@@ -109,8 +109,11 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
         let name = parameter.name.as_deref().unwrap_or_default();
         let location = parameter.location.as_deref().unwrap_or_default();
         // The auth sends it: no param carries a credential.
-        let credential =
-            |place: &str| context.auth.carries(place, name, parameter.description.as_deref());
+        let credential = |place: &str| {
+            context
+                .auth
+                .carries(place, name, parameter.description.as_deref())
+        };
         let carried = match location {
             "path" => {
                 let placeholder = format!("{{{name}}}");

@@ -41,6 +41,10 @@ pub struct Outcome {
     /// half of its operations: it threads the credential through every call (Slack's
     /// `token`, Google's `access_token`).
     token_everywhere: Vec<&'static str>,
+    /// The schemes the adapter's credential stands for, by name: the one imported, and with
+    /// a token every scheme of the document that takes one (Google names an implicit and an
+    /// authorization-code OAuth2 flow, and requires both together: one token meets both).
+    satisfies: Vec<String>,
     /// Markdown for the adapter's body: how to obtain the credential.
     pub notes: Option<String>,
 }
@@ -62,6 +66,7 @@ impl Outcome {
             key: None,
             token: false,
             token_everywhere: Vec::new(),
+            satisfies: Vec::new(),
             notes: None,
         }
     }
@@ -111,8 +116,8 @@ impl Outcome {
 
     /// Whether `operation` needs auth the adapter does not send: the document requires
     /// security for it (its own `security`, else the document's, non-empty and without an
-    /// empty, optional, requirement) and no requirement is met by the adapter's scheme
-    /// alone. Never when the caller chose the auth.
+    /// empty, optional, requirement) and no requirement names only schemes the adapter's
+    /// credential stands for. Never when the caller chose the auth.
     pub fn missing_for(&self, operation: &Operation) -> bool {
         if self.chosen {
             return false;
@@ -124,9 +129,9 @@ impl Outcome {
             return false;
         }
         !requirements.iter().any(|requirement| {
-            self.scheme
-                .as_ref()
-                .is_some_and(|scheme| requirement.len() == 1 && requirement.contains_key(scheme))
+            requirement
+                .keys()
+                .all(|scheme| self.satisfies.contains(scheme))
         })
     }
 }
@@ -333,6 +338,11 @@ pub fn auth(
         });
     }
     let accepted = accepted_by(refs, document);
+    let token_schemes: Vec<String> = candidates
+        .iter()
+        .filter(|candidate| candidate.token)
+        .map(|candidate| candidate.name.to_owned())
+        .collect();
     let chosen = candidates
         .into_iter()
         .enumerate()
@@ -349,9 +359,15 @@ pub fn auth(
         key: None,
         token: false,
         token_everywhere: Vec::new(),
+        satisfies: Vec::new(),
         notes: None,
     };
     if let Some(candidate) = chosen {
+        outcome.satisfies = if candidate.token {
+            token_schemes
+        } else {
+            vec![candidate.name.to_owned()]
+        };
         let asked: Vec<&str> = accepted
             .get(candidate.name)
             .into_iter()
@@ -548,8 +564,7 @@ mod tests {
                 let id = operation.operation_id.as_deref().unwrap_or_default();
                 let mut seen = Vec::new();
                 for (place, name, description) in declared_params(&refs, item, operation) {
-                    if outcome.carries(place, name, description) && !seen.contains(&(place, name))
-                    {
+                    if outcome.carries(place, name, description) && !seen.contains(&(place, name)) {
                         seen.push((place, name));
                         found.push(format!("{method} {id}: {place} {name}"));
                     }

@@ -20,12 +20,14 @@ mod features;
 mod format;
 mod gate;
 mod vocabulary;
+mod wire;
 
 pub use features::{
     COLLECTION_MEMBERS, FeatureParam, IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES, Preset,
 };
 pub use gate::{Outcome, minimum_trust, outcome};
 pub use vocabulary::Vocabulary;
+pub use wire::{ContentType, OWNED_HEADERS, ParamLocation, ParamStyle, is_settable_header};
 
 vocabulary! {
     /// The five semantic categories, which are also the CRUDE endpoint families. The wire

@@ -442,6 +442,8 @@ fn import_openapi(
         success: true,
         files_generated: vec![output.display().to_string()],
         operations: imported.categories.clone(),
+        operations_complete: imported.completeness.complete,
+        operations_losing_required: imported.completeness.losing_required,
         warnings: imported
             .warnings
             .iter()

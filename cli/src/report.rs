@@ -113,6 +113,12 @@ pub struct Imported {
     pub files_generated: Vec<String>,
     /// Operations written, per category.
     pub operations: BTreeMap<&'static str, usize>,
+    /// Operations written that carry every param, body and credential their description
+    /// has.
+    pub operations_complete: usize,
+    /// Operations written that lost a param, body or credential their description
+    /// requires: always 0, as such an operation is not written.
+    pub operations_losing_required: usize,
     pub warnings: Vec<ImportWarning>,
     pub notes: Vec<String>,
 }
@@ -257,9 +263,11 @@ impl Report {
                     .map(|(category, count)| format!("{category} {count}"))
                     .collect();
                 out!(
-                    "wrote {} ({}; {} warnings)",
+                    "wrote {} ({}; {} of {} operations complete; {} warnings)",
                     report.files_generated.first().map_or("", String::as_str),
                     counts.join(", "),
+                    report.operations_complete,
+                    report.operations.values().sum::<usize>(),
                     report.warnings.len()
                 );
             }

@@ -50,8 +50,9 @@ pub use builder::Builder;
 pub use diagnostic::{Code, Diagnostic};
 pub use error::Error;
 pub use openapi::{
-    Imported, Options as ImportOptions, Warning as ImportWarning, import as import_openapi,
-    import_file as import_openapi_file, reason_kind as import_reason_kind,
+    Completeness as ImportCompleteness, Imported, Options as ImportOptions,
+    Warning as ImportWarning, import as import_openapi, import_file as import_openapi_file,
+    reason_kind as import_reason_kind,
 };
 pub use output::{GeneratedFile, write_if_changed};
 pub use scaffold::{Project, ProjectSchema, new_project};

@@ -144,6 +144,46 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
             "SCHEMA_CATEGORY_MISMATCH",
             "operations.read[1].maps_to",
         ),
+        (
+            "refused_placement",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].content_type",
+        ),
+        (
+            "refused_placement",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].params.kind.in",
+        ),
+        (
+            "refused_placement",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].params.key",
+        ),
+        (
+            "refused_placement",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].params.length",
+        ),
+        (
+            "refused_placement",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].params.id.in",
+        ),
+        (
+            "refused_placement",
+            "SCHEMA_DUPLICATE_NAME",
+            "operations.read[0].params.output",
+        ),
+        (
+            "refused_placement",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].params.tags.style",
+        ),
+        (
+            "refused_placement",
+            "SCHEMA_INVALID_VALUE",
+            "operations.create[0].params.title.style",
+        ),
         ("invalid_safety", "SCHEMA_INVALID_VALUE", "trust.level"),
         (
             "invalid_safety",

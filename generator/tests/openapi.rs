@@ -26,22 +26,16 @@ fn every_rule_that_drops_something_warns_with_the_operation() {
     let imported = aqlgen_build::import_openapi_file(Path::new(FIXTURE), &Default::default())
         .expect("the fixture imports");
     let expected = [
-        ("GET /pets", "header param `X-Request-Id`"),
-        ("GET /pets", "required cookie param `session`"),
         ("POST /pets", "param `size`: non-string enum dropped"),
         ("POST /pets", "`default` on an array param"),
         (
             "PUT /pets/{pet_id}",
-            "request body without JSON (image/png)",
+            "request body is neither JSON, form nor multipart (image/png); dropped",
         ),
         ("HEAD /pets/{pet_id}", "no CRUDE category"),
         (
             "POST /pets/{pet_id}/adopt",
             "oneOf/anyOf request body: its string form cannot be sent",
-        ),
-        (
-            "POST /stores/{store_id}/forks",
-            "query param `page[size]` is not a usable",
         ),
         (
             "GET /stores/{store-id}/shelves/{shelf_ref}",
@@ -169,6 +163,9 @@ fn odd_documents_still_import_into_adapters_that_pass_check() {
             ]}},
             "/search#byName": {"get": {"operationId": "searchByName"}},
             "/#X-Amz-Target=Service.Do": {"post": {"operationId": "do"}},
+            "/#X-Amz-Target=Service.Get": {"post": {"operationId": "get", "parameters": [
+                {"name": "X-Amz-Target", "in": "header", "required": true, "schema": {"type": "string", "enum": ["Service.Get", "Service.Do"]}}
+            ]}},
             "/report?format=csv": {"get": {"operationId": "getReport"}},
             "/upload?mode=fast": {"post": {"operationId": "upload"}},
             "/städte/{stadt}/{undeclared}": {"get": {"operationId": "getCity", "parameters": [
@@ -193,8 +190,8 @@ fn odd_documents_still_import_into_adapters_that_pass_check() {
         "GET /things: param `sort`: its default dropped",
         "GET /things: param `huge`: its bounds dropped",
         "GET /search#byName: `#byName` dropped from the path: it is never sent",
-        "POST /#X-Amz-Target=Service.Do: the path fixes `X-Amz-Target=Service.Do` after its `#`, a value the adapter cannot send; operation dropped",
-        "POST /upload?mode=fast: the path fixes the query value `mode=fast`, which a POST cannot send beside its body; operation dropped",
+        "POST /#X-Amz-Target=Service.Do: the path fixes `X-Amz-Target=Service.Do` after its `#`, a value no param of the operation sends; operation dropped",
+        "POST /#X-Amz-Target=Service.Get: `#X-Amz-Target=Service.Get` dropped from the path: the params it names send its values",
         "GET /städte/{stadt}/{undeclared}: path characters percent-encoded: `/st%C3%A4dte/{stadt}/{undeclared}`",
         "GET /städte/{stadt}/{undeclared}: path placeholder `{undeclared}` is not declared; added as a required string",
     ] {
@@ -204,19 +201,27 @@ fn odd_documents_still_import_into_adapters_that_pass_check() {
         checked.name,
         "an-api-whose-title-is-far-too-long-to-be-the-name-of-an-adapter"
     );
-    assert!(
-        imported.text.contains("maps_to: GET /report"),
-        "{}",
-        imported.text
-    );
-    assert!(
-        imported.text.contains("- csv"),
-        "the fixed query value: {}",
-        imported.text
-    );
+    // A query the path fixes is sent as written, whatever the method.
+    for fixed in [
+        "maps_to: GET /report?format=csv",
+        "maps_to: POST /upload?mode=fast",
+    ] {
+        assert!(
+            imported.text.contains(fixed),
+            "no {fixed:?} in {}",
+            imported.text
+        );
+    }
     assert!(
         imported.text.contains("name: introspect_2"),
         "a reserved name is renamed"
+    );
+    assert!(
+        imported.text.contains(
+            "x_amz_target:\n        type: string\n        default: Service.Get\n        enum:\n        - Service.Get\n        in: header\n        wire_name: X-Amz-Target\n"
+        ),
+        "the value the fragment fixes is the header param's: {}",
+        imported.text
     );
 }
 
@@ -231,6 +236,9 @@ fn a_document_with_nothing_expressible_is_refused_with_the_reason() {
     let message = error.to_string();
     assert!(
         message.contains("none of the document's operations can be expressed")
+            && message.contains(
+                "most of them because the path fixes … after its …, a value no param of the operation sends (1 of 1 dropped)"
+            )
             && message.contains("POST /#Action=Stop"),
         "{message}"
     );
@@ -306,7 +314,7 @@ fn fields_of_odd_shapes_cost_only_themselves() {
         "openapi": "3.0.0",
         "info": {"title": ["not", "text"], "version": 2},
         "servers": "https://api.example.com",
-        "components": {"securitySchemes": [], "schemas": {"Item": "junk"}},
+        "components": {"securitySchemes": [], "schemas": {"Item": "junk", "Kind": {"type": "string", "enum": ["a", "b"]}}},
         "paths": {
             "/items": {
                 "parameters": "none",
@@ -321,7 +329,12 @@ fn fields_of_odd_shapes_cost_only_themselves() {
                     "responses": {"200": {"content": {"application/json": {"schema": {"type": "array", "items": 3}}}}}
                 },
                 "post": {"operationId": "makeItem", "requestBody": {"content": {"application/json": {"schema": {
-                    "properties": {"name": {"type": "string"}, "size": null}, "required": "name"
+                    "properties": {
+                        "name": {"type": "string"},
+                        "size": null,
+                        "kind": {"allOf": [{"$ref": "#/components/schemas/Kind"}, {"description": "The kind."}]}
+                    },
+                    "required": "name"
                 }}}}}
             },
             "/x": "not a path item"
@@ -336,8 +349,12 @@ fn fields_of_odd_shapes_cost_only_themselves() {
         "base_url: http://localhost\n",
         "name: list_items\n",
         "limit:\n        type: integer\n",
+        // A query value is text whatever its schema says.
+        "q:\n        type: string\n",
         "name: make_item\n",
         "name:\n        type: string\n",
+        // A property that is its `allOf`'s typed part, described by another.
+        "kind:\n        type: string\n        description: The kind.\n        enum:\n        - a\n        - b\n",
     ] {
         assert!(text.contains(expected), "no {expected:?} in {text}");
     }
@@ -348,7 +365,6 @@ fn fields_of_odd_shapes_cost_only_themselves() {
         .collect();
     for expected in [
         " param `` cannot be expressed; dropped",
-        "query param `q`: its schema has no type; dropped",
         "body param `size`: its schema has no type; dropped",
     ] {
         assert!(
@@ -356,4 +372,97 @@ fn fields_of_odd_shapes_cost_only_themselves() {
             "no {expected:?} in {reasons:#?}"
         );
     }
+}
+
+const WIRE: &str = "tests/fixtures/openapi/wire.yaml";
+
+/// Every param is kept under a snake_case name, with the upstream's name and place beside it
+/// when they differ: query names that are no identifiers, headers, cookies, form and
+/// multipart bodies, styles, and queries the path fixes.
+#[test]
+fn every_param_goes_where_the_document_says_under_its_own_name() {
+    let imported = aqlgen_build::import_openapi_file(Path::new(WIRE), &Default::default())
+        .expect("the fixture imports");
+    expectorate::assert_contents("tests/output/openapi/wire-adapter.md", &imported.text);
+    let checked =
+        aqlgen_build::check_text("wire-adapter.md", &imported.text).expect("it validates");
+    aqlgen_build::generate_crate(&checked, &aqlgen_build::CrateLocation::default())
+        .expect("it generates");
+    let reasons: Vec<String> = imported
+        .warnings
+        .iter()
+        .map(|w| format!("{}: {}", w.operation, w.reason))
+        .collect();
+    let text = reasons.join("\n");
+    for expected in [
+        "POST /vaults/{vault-name}/lock: header param `Authorization` is the credential the adapter's auth sends; not a param",
+        "PUT /raw: its required request body is neither JSON, form nor multipart (application/octet-stream); operation dropped",
+        "GET /vaults/{vault-name}/secrets: header param `X-Api-Key` is the credential the adapter's auth sends; not a param",
+        "POST /vaults/{vault-name}/secrets: header param `Content-Type`: HTTP sends it from the request itself; not a param",
+        "POST /uploads: body param `attachments`: a list of files cannot be sent; dropped",
+        "GET /StopPoint/Arrivals?station={station}&format=json: query param `format` is set by the path's own query; dropped",
+    ] {
+        assert!(text.contains(expected), "missing {expected:?} in\n{text}");
+    }
+    assert!(!text.contains("internal error"), "{text}");
+    assert!(
+        !text.contains("DELETE /vaults/{vault-name}/secrets"),
+        "a DELETE keeps its body: {text}"
+    );
+    assert!(
+        !text.contains("GET /v1/customers"),
+        "a body of no properties loses nothing: {text}"
+    );
+    let completeness = imported.completeness;
+    assert_eq!(
+        (
+            completeness.kept,
+            completeness.complete,
+            completeness.losing_required
+        ),
+        (13, 12, 0),
+        "the upload loses a list of files; nothing required is lost"
+    );
+}
+
+/// An operation that requires credentials the adapter cannot send is not kept, unless the
+/// operation asks for none or `--bearer-env` gives the adapter a token.
+#[test]
+fn an_operation_needing_credentials_the_adapter_lacks_is_dropped() {
+    let document = serde_json::json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Locked", "version": "1.0.0"},
+        "servers": [{"url": "https://api.example.com"}],
+        "components": {"securitySchemes": {"digest": {"type": "http", "scheme": "digest"}}},
+        "security": [{"digest": []}],
+        "paths": {
+            "/private": {"get": {"operationId": "getPrivate"}},
+            "/public": {"get": {"operationId": "getPublic", "security": []}},
+            "/either": {"get": {"operationId": "getEither", "security": [{"digest": []}, {}]}}
+        }
+    });
+    let imported =
+        aqlgen_build::import_openapi(&document, &Default::default()).expect("it imports");
+    assert!(imported.text.contains("name: get_public"));
+    assert!(imported.text.contains("name: get_either"));
+    assert!(!imported.text.contains("name: get_private"));
+    assert!(
+        imported
+            .warnings
+            .iter()
+            .any(|w| w.operation == "GET /private"
+                && w.reason
+                    == "it requires credentials (`digest`) and the adapter sends none: no security \
+                    scheme of the document is supported (`--bearer-env` sends a bearer token); \
+                    operation dropped"),
+        "{:#?}",
+        imported.warnings
+    );
+    let options = aqlgen_build::ImportOptions {
+        name: None,
+        bearer_env: Some("LOCKED_TOKEN".to_owned()),
+    };
+    let imported = aqlgen_build::import_openapi(&document, &options).expect("it imports");
+    assert_eq!(imported.completeness.kept, 3);
+    assert_eq!(imported.completeness.complete, 3);
 }

@@ -4,9 +4,13 @@
 //! metadata, a compile-time routing table and pre-serialized introspection answers. The
 //! runtime is generic over that trait and never sees YAML.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
-pub use aqlgen_model::{Category, DangerLevel, FeatureParam, Method, Preset, TrustLevel, Window};
+pub use aqlgen_model::{
+    Category, ContentType, DangerLevel, FeatureParam, Method, Preset, TrustLevel, Window,
+};
 
 use crate::params::ParamError;
 
@@ -188,10 +192,68 @@ pub struct UpstreamRequest {
     pub method: Method,
     /// Path with every substituted value percent-encoded, starting with `/`.
     pub path: String,
-    /// Query pairs, not yet encoded; an array param gives one pair per element.
-    pub query: Vec<(&'static str, String)>,
-    /// JSON body for POST, PUT and PATCH; `None` when no body param was given.
-    pub body: Option<Value>,
+    /// Query pairs by wire name, not yet encoded (see [`crate::wire`]).
+    pub query: Vec<(Cow<'static, str>, String)>,
+    /// Headers from header params, by wire name.
+    pub headers: Vec<(&'static str, String)>,
+    /// Cookies from cookie params, sent as one `Cookie` header.
+    pub cookies: Vec<(Cow<'static, str>, String)>,
+    /// The body; `None` when no body param was given.
+    pub body: Option<Body>,
+}
+
+/// A request body, in the operation's `content_type`.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Body {
+    /// `application/json`: an object of the body params.
+    Json(Value),
+    /// `application/x-www-form-urlencoded`: pairs, not yet encoded.
+    Form(Vec<(Cow<'static, str>, String)>),
+    /// `multipart/form-data`: one part per body param.
+    Multipart(Vec<Part>),
+}
+
+impl Body {
+    /// A JSON body of `members`; `None` when there are none.
+    pub fn json(members: Map<String, Value>) -> Option<Self> {
+        (!members.is_empty()).then_some(Self::Json(Value::Object(members)))
+    }
+
+    /// A form-encoded body of `pairs`; `None` when there are none.
+    pub fn form(pairs: Vec<(Cow<'static, str>, String)>) -> Option<Self> {
+        (!pairs.is_empty()).then_some(Self::Form(pairs))
+    }
+
+    /// A multipart body of `parts`; `None` when there are none.
+    pub fn multipart(parts: Vec<Part>) -> Option<Self> {
+        (!parts.is_empty()).then_some(Self::Multipart(parts))
+    }
+}
+
+/// One part of a multipart body, by the wire name of its param.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Part {
+    /// A scalar as text.
+    Text {
+        /// Part name.
+        name: &'static str,
+        /// Its text.
+        text: String,
+    },
+    /// An array or object as JSON text, `Content-Type: application/json`.
+    Json {
+        /// Part name.
+        name: &'static str,
+        /// Compact JSON.
+        text: String,
+    },
+    /// A file: the decoded bytes of a base64 value, `application/octet-stream`.
+    File {
+        /// Part name, also its file name.
+        name: &'static str,
+        /// The bytes.
+        bytes: Vec<u8>,
+    },
 }
 
 /// Pre-serialized introspection answers.

@@ -1,8 +1,8 @@
 //! The runtime every `aqlgen`-generated MCP-AQL adapter links.
 //!
-//! Generated code implements [`adapter::Adapter`] with the help of [`params`], and its `main`
-//! calls [`run`] (or [`serve()`] with a [`config::Config`] of its own). Everything that is the
-//! same for every adapter lives here, private to the crate.
+//! Generated code implements [`adapter::Adapter`] with the help of [`params`] and [`wire`],
+//! and its `main` calls [`run`] (or [`serve()`] with a [`config::Config`] of its own).
+//! Everything that is the same for every adapter lives here, private to the crate.
 //!
 //! # Floor plan
 //!
@@ -27,8 +27,8 @@
 //! state/       what outlives a request: memory, a journal file, Redis   (feature `redis`)
 //!
 //! foundation, used by every layer and importing none:
-//!   adapter (the contract with generated code), params, config (settings as data), error,
-//!   warning, text, digest, clock, redact, json_scan
+//!   adapter (the contract with generated code), params, wire (values onto the request),
+//!   config (settings as data), error, warning, text, digest, clock, redact, json_scan
 //! ```
 //!
 //! # Features
@@ -53,6 +53,7 @@ mod state;
 mod text;
 mod transport;
 mod warning;
+pub mod wire;
 
 pub use serve::{run, serve};
 

@@ -496,50 +496,6 @@ pub fn formatted(
     }
 }
 
-/// Percent-encodes one path segment: everything but RFC 3986 unreserved characters, so a `/`
-/// in a value never becomes a separator.
-pub fn encode_segment(value: &str) -> String {
-    let mut encoded = String::with_capacity(value.len());
-    for byte in value.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-            encoded.push(char::from(byte));
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    encoded
-}
-
-/// Adds a query param: strings as they are, numbers and booleans as JSON text, one pair per
-/// array element, objects as JSON text. `None` adds nothing.
-pub fn push_query(
-    query: &mut Vec<(&'static str, String)>,
-    name: &'static str,
-    value: Option<Value>,
-) {
-    let text = |value: Value| match value {
-        Value::String(text) => text,
-        other => other.to_string(),
-    };
-    match value {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(items)) => query.extend(items.into_iter().map(|item| (name, text(item)))),
-        Some(value) => query.push((name, text(value))),
-    }
-}
-
-/// Adds a JSON body member; `None` adds nothing.
-pub fn insert_body(body: &mut Map<String, Value>, name: &str, value: Option<Value>) {
-    if let Some(value) = value {
-        body.insert(name.to_owned(), value);
-    }
-}
-
-/// The request body: `None` when no member was given.
-pub fn body(members: Map<String, Value>) -> Option<Value> {
-    (!members.is_empty()).then_some(Value::Object(members))
-}
-
 #[cfg(test)]
 mod helper_tests {
     use serde_json::json;
@@ -548,13 +504,6 @@ mod helper_tests {
 
     fn map(value: Value) -> Map<String, Value> {
         value.as_object().cloned().expect("an object")
-    }
-
-    #[test]
-    fn encodes_path_segments() {
-        assert_eq!(encode_segment("a/b c%"), "a%2Fb%20c%25");
-        assert_eq!(encode_segment("héllo"), "h%C3%A9llo");
-        assert_eq!(encode_segment("A-z_0.~"), "A-z_0.~");
     }
 
     #[test]
@@ -605,22 +554,6 @@ mod helper_tests {
         assert!(matching("p", Some("ab"), &PATTERN).is_err());
         assert!(matching("p", Some("a"), &PATTERN).is_ok());
         assert!(matching("p", None, &PATTERN).is_ok());
-    }
-
-    #[test]
-    fn spreads_arrays_over_query_pairs() {
-        let mut query = Vec::new();
-        push_query(&mut query, "l", Some(json!(["a", 2])));
-        push_query(&mut query, "o", Some(json!({"k": 1})));
-        push_query(&mut query, "n", None);
-        assert_eq!(
-            query,
-            [
-                ("l", "a".to_owned()),
-                ("l", "2".to_owned()),
-                ("o", "{\"k\":1}".to_owned())
-            ]
-        );
     }
 
     #[test]

@@ -27,7 +27,7 @@ pub fn spellings(secret: &str) -> Vec<String> {
     }
     // A query string carries it as a path segment would: everything but unreserved
     // characters percent-encoded.
-    let encoded = crate::params::encode_segment(secret);
+    let encoded = crate::wire::encode_segment(secret);
     let mut all = vec![
         secret.to_owned(),
         secret.to_ascii_uppercase(),
@@ -130,7 +130,7 @@ mod tests {
             secret.to_ascii_lowercase(),
             STANDARD.encode(secret),
             URL_SAFE_NO_PAD.encode(secret),
-            crate::params::encode_segment(secret),
+            crate::wire::encode_segment(secret),
         );
         let clean = scrub(&text, &all);
         assert_eq!(clean.matches(REDACTED).count(), 6, "{clean}");

@@ -13,3 +13,26 @@ pub mod fixture {
 }
 
 pub use fixture::FixtureAdapter;
+
+/// Params in every place and style a request has: headers, cookies, a multipart file, path
+/// and query styles, a query in `maps_to`.
+pub mod wire {
+    include!(concat!(env!("OUT_DIR"), "/wire_adapter.rs"));
+}
+
+/// Adapters imported from the OpenAPI documents of `real-apis/` by `build.rs`, as
+/// `aqlgen import-openapi` writes them: the shapes of three real APIs.
+pub mod real {
+    /// Azure Key Vault's secrets: the `api-version` query param on every call.
+    pub mod azure {
+        include!(concat!(env!("OUT_DIR"), "/azure_adapter.rs"));
+    }
+    /// Stripe's customers: form-encoded writes with nested keys.
+    pub mod stripe {
+        include!(concat!(env!("OUT_DIR"), "/stripe_adapter.rs"));
+    }
+    /// Slack's chat methods: form-encoded RPC writes, OAuth2 tokens.
+    pub mod slack {
+        include!(concat!(env!("OUT_DIR"), "/slack_adapter.rs"));
+    }
+}

@@ -3,7 +3,7 @@
 //! operation by name and builds requests from params, and its introspection documents
 //! validate against the spec's `introspection-response.schema.json` definitions.
 
-use aqlgen_runtime::adapter::{Adapter, Method};
+use aqlgen_runtime::adapter::{Adapter, Body, Method};
 use build_rs_example::adapter::TodoAdapter;
 use serde_json::{Map, Value, json};
 
@@ -33,7 +33,10 @@ fn builds_requests_from_params() {
 
     let create = TodoAdapter::route("create_todo").expect("create_todo is defined");
     let request = (create.build)(&params(json!({"title": "a/b"}))).expect("valid params");
-    assert_eq!(request.body.expect("a JSON body")["title"], "a/b");
+    let Some(Body::Json(body)) = request.body else {
+        panic!("a JSON body, not {:?}", request.body)
+    };
+    assert_eq!(body["title"], "a/b");
 
     let error = (get.build)(&params(json!({"id": "x", "bogus": 1}))).expect_err("unknown param");
     assert!(format!("{error:?}").contains("bogus"));

@@ -4,10 +4,12 @@
 //! The routing table and the upstream request builders.
 
 use ::aqlgen_runtime::adapter::{
-    Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
+    Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
     Paging, Route, UpstreamRequest,
 };
-use ::aqlgen_runtime::params::{self, ParamError};
+use ::aqlgen_runtime::params::ParamError;
+use ::aqlgen_runtime::wire;
+use ::aqlgen_runtime::wire::Style;
 use ::aqlgen_runtime::serde_json::{Map, Value};
 use super::params as schema_params;
 
@@ -29,17 +31,21 @@ fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::CreateRepoParams::from_params(raw)?;
     let path = "/user/repos".to_owned();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "name", Some(Value::from(parsed.name)));
-    params::insert_body(&mut body, "description", parsed.description.map(Value::from));
-    params::insert_body(&mut body, "private", Some(Value::from(parsed.private)));
-    params::insert_body(&mut body, "auto_init", Some(Value::from(parsed.auto_init)));
-    params::insert_body(&mut body, "topics", parsed.topics.map(Value::from));
+    wire::insert_json(&mut body, "name", Some(Value::from(parsed.name)));
+    wire::insert_json(&mut body, "description", parsed.description.map(Value::from));
+    wire::insert_json(&mut body, "private", Some(Value::from(parsed.private)));
+    wire::insert_json(&mut body, "auto_init", Some(Value::from(parsed.auto_init)));
+    wire::insert_json(&mut body, "topics", parsed.topics.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -61,24 +67,28 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
     let parsed = schema_params::CreateIssueParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/issues",
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "title", Some(Value::from(parsed.title)));
-    params::insert_body(&mut body, "body", parsed.body.map(Value::from));
-    params::insert_body(&mut body, "labels", parsed.labels.map(Value::from));
-    params::insert_body(&mut body, "assignees", parsed.assignees.map(Value::from));
-    params::insert_body(&mut body, "milestone", parsed.milestone.map(Value::from));
+    wire::insert_json(&mut body, "title", Some(Value::from(parsed.title)));
+    wire::insert_json(&mut body, "body", parsed.body.map(Value::from));
+    wire::insert_json(&mut body, "labels", parsed.labels.map(Value::from));
+    wire::insert_json(&mut body, "assignees", parsed.assignees.map(Value::from));
+    wire::insert_json(&mut body, "milestone", parsed.milestone.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -102,22 +112,26 @@ fn build_create_issue_comment(
     let parsed = schema_params::CreateIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/issues/",
-        &params::encode_segment(&parsed.issue_number.to_string()),
+        &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "body", Some(Value::from(parsed.body)));
+    wire::insert_json(&mut body, "body", Some(Value::from(parsed.body)));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -141,24 +155,28 @@ fn build_create_pull_request(
     let parsed = schema_params::CreatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/pulls",
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "title", Some(Value::from(parsed.title)));
-    params::insert_body(&mut body, "head", Some(Value::from(parsed.head)));
-    params::insert_body(&mut body, "base", Some(Value::from(parsed.base)));
-    params::insert_body(&mut body, "body", parsed.body.map(Value::from));
-    params::insert_body(&mut body, "draft", Some(Value::from(parsed.draft)));
+    wire::insert_json(&mut body, "title", Some(Value::from(parsed.title)));
+    wire::insert_json(&mut body, "head", Some(Value::from(parsed.head)));
+    wire::insert_json(&mut body, "base", Some(Value::from(parsed.base)));
+    wire::insert_json(&mut body, "body", parsed.body.map(Value::from));
+    wire::insert_json(&mut body, "draft", Some(Value::from(parsed.draft)));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -180,22 +198,26 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
     let parsed = schema_params::CreateLabelParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/labels",
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "name", Some(Value::from(parsed.name)));
-    params::insert_body(&mut body, "color", Some(Value::from(parsed.color)));
-    params::insert_body(&mut body, "description", parsed.description.map(Value::from));
+    wire::insert_json(&mut body, "name", Some(Value::from(parsed.name)));
+    wire::insert_json(&mut body, "color", Some(Value::from(parsed.color)));
+    wire::insert_json(&mut body, "description", parsed.description.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -236,16 +258,20 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
     let parsed = schema_params::GetRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -286,17 +312,46 @@ pub static LIST_REPOS_ROUTE: Route = Route {
 /// Parses `list_repos` params and builds its upstream request.
 fn build_list_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListReposParams::from_params(raw)?;
-    let path = ["/users/", &params::encode_segment(&parsed.username), "/repos"].concat();
+    let path = ["/users/", &wire::encode_segment(&parsed.username), "/repos"].concat();
     let mut query = Vec::new();
-    params::push_query(&mut query, "type", Some(Value::from(parsed.r#type)));
-    params::push_query(&mut query, "sort", Some(Value::from(parsed.sort)));
-    params::push_query(&mut query, "direction", parsed.direction.map(Value::from));
-    params::push_query(&mut query, "per_page", Some(Value::from(parsed.per_page)));
-    params::push_query(&mut query, "page", Some(Value::from(parsed.page)));
+    wire::push_pairs(
+        &mut query,
+        "type",
+        Some(Value::from(parsed.r#type)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "sort",
+        Some(Value::from(parsed.sort)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "direction",
+        parsed.direction.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "per_page",
+        Some(Value::from(parsed.per_page)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "page",
+        Some(Value::from(parsed.page)),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -353,24 +408,63 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::ListIssuesParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/issues",
     ]
         .concat();
     let mut query = Vec::new();
-    params::push_query(&mut query, "state", Some(Value::from(parsed.state)));
-    params::push_query(&mut query, "labels", parsed.labels.map(Value::from));
-    params::push_query(&mut query, "sort", Some(Value::from(parsed.sort)));
-    params::push_query(&mut query, "direction", Some(Value::from(parsed.direction)));
-    params::push_query(&mut query, "since", parsed.since.map(Value::from));
-    params::push_query(&mut query, "per_page", Some(Value::from(parsed.per_page)));
-    params::push_query(&mut query, "page", Some(Value::from(parsed.page)));
+    wire::push_pairs(
+        &mut query,
+        "state",
+        Some(Value::from(parsed.state)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "labels",
+        parsed.labels.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "sort",
+        Some(Value::from(parsed.sort)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "direction",
+        Some(Value::from(parsed.direction)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "since",
+        parsed.since.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "per_page",
+        Some(Value::from(parsed.per_page)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "page",
+        Some(Value::from(parsed.page)),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -398,18 +492,22 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
     let parsed = schema_params::GetIssueParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/issues/",
-        &params::encode_segment(&parsed.issue_number.to_string()),
+        &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -448,21 +546,35 @@ fn build_list_issue_comments(
     let parsed = schema_params::ListIssueCommentsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/issues/",
-        &params::encode_segment(&parsed.issue_number.to_string()),
+        &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
     ]
         .concat();
     let mut query = Vec::new();
-    params::push_query(&mut query, "per_page", Some(Value::from(parsed.per_page)));
-    params::push_query(&mut query, "page", Some(Value::from(parsed.page)));
+    wire::push_pairs(
+        &mut query,
+        "per_page",
+        Some(Value::from(parsed.per_page)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "page",
+        Some(Value::from(parsed.page)),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -507,21 +619,45 @@ fn build_list_pull_requests(
     let parsed = schema_params::ListPullRequestsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/pulls",
     ]
         .concat();
     let mut query = Vec::new();
-    params::push_query(&mut query, "state", Some(Value::from(parsed.state)));
-    params::push_query(&mut query, "base", parsed.base.map(Value::from));
-    params::push_query(&mut query, "per_page", Some(Value::from(parsed.per_page)));
-    params::push_query(&mut query, "page", Some(Value::from(parsed.page)));
+    wire::push_pairs(
+        &mut query,
+        "state",
+        Some(Value::from(parsed.state)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "base",
+        parsed.base.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "per_page",
+        Some(Value::from(parsed.per_page)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "page",
+        Some(Value::from(parsed.page)),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -546,18 +682,22 @@ fn build_get_pull_request(
     let parsed = schema_params::GetPullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/pulls/",
-        &params::encode_segment(&parsed.pull_number.to_string()),
+        &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -594,16 +734,50 @@ fn build_search_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
     let parsed = schema_params::SearchIssuesParams::from_params(raw)?;
     let path = "/search/issues".to_owned();
     let mut query = Vec::new();
-    params::push_query(&mut query, "q", Some(Value::from(parsed.q)));
-    params::push_query(&mut query, "sort", parsed.sort.map(Value::from));
-    params::push_query(&mut query, "order", Some(Value::from(parsed.order)));
-    params::push_query(&mut query, "min_score", parsed.min_score.map(Value::from));
-    params::push_query(&mut query, "per_page", Some(Value::from(parsed.per_page)));
-    params::push_query(&mut query, "page", Some(Value::from(parsed.page)));
+    wire::push_pairs(
+        &mut query,
+        "q",
+        Some(Value::from(parsed.q)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "sort",
+        parsed.sort.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "order",
+        Some(Value::from(parsed.order)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "min_score",
+        parsed.min_score.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "per_page",
+        Some(Value::from(parsed.per_page)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "page",
+        Some(Value::from(parsed.page)),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -629,12 +803,16 @@ pub static GET_USER_ROUTE: Route = Route {
 /// Parses `get_user` params and builds its upstream request.
 fn build_get_user(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetUserParams::from_params(raw)?;
-    let path = ["/users/", &params::encode_segment(&parsed.username)].concat();
+    let path = ["/users/", &wire::encode_segment(&parsed.username)].concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -673,21 +851,45 @@ fn build_list_workflow_runs(
     let parsed = schema_params::ListWorkflowRunsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/actions/runs",
     ]
         .concat();
     let mut query = Vec::new();
-    params::push_query(&mut query, "branch", parsed.branch.map(Value::from));
-    params::push_query(&mut query, "status", parsed.status.map(Value::from));
-    params::push_query(&mut query, "per_page", Some(Value::from(parsed.per_page)));
-    params::push_query(&mut query, "page", Some(Value::from(parsed.page)));
+    wire::push_pairs(
+        &mut query,
+        "branch",
+        parsed.branch.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "status",
+        parsed.status.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "per_page",
+        Some(Value::from(parsed.per_page)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "page",
+        Some(Value::from(parsed.page)),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -710,18 +912,20 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::UpdateRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "name", parsed.input.name.into_body());
-    params::insert_body(&mut body, "description", parsed.input.description.into_body());
-    params::insert_body(&mut body, "private", parsed.input.private.into_body());
-    params::insert_body(&mut body, "has_issues", parsed.input.has_issues.into_body());
-    params::insert_body(
+    wire::insert_json(&mut body, "name", parsed.input.name.into_body());
+    wire::insert_json(&mut body, "description", parsed.input.description.into_body());
+    wire::insert_json(&mut body, "private", parsed.input.private.into_body());
+    wire::insert_json(&mut body, "has_issues", parsed.input.has_issues.into_body());
+    wire::insert_json(
         &mut body,
         "default_branch",
         parsed.input.default_branch.into_body(),
@@ -730,7 +934,9 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         method: Method::Patch,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -752,25 +958,29 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
     let parsed = schema_params::UpdateIssueParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/issues/",
-        &params::encode_segment(&parsed.issue_number.to_string()),
+        &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "title", parsed.input.title.into_body());
-    params::insert_body(&mut body, "body", parsed.input.body.into_body());
-    params::insert_body(&mut body, "state", parsed.input.state.into_body());
-    params::insert_body(&mut body, "labels", parsed.input.labels.into_body());
-    params::insert_body(&mut body, "assignees", parsed.input.assignees.into_body());
+    wire::insert_json(&mut body, "title", parsed.input.title.into_body());
+    wire::insert_json(&mut body, "body", parsed.input.body.into_body());
+    wire::insert_json(&mut body, "state", parsed.input.state.into_body());
+    wire::insert_json(&mut body, "labels", parsed.input.labels.into_body());
+    wire::insert_json(&mut body, "assignees", parsed.input.assignees.into_body());
     Ok(UpstreamRequest {
         method: Method::Patch,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -794,24 +1004,28 @@ fn build_update_pull_request(
     let parsed = schema_params::UpdatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/pulls/",
-        &params::encode_segment(&parsed.pull_number.to_string()),
+        &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "title", parsed.input.title.into_body());
-    params::insert_body(&mut body, "body", parsed.input.body.into_body());
-    params::insert_body(&mut body, "state", parsed.input.state.into_body());
-    params::insert_body(&mut body, "base", parsed.input.base.into_body());
+    wire::insert_json(&mut body, "title", parsed.input.title.into_body());
+    wire::insert_json(&mut body, "body", parsed.input.body.into_body());
+    wire::insert_json(&mut body, "state", parsed.input.state.into_body());
+    wire::insert_json(&mut body, "base", parsed.input.base.into_body());
     Ok(UpstreamRequest {
         method: Method::Patch,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -835,20 +1049,24 @@ fn build_replace_repo_topics(
     let parsed = schema_params::ReplaceRepoTopicsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/topics",
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "names", Some(Value::from(parsed.input.names)));
+    wire::insert_json(&mut body, "names", Some(Value::from(parsed.input.names)));
     Ok(UpstreamRequest {
         method: Method::Put,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -870,16 +1088,20 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::DeleteRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -904,18 +1126,22 @@ fn build_delete_issue_comment(
     let parsed = schema_params::DeleteIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/issues/comments/",
-        &params::encode_segment(&parsed.comment_id.to_string()),
+        &wire::encode_segment(&parsed.comment_id.to_string()),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -938,18 +1164,22 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
     let parsed = schema_params::DeleteLabelParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/labels/",
-        &params::encode_segment(&parsed.name),
+        &wire::encode_segment(&parsed.name),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -974,33 +1204,33 @@ fn build_merge_pull_request(
     let parsed = schema_params::MergePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/pulls/",
-        &params::encode_segment(&parsed.pull_number.to_string()),
+        &wire::encode_segment(&parsed.pull_number.to_string()),
         "/merge",
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "commit_title", parsed.commit_title.map(Value::from));
-    params::insert_body(
+    wire::insert_json(&mut body, "commit_title", parsed.commit_title.map(Value::from));
+    wire::insert_json(
         &mut body,
         "commit_message",
         parsed.commit_message.map(Value::from),
     );
-    params::insert_body(
-        &mut body,
-        "merge_method",
-        Some(Value::from(parsed.merge_method)),
-    );
-    params::insert_body(&mut body, "sha", parsed.sha.map(Value::from));
+    wire::insert_json(&mut body, "merge_method", Some(Value::from(parsed.merge_method)));
+    wire::insert_json(&mut body, "sha", parsed.sha.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Put,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -1024,17 +1254,19 @@ fn build_rerun_workflow(
     let parsed = schema_params::RerunWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/actions/runs/",
-        &params::encode_segment(&parsed.run_id.to_string()),
+        &wire::encode_segment(&parsed.run_id.to_string()),
         "/rerun",
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(
+    wire::insert_json(
         &mut body,
         "enable_debug_logging",
         Some(Value::from(parsed.enable_debug_logging)),
@@ -1043,7 +1275,9 @@ fn build_rerun_workflow(
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -1067,23 +1301,27 @@ fn build_dispatch_workflow(
     let parsed = schema_params::DispatchWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
         "/actions/workflows/",
-        &params::encode_segment(&parsed.workflow_id),
+        &wire::encode_segment(&parsed.workflow_id),
         "/dispatches",
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "ref", Some(Value::from(parsed.r#ref)));
-    params::insert_body(&mut body, "inputs", parsed.inputs.map(Value::from));
+    wire::insert_json(&mut body, "ref", Some(Value::from(parsed.r#ref)));
+    wire::insert_json(&mut body, "inputs", parsed.inputs.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 

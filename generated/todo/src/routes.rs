@@ -4,10 +4,12 @@
 //! The routing table and the upstream request builders.
 
 use ::aqlgen_runtime::adapter::{
-    Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
+    Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
     Paging, Route, UpstreamRequest,
 };
-use ::aqlgen_runtime::params::{self, ParamError};
+use ::aqlgen_runtime::params::ParamError;
+use ::aqlgen_runtime::wire;
+use ::aqlgen_runtime::wire::Style;
 use ::aqlgen_runtime::serde_json::{Map, Value};
 use super::params as schema_params;
 
@@ -29,17 +31,21 @@ fn build_create_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::CreateTodoParams::from_params(raw)?;
     let path = "/todos".to_owned();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "title", Some(Value::from(parsed.title)));
-    params::insert_body(&mut body, "notes", parsed.notes.map(Value::from));
-    params::insert_body(&mut body, "due", parsed.due.map(Value::from));
-    params::insert_body(&mut body, "priority", Some(Value::from(parsed.priority)));
-    params::insert_body(&mut body, "tags", parsed.tags.map(Value::from));
+    wire::insert_json(&mut body, "title", Some(Value::from(parsed.title)));
+    wire::insert_json(&mut body, "notes", parsed.notes.map(Value::from));
+    wire::insert_json(&mut body, "due", parsed.due.map(Value::from));
+    wire::insert_json(&mut body, "priority", Some(Value::from(parsed.priority)));
+    wire::insert_json(&mut body, "tags", parsed.tags.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -84,14 +90,38 @@ fn build_list_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
     let parsed = schema_params::ListTodosParams::from_params(raw)?;
     let path = "/todos".to_owned();
     let mut query = Vec::new();
-    params::push_query(&mut query, "completed", parsed.completed.map(Value::from));
-    params::push_query(&mut query, "tag", parsed.tag.map(Value::from));
-    params::push_query(&mut query, "limit", Some(Value::from(parsed.limit)));
-    params::push_query(&mut query, "offset", Some(Value::from(parsed.offset)));
+    wire::push_pairs(
+        &mut query,
+        "completed",
+        parsed.completed.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "tag",
+        parsed.tag.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "limit",
+        Some(Value::from(parsed.limit)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "offset",
+        Some(Value::from(parsed.offset)),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -117,12 +147,16 @@ pub static GET_TODO_ROUTE: Route = Route {
 /// Parses `get_todo` params and builds its upstream request.
 fn build_get_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetTodoParams::from_params(raw)?;
-    let path = ["/todos/", &params::encode_segment(&parsed.id.to_string())].concat();
+    let path = ["/todos/", &wire::encode_segment(&parsed.id.to_string())].concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -154,12 +188,26 @@ fn build_list_activity(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
     let parsed = schema_params::ListActivityParams::from_params(raw)?;
     let path = "/activity".to_owned();
     let mut query = Vec::new();
-    params::push_query(&mut query, "limit", parsed.limit.map(Value::from));
-    params::push_query(&mut query, "cursor", parsed.cursor.map(Value::from));
+    wire::push_pairs(
+        &mut query,
+        "limit",
+        parsed.limit.map(Value::from),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "cursor",
+        parsed.cursor.map(Value::from),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -180,19 +228,23 @@ pub static UPDATE_TODO_ROUTE: Route = Route {
 /// Parses `update_todo` params and builds its upstream request.
 fn build_update_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::UpdateTodoParams::from_params(raw)?;
-    let path = ["/todos/", &params::encode_segment(&parsed.id.to_string())].concat();
+    let path = ["/todos/", &wire::encode_segment(&parsed.id.to_string())].concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "title", parsed.input.title.into_body());
-    params::insert_body(&mut body, "notes", parsed.input.notes.into_body());
-    params::insert_body(&mut body, "due", parsed.input.due.into_body());
-    params::insert_body(&mut body, "priority", parsed.input.priority.into_body());
-    params::insert_body(&mut body, "tags", parsed.input.tags.into_body());
+    wire::insert_json(&mut body, "title", parsed.input.title.into_body());
+    wire::insert_json(&mut body, "notes", parsed.input.notes.into_body());
+    wire::insert_json(&mut body, "due", parsed.input.due.into_body());
+    wire::insert_json(&mut body, "priority", parsed.input.priority.into_body());
+    wire::insert_json(&mut body, "tags", parsed.input.tags.into_body());
     Ok(UpstreamRequest {
         method: Method::Patch,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -212,12 +264,16 @@ pub static DELETE_TODO_ROUTE: Route = Route {
 /// Parses `delete_todo` params and builds its upstream request.
 fn build_delete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::DeleteTodoParams::from_params(raw)?;
-    let path = ["/todos/", &params::encode_segment(&parsed.id.to_string())].concat();
+    let path = ["/todos/", &wire::encode_segment(&parsed.id.to_string())].concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -242,10 +298,14 @@ fn build_clear_completed_todos(
     schema_params::ClearCompletedTodosParams::from_params(raw)?;
     let path = "/todos/completed".to_owned();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -268,12 +328,16 @@ fn build_bulk_delete_todos(
     raw: &Map<String, Value>,
 ) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::BulkDeleteTodosParams::from_params(raw)?;
-    let path = ["/todos/tagged/", &params::encode_segment(&parsed.tag)].concat();
+    let path = ["/todos/tagged/", &wire::encode_segment(&parsed.tag)].concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -298,10 +362,14 @@ fn build_delete_all_todos(
     schema_params::DeleteAllTodosParams::from_params(raw)?;
     let path = "/todos".to_owned();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -322,16 +390,20 @@ pub static COMPLETE_TODO_ROUTE: Route = Route {
 /// Parses `complete_todo` params and builds its upstream request.
 fn build_complete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CompleteTodoParams::from_params(raw)?;
-    let path = ["/todos/", &params::encode_segment(&parsed.id.to_string()), "/complete"]
+    let path = ["/todos/", &wire::encode_segment(&parsed.id.to_string()), "/complete"]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "note", parsed.note.map(Value::from));
+    wire::insert_json(&mut body, "note", parsed.note.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::client::Client;
 use crate::error::Error;
-use crate::ir::{Category, Method, Operation, ParamType, Placement};
+use crate::ir::{Category, Method, Operation, ParamLocation, ParamType};
 
 /// A CREATE of a collection, the READ of one of its items, and maybe an UPDATE of it.
 pub struct Pair<'a> {
@@ -44,7 +44,7 @@ pub fn pairs(operations: &[Operation]) -> Vec<Pair<'_>> {
             .params
             .iter()
             .rev()
-            .find(|param| param.placement == Placement::Path)
+            .find(|param| param.placement == ParamLocation::Path)
         else {
             continue;
         };
@@ -144,7 +144,7 @@ impl RoundTrip<'_> {
         let mut params = Map::new();
         let mut sent = Map::new();
         for param in &create.params {
-            let body = param.placement == Placement::Body && echoed(param.ty);
+            let body = param.placement == ParamLocation::Body && echoed(param.ty);
             if param.required || body {
                 let mut value = self.value(param);
                 if body && free_text(param) {
@@ -153,7 +153,7 @@ impl RoundTrip<'_> {
                     });
                 }
                 if body {
-                    sent.insert(param.name.clone(), value.clone());
+                    sent.insert(param.wire_name.clone(), value.clone());
                 }
                 params.insert(param.name.clone(), value);
             }
@@ -242,7 +242,7 @@ impl RoundTrip<'_> {
         // anything is created, so no item is made for a check that cannot run.
         let sends = |name: &str| {
             self.pair.create.params.iter().any(|param| {
-                param.name == name && param.placement == Placement::Body && echoed(param.ty)
+                param.name == name && param.placement == ParamLocation::Body && echoed(param.ty)
             })
         };
         let Some(changed) = input

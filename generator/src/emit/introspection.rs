@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 use super::json;
 use aqlgen_model::{FeatureParam, IDENTIFYING_FIELDS, Preset};
 
-use crate::ir::{Adapter, Operation, Param, Placement, ResultField};
+use crate::ir::{Adapter, Operation, Param, ParamLocation, ResultField};
 
 /// The items of `introspection.rs`.
 pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
@@ -264,7 +264,7 @@ fn example_params(operation: &Operation) -> Value {
     let mut params: Map<String, Value> = operation
         .params
         .iter()
-        .filter(|param| param.required || param.placement == Placement::Path)
+        .filter(|param| param.required || param.placement == ParamLocation::Path)
         .map(|param| (param.name.clone(), sample(param)))
         .collect();
     if let Some(input) = &operation.input {

@@ -5,17 +5,32 @@ use quote::quote;
 
 use super::{doc_lines, variant};
 use crate::ident::ident;
-use crate::ir::{Adapter, Operation, PageStyle, Param, ParamType, PathSegment, Placement};
+use crate::ir::{
+    Adapter, ContentType, Operation, PageStyle, Param, ParamLocation, ParamStyle, ParamType,
+    PathSegment,
+};
 
 /// The items of `routes.rs`.
 pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
-    // `params::` helpers place values in the request; an adapter whose operations take no
-    // params at all has nothing to place.
-    let helpers = adapter
-        .operations
-        .iter()
-        .any(|operation| !operation.params.is_empty() || operation.input.is_some())
-        .then(|| quote! { self, });
+    // `wire::` writes values into the request; an adapter whose operations take no params
+    // at all has nothing to write, and `Style` is named only where a call takes one.
+    let params = || {
+        adapter.operations.iter().flat_map(|operation| {
+            operation
+                .all_params()
+                .map(|param| (param, operation.content_type))
+        })
+    };
+    let wire = params()
+        .next()
+        .is_some()
+        .then(|| quote! { use ::aqlgen_runtime::wire; });
+    let style = params()
+        .any(|(param, content_type)| takes_style(param, content_type))
+        .then(|| quote! { use ::aqlgen_runtime::wire::Style; });
+    let body = params()
+        .any(|(param, _)| param.placement == ParamLocation::Body)
+        .then(|| quote! { Body, });
     let features = adapter
         .operations
         .iter()
@@ -32,8 +47,10 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
         .any(|operation| operation.features.paging.is_some())
         .then(|| quote! { PageStyle, Paging, });
     let mut items = vec![quote! {
-        use ::aqlgen_runtime::adapter::{Category, DangerLevel, #features #shaping Method, #paging Route, UpstreamRequest};
-        use ::aqlgen_runtime::params::{#helpers ParamError};
+        use ::aqlgen_runtime::adapter::{#body Category, DangerLevel, #features #shaping Method, #paging Route, UpstreamRequest};
+        use ::aqlgen_runtime::params::ParamError;
+        #wire
+        #style
         use ::aqlgen_runtime::serde_json::{Map, Value};
 
         use super::params as schema_params;
@@ -137,12 +154,7 @@ fn emit_builder(operation: &Operation) -> TokenStream {
         .map(|segment| match segment {
             PathSegment::Literal(text) => quote! { #text },
             PathSegment::Param(index) => {
-                let param = &operation.params[*index];
-                let field = ident(&param.field);
-                match param.ty {
-                    ParamType::String => quote! { &params::encode_segment(&parsed.#field) },
-                    _ => quote! { &params::encode_segment(&parsed.#field.to_string()) },
-                }
+                path_piece(&operation.params[*index], operation.content_type)
             }
         })
         .collect();
@@ -161,33 +173,79 @@ fn emit_builder(operation: &Operation) -> TokenStream {
             .map(|param| (param, quote! { parsed.input }))
     });
     let placed: Vec<(&Param, TokenStream)> = top.chain(input).collect();
-    let query: Vec<_> = placed
+    let at = |location: ParamLocation| {
+        placed
+            .iter()
+            .filter(move |(param, _)| param.placement == location)
+    };
+    let fixed = operation
+        .fixed_query
         .iter()
-        .filter(|(param, _)| param.placement == Placement::Query)
+        .map(|(name, value)| quote! { query.push((#name.into(), #value.to_owned())); });
+    let query: Vec<_> = fixed
+        .chain(at(ParamLocation::Query).map(|(param, owner)| {
+            let (name, value, style) = (&param.wire_name, value_of(param, owner), style_of(param));
+            quote! { wire::push_pairs(&mut query, #name, #value, #style); }
+        }))
+        .collect();
+    let headers: Vec<_> = at(ParamLocation::Header)
         .map(|(param, owner)| {
-            let (name, value) = (&param.name, value_of(param, owner));
-            quote! { params::push_query(&mut query, #name, #value); }
+            let (label, name) = (&param.label, &param.wire_name);
+            let (value, style) = (value_of(param, owner), style_of(param));
+            quote! { wire::push_header(&mut headers, #label, #name, #value, #style)?; }
         })
         .collect();
-    let body: Vec<_> = placed
-        .iter()
-        .filter(|(param, _)| param.placement == Placement::Body)
+    let cookies: Vec<_> = at(ParamLocation::Cookie)
         .map(|(param, owner)| {
-            let (name, value) = (&param.name, value_of(param, owner));
-            quote! { params::insert_body(&mut body, #name, #value); }
+            let (name, value, style) = (&param.wire_name, value_of(param, owner), style_of(param));
+            quote! { wire::push_pairs(&mut cookies, #name, #value, #style); }
         })
         .collect();
-    let query_init = if query.is_empty() {
-        quote! { let query = Vec::new(); }
-    } else {
-        quote! { let mut query = Vec::new(); }
+    let body: Vec<_> = at(ParamLocation::Body)
+        .map(|(param, owner)| {
+            let (label, name, value) = (&param.label, &param.wire_name, value_of(param, owner));
+            match operation.content_type {
+                ContentType::Json => quote! { wire::insert_json(&mut body, #name, #value); },
+                ContentType::Form => {
+                    let style = style_of(param);
+                    quote! { wire::push_pairs(&mut body, #name, #value, #style); }
+                }
+                ContentType::Multipart => {
+                    let file =
+                        param.ty == ParamType::String && param.format.as_deref() == Some("binary");
+                    quote! { wire::push_part(&mut body, #label, #name, #value, #file)?; }
+                }
+            }
+        })
+        .collect();
+    let list = |name: &str, items: &[TokenStream]| {
+        let name = ident(name);
+        if items.is_empty() {
+            quote! { let #name = Vec::new(); }
+        } else {
+            quote! { let mut #name = Vec::new(); #(#items)* }
+        }
     };
-    let body_expr = if body.is_empty() {
-        quote! { None }
-    } else {
-        quote! { params::body(body) }
+    let (query, headers, cookies) = (
+        list("query", &query),
+        list("headers", &headers),
+        list("cookies", &cookies),
+    );
+    let (body_init, body_expr) = match (body.is_empty(), operation.content_type) {
+        (true, _) => (quote! {}, quote! { None }),
+        (false, ContentType::Json) => (
+            quote! { let mut body = Map::new(); },
+            quote! { Body::json(body) },
+        ),
+        (false, ContentType::Form) => (
+            quote! { let mut body = Vec::new(); },
+            quote! { Body::form(body) },
+        ),
+        (false, ContentType::Multipart) => (
+            quote! { let mut body = Vec::new(); },
+            quote! { Body::multipart(body) },
+        ),
     };
-    let body_init = (!body.is_empty()).then(|| quote! { let mut body = Map::new(); });
     let doc = format!(
         " Parses `{}` params and builds its upstream request.",
         operation.name
@@ -202,12 +260,54 @@ fn emit_builder(operation: &Operation) -> TokenStream {
         fn #build(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
             #parse
             let path = #path;
-            #query_init
-            #(#query)*
+            #query
+            #headers
+            #cookies
             #body_init
             #(#body)*
-            Ok(UpstreamRequest { method: Method::#method, path, query, body: #body_expr })
+            Ok(UpstreamRequest { method: Method::#method, path, query, headers, cookies, body: #body_expr })
         }
+    }
+}
+
+/// A path param's value, percent-encoded: a scalar in the simple style as its text, else
+/// through the runtime's styles.
+fn path_piece(param: &Param, content_type: ContentType) -> TokenStream {
+    let field = ident(&param.field);
+    if takes_style(param, content_type) {
+        let (name, style) = (&param.name, style_of(param));
+        return quote! { &wire::path_segment(#name, &Value::from(parsed.#field), #style) };
+    }
+    match param.ty {
+        ParamType::String => quote! { &wire::encode_segment(&parsed.#field) },
+        _ => quote! { &wire::encode_segment(&parsed.#field.to_string()) },
+    }
+}
+
+/// Whether the runtime call that writes `param` takes a `Style`: every one but a JSON body
+/// member, a multipart part, and a scalar path param in the simple style.
+fn takes_style(param: &Param, content_type: ContentType) -> bool {
+    match param.placement {
+        ParamLocation::Path => {
+            param.style != ParamStyle::Simple
+                || matches!(param.ty, ParamType::Array | ParamType::Object)
+        }
+        ParamLocation::Body => content_type == ContentType::Form,
+        ParamLocation::Query | ParamLocation::Header | ParamLocation::Cookie => true,
+    }
+}
+
+/// The runtime's `Style` of a param.
+fn style_of(param: &Param) -> TokenStream {
+    let explode = param.explode;
+    match param.style {
+        ParamStyle::Simple => quote! { Style::Simple { explode: #explode } },
+        ParamStyle::Label => quote! { Style::Label { explode: #explode } },
+        ParamStyle::Matrix => quote! { Style::Matrix { explode: #explode } },
+        ParamStyle::Form => quote! { Style::Form { explode: #explode } },
+        ParamStyle::SpaceDelimited => quote! { Style::SpaceDelimited },
+        ParamStyle::PipeDelimited => quote! { Style::PipeDelimited },
+        ParamStyle::DeepObject => quote! { Style::DeepObject },
     }
 }
 

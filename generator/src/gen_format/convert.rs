@@ -125,6 +125,7 @@ fn operation(operation: &OperationDefinition, types: &[TypeDefinition]) -> schem
         danger_level: operation.danger_level,
         requires_confirmation: None,
         non_idempotent: None,
+        content_type: None,
     }
 }
 
@@ -139,6 +140,10 @@ fn convert_param(param: &ParameterDefinition) -> schema::Param {
         maximum: None,
         pattern: None,
         format: None,
+        location: None,
+        wire_name: None,
+        style: None,
+        explode: None,
     }
 }
 

@@ -3,13 +3,18 @@
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
 use super::{
-    Adapter, Auth, Category, DangerLevel, Input, Operation, Origin, Param, ParamType, PathSegment,
-    Placement, ResultField, StringFormat, Window,
+    Adapter, Auth, Category, ContentType, DangerLevel, Input, Operation, Origin, Param,
+    ParamLocation, ParamType, PathSegment, ResultField, StringFormat, Window,
 };
 use crate::features::PageRole;
-use crate::schema::maps_to::{self, PathPiece};
+use crate::schema::maps_to::{self, PathPiece, QueryValue};
+use crate::schema::placement::{self, Placed};
 use crate::schema::{self, AdapterSchema, AuthKind};
 use crate::{features, ident};
+
+/// What the description of a multipart file param adds: how its bytes are passed.
+const FILE_PART_NOTE: &str =
+    "The file's bytes in base64 (RFC 4648, standard alphabet, padded); sent as a file part.";
 
 /// Lowers a schema that passed validation.
 pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
@@ -97,7 +102,7 @@ fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
 fn lower_operation(category: Category, operation: &schema::Operation) -> Operation {
     let parsed = maps_to::parse(&operation.maps_to).expect("validated: maps_to parses");
     let method = parsed.method;
-    let in_path = |name: &str| parsed.pieces.contains(&PathPiece::Placeholder(name));
+    let content_type = placement::content_type(operation.content_type);
     let mut params = Vec::new();
     let mut fields = Vec::new();
     let features = features::resolve(category, operation);
@@ -114,21 +119,27 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         .collect();
     let declared = operation.params.iter();
     for (name, param) in declared.chain(implied.iter().map(|(name, param)| (name, param))) {
-        let placement = if in_path(name) {
-            Placement::Path
-        } else if method.sends_body() {
-            Placement::Body
-        } else {
-            Placement::Query
-        };
-        let wraps_in_input = category == Category::Update && placement != Placement::Path;
+        let placed = placement::place(&parsed, name, param);
+        let wraps_in_input =
+            category == Category::Update && placement::wraps_in_input(placed.location);
         let label = if wraps_in_input {
             format!("input.{name}")
         } else {
             name.clone()
         };
-        let mut lowered = lower_param(&operation.name, name, label, param, placement);
+        let mut lowered = lower_param(&operation.name, name, label, param, &placed);
         lowered.clearable = wraps_in_input && lowered.is_optional();
+        let file_part = content_type == ContentType::Multipart
+            && placed.location == ParamLocation::Body
+            && lowered.ty == ParamType::String
+            && lowered.format.as_deref() == Some("binary");
+        if file_part {
+            // SPEC §4.7.4: how binary is passed must be documented through introspection.
+            if !lowered.description.is_empty() {
+                lowered.description.push(' ');
+            }
+            lowered.description.push_str(FILE_PART_NOTE);
+        }
         if wraps_in_input {
             fields.push(lowered)
         } else {
@@ -159,6 +170,17 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
         method,
         path_template: parsed.path.to_owned(),
         path,
+        fixed_query: parsed
+            .query
+            .iter()
+            .filter_map(|pair| match pair.value {
+                QueryValue::Fixed(value) => {
+                    Some((maps_to::decode(pair.name), maps_to::decode(value)))
+                }
+                QueryValue::Param(_) => None,
+            })
+            .collect(),
+        content_type,
         description: operation
             .description
             .clone()
@@ -252,6 +274,10 @@ fn implied_param(role: PageRole, max_limit: u64) -> schema::Param {
         maximum,
         pattern: None,
         format: None,
+        location: None,
+        wire_name: None,
+        style: None,
+        explode: None,
     }
 }
 
@@ -260,7 +286,7 @@ fn lower_param(
     name: &str,
     label: String,
     param: &schema::Param,
-    placement: Placement,
+    placed: &Placed<'_>,
 ) -> Param {
     let ty = param.kind;
     let allowed = param.allowed.clone().unwrap_or_default();
@@ -298,7 +324,10 @@ fn lower_param(
         pattern: param.pattern.clone(),
         format: param.format.clone(),
         checked_format,
-        placement,
+        placement: placed.location,
+        wire_name: placed.wire_name.to_owned(),
+        style: placed.style,
+        explode: placed.explode,
         clearable: false,
     }
 }

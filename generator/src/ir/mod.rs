@@ -5,7 +5,10 @@ mod lower;
 
 pub use lower::lower;
 
-pub use aqlgen_model::{Category, DangerLevel, Method, StringFormat, TrustLevel, Window};
+pub use aqlgen_model::{
+    Category, ContentType, DangerLevel, Method, ParamLocation, ParamStyle, StringFormat,
+    TrustLevel, Window,
+};
 use serde_json::Value;
 
 pub use crate::features::{Features, PageStyle};
@@ -159,6 +162,10 @@ pub struct Operation {
     pub path_template: String,
     /// The path as literal text and params.
     pub path: Vec<PathSegment>,
+    /// Query pairs the template fixes, decoded, sent on every call before the params.
+    pub fixed_query: Vec<(String, String)>,
+    /// The media type of the body.
+    pub content_type: ContentType,
     /// From the schema; may be empty.
     pub description: String,
     /// Declared or defaulted by category.
@@ -242,21 +249,10 @@ pub enum PathSegment {
     Param(usize),
 }
 
-/// Where a param's value goes in the upstream request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Placement {
-    /// A path segment.
-    Path,
-    /// The query string.
-    Query,
-    /// A member of the JSON body.
-    Body,
-}
-
 /// One param or `input` field.
 #[derive(Debug, Clone)]
 pub struct Param {
-    /// Wire name.
+    /// Public name, snake_case: what a request's `params` and introspection call it.
     pub name: String,
     /// Name reported in errors: `per_page`, or `input.title` for an input field.
     pub label: String,
@@ -285,7 +281,13 @@ pub struct Param {
     /// The format the server checks: a string param's `format` among [`StringFormat`]'s.
     pub checked_format: Option<StringFormat>,
     /// Where the value goes.
-    pub placement: Placement,
+    pub placement: ParamLocation,
+    /// Its name there: the upstream's, which may differ from the public [`Param::name`].
+    pub wire_name: String,
+    /// How an array or object is written there.
+    pub style: ParamStyle,
+    /// Whether an array or object is spread over several values.
+    pub explode: bool,
     /// An optional UPDATE `input` field: an explicit `null` is kept and sent, to clear the
     /// field upstream (SPEC §4.5.2).
     pub clearable: bool,

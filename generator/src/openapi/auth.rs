@@ -72,6 +72,11 @@ impl Outcome {
         self.scheme.as_deref()
     }
 
+    /// The document's security requirements, for operations that declare none.
+    pub fn global(&self) -> Option<&[Requirement]> {
+        self.global.as_deref()
+    }
+
     /// Whether a param of `place` (`query`, `header`, `cookie`, or `body` for a field of a
     /// form body) named `name`, described by `description`, carries the credential the
     /// adapter's auth sends, and so must not be an ordinary param: the API key of the
@@ -123,30 +128,6 @@ impl Outcome {
                 .as_ref()
                 .is_some_and(|scheme| requirement.len() == 1 && requirement.contains_key(scheme))
         })
-    }
-
-    /// The params of `operation` on `item` that carry the credential ([`Outcome::carries`]),
-    /// as `(place, name)`: of its declared query, header and cookie params, and of the
-    /// top-level fields of a form body (`application/x-www-form-urlencoded`,
-    /// `multipart/form-data`, where RPC-style APIs put their token).
-    pub fn credential_params(
-        &self,
-        refs: &Resolver<'_>,
-        item: &PathItem,
-        operation: &Operation,
-    ) -> Vec<(&'static str, String)> {
-        let mut found: Vec<(&'static str, String)> = Vec::new();
-        if self.config.kind == AuthKind::None {
-            return found;
-        }
-        for (place, name, description) in declared_params(refs, item, operation) {
-            if self.carries(place, name, description)
-                && !found.iter().any(|seen| *seen == (place, name.to_owned()))
-            {
-                found.push((place, name.to_owned()));
-            }
-        }
-        found
     }
 }
 
@@ -553,7 +534,7 @@ mod tests {
     use serde::Deserialize;
     use serde_json::json;
 
-    use super::{Document, Resolver, auth};
+    use super::{Document, Resolver, auth, declared_params};
 
     /// The credential params of every operation of `document`, as `METHOD name: place name`.
     fn credentials(document: &serde_json::Value) -> Vec<String> {
@@ -565,8 +546,13 @@ mod tests {
             let item = refs.resolve(item).expect("inline");
             for (method, operation) in item.operations() {
                 let id = operation.operation_id.as_deref().unwrap_or_default();
-                for (place, name) in outcome.credential_params(&refs, item, operation) {
-                    found.push(format!("{method} {id}: {place} {name}"));
+                let mut seen = Vec::new();
+                for (place, name, description) in declared_params(&refs, item, operation) {
+                    if outcome.carries(place, name, description) && !seen.contains(&(place, name))
+                    {
+                        seen.push((place, name));
+                        found.push(format!("{method} {id}: {place} {name}"));
+                    }
                 }
             }
         }

@@ -238,6 +238,16 @@ pub struct Parameter {
     /// Its schema; a parameter described by `content` instead has none.
     #[serde(deserialize_with = "lenient")]
     pub schema: Option<RefOr<Schema>>,
+    /// Its one media type and schema, for a parameter that has no `schema`.
+    #[serde(deserialize_with = "entries")]
+    pub content: Option<BTreeMap<String, MediaType>>,
+    /// How its value is serialized (`form`, `simple`, `deepObject`, ...); by default the
+    /// one of its location.
+    #[serde(deserialize_with = "lenient")]
+    pub style: Option<String>,
+    /// Whether an array or object value is spread over several names or values.
+    #[serde(deserialize_with = "lenient")]
+    pub explode: Option<bool>,
 }
 
 /// A request body.
@@ -271,6 +281,21 @@ pub struct MediaType {
     /// The body's schema.
     #[serde(deserialize_with = "lenient")]
     pub schema: Option<RefOr<Schema>>,
+    /// How each property of a form or multipart body is written, by property name.
+    #[serde(deserialize_with = "entries")]
+    pub encoding: Option<BTreeMap<String, Encoding>>,
+}
+
+/// How one property of a form-encoded or multipart body is written.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub struct Encoding {
+    /// `form` or `deepObject` (or the delimited styles).
+    #[serde(deserialize_with = "lenient")]
+    pub style: Option<String>,
+    /// Whether an array or object is spread over several fields.
+    #[serde(deserialize_with = "lenient")]
+    pub explode: Option<bool>,
 }
 
 /// The JSON form of `content`: the first `application/json…` or `…+json` media type.
@@ -322,6 +347,13 @@ pub struct Schema {
     /// What the value is.
     #[serde(deserialize_with = "lenient")]
     pub description: Option<String>,
+    /// `format`: `binary` marks a file's content.
+    #[serde(deserialize_with = "lenient")]
+    pub format: Option<String>,
+    /// `contentMediaType` (OpenAPI 3.1): the media type of a string's content, a file's
+    /// when it is no text.
+    #[serde(deserialize_with = "lenient")]
+    pub content_media_type: Option<String>,
 }
 
 impl Schema {
@@ -339,6 +371,8 @@ impl Schema {
         minimum: None,
         maximum: None,
         description: None,
+        format: None,
+        content_media_type: None,
     };
 }
 

@@ -9,6 +9,7 @@
 //! out ([`settle`]). What the adapter format cannot carry becomes a [`Warning`] naming the
 //! operation and the reason.
 
+mod audit;
 mod auth;
 mod body;
 mod classify;
@@ -20,6 +21,7 @@ mod refs;
 mod settle;
 mod shaping;
 mod text;
+mod wire;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -34,7 +36,7 @@ use crate::schema::{
 };
 use crate::validate::rules;
 use document::Document;
-use operation::Endpoint;
+use operation::{Context, Endpoint};
 use refs::Resolver;
 pub use text::reason_kind;
 
@@ -56,6 +58,22 @@ pub struct Imported {
     pub categories: BTreeMap<&'static str, usize>,
     /// Everything dropped or changed, in document order.
     pub warnings: Vec<Warning>,
+    /// What the operations written carry of their description.
+    pub completeness: Completeness,
+}
+
+/// How many of the operations written carry everything their description asks for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Completeness {
+    /// Operations written.
+    pub kept: usize,
+    /// Of those, the ones that lost nothing: no param, body property, body or credential
+    /// of the document left out.
+    pub complete: usize,
+    /// Of those, the ones that lost something the document requires. Always 0: an
+    /// operation that cannot carry what it requires is not written. Counted from the
+    /// adapter as written, as a check of that promise.
+    pub losing_required: usize,
 }
 
 /// Choices the document cannot make for itself.
@@ -156,13 +174,13 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             warnings.push(document_warning(reason))
         }),
     };
-    // Params that carry the credential, by place and name, with how many operations lost
-    // them; and the operations whose required auth the adapter does not send.
-    let mut carried: BTreeMap<(&str, String), usize> = BTreeMap::new();
-    let mut unauthenticated: Vec<String> = Vec::new();
-
+    let context = Context {
+        refs: &refs,
+        auth: &auth,
+    };
     let mut operations = Operations::default();
     let mut names = naming::Names::default();
+    let mut endpoints = BTreeMap::new();
     let mut readings = Vec::new();
     let mut declared = 0;
     for (path, item) in paths {
@@ -175,8 +193,6 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         for (method, operation) in item.operations() {
             declared += 1;
             let label = format!("{} {path}", method.to_uppercase());
-            let credentials = auth.credential_params(&refs, item, operation);
-            let first_warning = warnings.len();
             let mut warn = |reason: String| {
                 warnings.push(Warning {
                     operation: label.clone(),
@@ -198,26 +214,9 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                 path,
                 category,
             };
-            match operation::import(&refs, &endpoint, &mut names, &mut warn) {
+            match operation::import(&context, &endpoint, &mut names, &mut warn) {
                 Ok(mut imported) => {
-                    // The adapter's auth sends the credential: it is no param of the model's.
-                    // A param's key is its wire name in the query or a body; header and
-                    // cookie params are not imported (their drop is counted below). Once they
-                    // are, match on the param's place and wire name here.
-                    let in_query_or_body = credentials
-                        .iter()
-                        .filter(|(place, _)| matches!(*place, "query" | "body"));
-                    for (place, wire) in in_query_or_body {
-                        let placeholder = format!("{{{wire}}}");
-                        if !imported.maps_to.contains(&placeholder)
-                            && imported.params.shift_remove(wire).is_some()
-                        {
-                            *carried.entry((place, wire.clone())).or_default() += 1;
-                        }
-                    }
-                    if auth.missing_for(operation) {
-                        unauthenticated.push(label.clone());
-                    }
+                    endpoints.insert(imported.name.clone(), endpoint);
                     // The meaning decides the level, over the default `operation` gives a
                     // DELETE; from destructive up, every call is confirmed (danger-levels
                     // §7.1).
@@ -233,58 +232,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
                 }
                 Err(reason) => warn(format!("{reason}; operation dropped")),
             }
-            // A credential header the operation declares is dropped as no param can carry a
-            // header; the auth carries it, so that is no loss worth a warning of its own.
-            let mut index = first_warning;
-            while index < warnings.len() {
-                let header = credentials.iter().find(|(place, wire)| {
-                    *place == "header"
-                        && ["", "required "].iter().any(|need| {
-                            warnings[index].reason
-                                == format!(
-                                    "{need}header param `{wire}` cannot be expressed; dropped"
-                                )
-                        })
-                });
-                match header {
-                    Some((place, wire)) => {
-                        *carried.entry((place, wire.clone())).or_default() += 1;
-                        warnings.remove(index);
-                    }
-                    None => index += 1,
-                }
-            }
         }
-    }
-
-    for ((place, wire), count) in carried {
-        warnings.push(document_warning(format!(
-            "{place} param `{wire}` dropped from {}: the adapter's auth carries the credential",
-            operations_text(count)
-        )));
-    }
-    if !unauthenticated.is_empty() {
-        let (count, them) = match unauthenticated.len() {
-            1 => ("1 operation requires".to_owned(), "it"),
-            count => (format!("{count} operations require"), "them"),
-        };
-        let mut named: Vec<&str> = unauthenticated.iter().take(3).map(String::as_str).collect();
-        let more = format!("{} more", unauthenticated.len().saturating_sub(3));
-        if unauthenticated.len() > 3 {
-            named.push(&more);
-        }
-        warnings.push(document_warning(match auth.scheme() {
-            None => format!(
-                "{count} auth, but none of the document's security schemes could be imported: \
-                 the adapter calls {them} without credentials (declare `auth` by hand, or \
-                 import with --bearer-env)"
-            ),
-            Some(scheme) => format!(
-                "{count} a security scheme other than `{scheme}` alone, which is all the \
-                 adapter sends: the API may refuse {them} ({})",
-                named.join(", ")
-            ),
-        }));
     }
     if declared == 0 {
         return Err(Error::Config(match paths.len() {
@@ -325,6 +273,28 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         modified: None,
     };
     settle::settle(&mut schema, &mut warnings)?;
+    let mut completeness = Completeness::default();
+    for (_, list) in schema.operations.families() {
+        for operation in list {
+            let Some(endpoint) = endpoints.get(&operation.name) else {
+                continue;
+            };
+            let losses = audit::audit(&context, endpoint, operation);
+            completeness.kept += 1;
+            completeness.complete += usize::from(losses.is_empty());
+            if !losses.required.is_empty() {
+                completeness.losing_required += 1;
+                warnings.push(Warning {
+                    operation: operation.maps_to.clone(),
+                    reason: format!(
+                        "internal error: kept without {}, which the document requires; \
+                         please report this with the document",
+                        losses.required.join(", ")
+                    ),
+                });
+            }
+        }
+    }
     let text = text::adapter(
         &schema,
         title,
@@ -332,6 +302,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         auth.notes.as_deref(),
         &readings,
         &warnings,
+        &completeness,
     )?;
     // What `settle` accepted, `check` accepts: a refusal here is a bug of the importer.
     if let Err(error) = crate::check_text("imported-adapter.md", &text) {
@@ -344,6 +315,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         text,
         categories: text::counts(&schema.operations),
         warnings,
+        completeness,
     })
 }
 
@@ -462,14 +434,6 @@ fn server_url(server: &document::Server) -> Result<(String, Vec<String>), String
     match found.iter().find(|finding| !finding.code.is_warning()) {
         None => Ok((url, resolved)),
         Some(refusal) => Err(refusal.message.clone()),
-    }
-}
-
-/// `1 operation`, `2 operations`.
-fn operations_text(count: usize) -> String {
-    match count {
-        1 => "1 operation".to_owned(),
-        count => format!("{count} operations"),
     }
 }
 

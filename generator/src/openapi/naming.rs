@@ -8,6 +8,18 @@ pub const MAX_NAME: usize = 64;
 /// `issues/list-for-repo` -> `issues_list_for_repo`: lowercase ASCII letters and digits,
 /// every other run of characters one `_`, camelCase split, never starting with a digit.
 pub fn snake(raw: &str) -> String {
+    snake_or(raw, "op")
+}
+
+/// A param's public name from the upstream's (`api-version` -> `api_version`, `$filter` ->
+/// `filter`, `X-Request-Id` -> `x_request_id`), as [`snake`] but prefixed `p_` where it
+/// would start with a digit.
+pub fn param(raw: &str) -> String {
+    snake_or(raw, "p")
+}
+
+/// [`snake`] with `prefix` for a name that would start with a digit or be empty.
+fn snake_or(raw: &str, prefix: &str) -> String {
     let mut out = String::new();
     let mut previous_lower = false;
     for character in raw.chars() {
@@ -26,7 +38,9 @@ pub fn snake(raw: &str) -> String {
     }
     let trimmed = out.trim_matches('_');
     if trimmed.starts_with(|c: char| c.is_ascii_digit()) || trimmed.is_empty() {
-        format!("op_{trimmed}").trim_end_matches('_').to_owned()
+        format!("{prefix}_{trimmed}")
+            .trim_end_matches('_')
+            .to_owned()
     } else {
         trimmed.to_owned()
     }
@@ -95,6 +109,22 @@ mod tests {
         ];
         for (raw, expected) in table {
             assert_eq!(snake(raw), expected, "{raw}");
+        }
+    }
+
+    #[test]
+    fn snake_cases_param_names() {
+        let table = [
+            ("api-version", "api_version"),
+            ("page[size]", "page_size"),
+            ("$filter", "filter"),
+            ("X-Request-Id", "x_request_id"),
+            ("pageSize", "page_size"),
+            ("2fa", "p_2fa"),
+            ("per_page", "per_page"),
+        ];
+        for (raw, expected) in table {
+            assert_eq!(param(raw), expected, "{raw}");
         }
     }
 

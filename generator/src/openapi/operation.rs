@@ -1,19 +1,22 @@
 //! One OpenAPI operation to one adapter operation: its name, its wire path, and its params
-//! from path, query and a JSON body.
+//! from the path, query, headers, cookies and body. An operation is kept only if it can be
+//! called: a required param, a required body or required credentials the adapter cannot
+//! send make it an `Err`.
 
 use std::collections::BTreeMap;
 
-use aqlgen_model::{Category, DangerLevel};
-use indexmap::IndexMap;
-use serde_json::Value;
+use aqlgen_model::{Category, ContentType, DangerLevel};
 
 use super::document::{Operation as Described, Parameter, PathItem};
 use super::params::{self, Declared};
 use super::refs::Resolver;
-use super::{body, naming, shaping};
-use crate::schema::{Operation, Param, ParamType, is_reserved_param};
+use super::wire::{self, Candidate, HeaderFate, Place};
+use super::{auth, body, naming, shaping};
+use crate::schema::maps_to;
+use crate::schema::{Operation, Param, ParamType};
 
 /// Where in the document an operation is.
+#[derive(Clone, Copy)]
 pub struct Endpoint<'d> {
     /// The path item, whose parameters every operation on the path shares.
     pub item: &'d PathItem,
@@ -27,9 +30,18 @@ pub struct Endpoint<'d> {
     pub category: Category,
 }
 
+/// What every operation of a document shares.
+#[derive(Clone, Copy)]
+pub struct Context<'d> {
+    /// Follows the document's `$ref`s.
+    pub refs: &'d Resolver<'d>,
+    /// The adapter's auth, and which params and operations it concerns.
+    pub auth: &'d auth::Outcome,
+}
+
 /// One operation; `Err` says why the operation cannot be imported.
 pub fn import(
-    refs: &Resolver<'_>,
+    context: &Context<'_>,
     endpoint: &Endpoint<'_>,
     names: &mut naming::Names,
     warn: &mut dyn FnMut(String),
@@ -41,60 +53,77 @@ pub fn import(
         category,
         ..
     } = *endpoint;
+    let mut template = Template::parse(path, warn)?;
+    if let Some(reason) = missing_auth(context, operation) {
+        return Err(reason);
+    }
+    let mut candidates = Vec::new();
+    declared_params(context, endpoint, &template, &mut candidates, warn)?;
+    template.pin(&mut candidates, warn)?;
+    let sends_body = matches!(method, "post" | "put" | "patch");
+    // A DELETE may take a body too; its params then say `in: body`.
+    let takes_body = sends_body || method == "delete";
+    let mut content_type = None;
+    if let Some(request_body) = &operation.request_body
+        && !takes_body
+    {
+        // A body of no properties (Stripe declares one on every GET) loses nothing.
+        if !body::is_empty(context.refs, request_body) {
+            let method = method.to_uppercase();
+            if context.refs.resolve(request_body)?.required {
+                return Err(format!(
+                    "its required request body cannot go with a {method}"
+                ));
+            }
+            warn(format!("request body dropped: a {method} sends none"));
+        }
+    } else if let Some(request_body) = &operation.request_body {
+        let body = body::params(context.refs, request_body, warn)?;
+        content_type = body.content_type;
+        // RPC-style APIs put their token among the fields of a form (Slack's `token`).
+        let form = content_type.is_some_and(|media| media != ContentType::Json);
+        for (upstream, param) in body.params {
+            if form
+                && context
+                    .auth
+                    .carries("body", &upstream, param.description.as_deref())
+            {
+                warn(format!(
+                    "body param `{upstream}` is the credential the adapter's auth sends; not a \
+                     param"
+                ));
+                continue;
+            }
+            candidates.push(Candidate {
+                upstream,
+                place: Place::Body,
+                param,
+            });
+        }
+    }
+    for (placeholder, place) in template.placeholders() {
+        let declared = candidates
+            .iter()
+            .any(|candidate| candidate.place == place && candidate.upstream == placeholder);
+        if !declared {
+            warn(format!(
+                "path placeholder `{{{placeholder}}}` is not declared; added as a required string"
+            ));
+            candidates.push(Candidate {
+                upstream: placeholder,
+                place,
+                param: string_param(Some(true)),
+            });
+        }
+    }
+    let assigned = wire::assign(category, sends_body, candidates);
+    template.rename(&assigned.renames.into_iter().collect());
+    // Named only now: an operation dropped above leaves its name to the next one.
     let raw_name = operation
         .operation_id
         .clone()
         .unwrap_or_else(|| format!("{method}_{path}"));
     let name = names.unique(&naming::snake(&raw_name));
-    let (wire, fixed_query) = wire_path(method, path, warn)?;
-    let mut collected = Collected::new(category);
-    let renames = declared_params(refs, endpoint, &mut collected, warn)?;
-    for (name, value) in fixed_query {
-        if collected.params.contains_key(&name) || !naming::is_param_name(&name) {
-            return Err(format!(
-                "the path fixes the query value `{name}={value}`, which no param can carry"
-            ));
-        }
-        collected.params.insert(
-            name,
-            Param {
-                description: Some("Fixed by the API's path; always sent.".to_owned()),
-                default: Some(Value::from(value.clone())),
-                allowed: Some(vec![Value::from(value)]),
-                ..string_param(None)
-            },
-        );
-    }
-    if let Some(request_body) = &operation.request_body {
-        body::params(refs, request_body, warn, &mut |name, param, warn| {
-            collected.add(name, "body", param, warn)
-        })?;
-    }
-    let Collected {
-        mut params, moved, ..
-    } = collected;
-    let mut template = wire;
-    for (wire, local) in renames.iter().chain(&moved) {
-        template = template.replace(&format!("{{{wire}}}"), &format!("{{{local}}}"));
-    }
-    for placeholder in template
-        .split('{')
-        .skip(1)
-        .filter_map(|rest| rest.split_once('}'))
-        .map(|(name, _)| name)
-    {
-        if !params.contains_key(placeholder) {
-            if !naming::is_param_name(placeholder) {
-                return Err(format!(
-                    "path placeholder `{{{placeholder}}}` has no usable path param"
-                ));
-            }
-            warn(format!(
-                "path placeholder `{{{placeholder}}}` is not declared; added as a required string"
-            ));
-            params.insert(placeholder.to_owned(), string_param(Some(true)));
-        }
-    }
     let description = operation
         .summary
         .as_deref()
@@ -105,18 +134,50 @@ pub fn import(
     let deletes = category == Category::Delete;
     let mut imported = Operation {
         name,
-        maps_to: format!("{} {template}", method.to_uppercase()),
+        maps_to: format!("{} {}", method.to_uppercase(), template.render()),
         description: Some(description),
-        params,
+        params: assigned.params,
         response: None,
         pagination: None,
         supports_fields: None,
         danger_level: deletes.then_some(DangerLevel::Destructive),
         requires_confirmation: deletes.then_some(true),
         non_idempotent: None,
+        content_type,
     };
-    shaping::shape(refs, operation, category, &mut imported);
+    shaping::shape(context.refs, operation, category, &mut imported);
     Ok(imported)
+}
+
+/// Why the operation cannot be called with the adapter's auth: it requires credentials
+/// (every alternative of its `security` names a scheme) and the adapter sends none of them
+/// alone.
+pub fn missing_auth(context: &Context<'_>, operation: &Described) -> Option<String> {
+    if !context.auth.missing_for(operation) {
+        return None;
+    }
+    let requirements = operation
+        .security
+        .as_deref()
+        .or(context.auth.global())
+        .unwrap_or_default();
+    let mut schemes: Vec<&str> = Vec::new();
+    for scheme in requirements.iter().flat_map(BTreeMap::keys) {
+        if !schemes.contains(&scheme.as_str()) {
+            schemes.push(scheme);
+        }
+    }
+    Some(match context.auth.scheme() {
+        None => format!(
+            "it requires credentials (`{}`) and the adapter sends none: no security scheme of \
+             the document is supported (`--bearer-env` sends a bearer token)",
+            schemes.join("` or `")
+        ),
+        Some(sent) => format!(
+            "it requires credentials (`{}`) other than the `{sent}` the adapter sends",
+            schemes.join("` or `")
+        ),
+    })
 }
 
 /// A plain string param.
@@ -131,18 +192,23 @@ fn string_param(required: Option<bool>) -> Param {
         maximum: None,
         pattern: None,
         format: None,
+        location: None,
+        wire_name: None,
+        style: None,
+        explode: None,
     }
 }
 
-/// The path and query parameters of the path item and the operation (the operation's win
-/// over the item's of the same name and place), added to `collected`; returns the path
-/// params renamed to be usable names, as `(wire name, param name)`.
+/// The parameters of the path item and the operation (the operation's win over the item's
+/// of the same name and place), added to `candidates`. What cannot be sent is dropped with a
+/// warning, or makes the operation an `Err` when it is required.
 fn declared_params(
-    refs: &Resolver<'_>,
+    context: &Context<'_>,
     endpoint: &Endpoint<'_>,
-    collected: &mut Collected,
+    template: &Template,
+    candidates: &mut Vec<Candidate>,
     warn: &mut dyn FnMut(String),
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<(), String> {
     let mut resolved: Vec<&Parameter> = Vec::new();
     for parameter in endpoint
         .item
@@ -150,175 +216,348 @@ fn declared_params(
         .iter()
         .chain(&endpoint.operation.parameters)
     {
-        let parameter = refs.resolve(parameter)?;
+        let parameter = context.refs.resolve(parameter)?;
         resolved.retain(|earlier| {
             (&earlier.name, &earlier.location) != (&parameter.name, &parameter.location)
         });
         resolved.push(parameter);
     }
-    let mut renames = Vec::new();
     for parameter in resolved {
-        let param_name = parameter.name.as_deref().unwrap_or_default();
-        let place: &'static str = match parameter.location.as_deref().unwrap_or_default() {
-            "path" => "path",
-            "query" => "query",
-            other => {
-                let need = if parameter.required { "required " } else { "" };
+        let name = parameter.name.as_deref().unwrap_or_default();
+        let location = parameter.location.as_deref().unwrap_or_default();
+        let required = parameter.required;
+        // Drops the parameter with a warning, or the operation when it is required.
+        let lose = |reason: &str, warn: &mut dyn FnMut(String)| {
+            if required {
+                Err(format!("required {location} param `{name}`{reason}"))
+            } else {
+                warn(format!("{location} param `{name}`{reason}; dropped"));
+                Ok(())
+            }
+        };
+        let place = match location {
+            _ if name.is_empty() => None,
+            "path" if template.has_path_placeholder(name) => Some(Place::Path),
+            "path" | "query" if template.has_query_placeholder(name) => Some(Place::TemplateQuery),
+            "path" => {
                 warn(format!(
-                    "{need}{other} param `{param_name}` cannot be expressed; dropped"
+                    "path param `{name}` has no `{{{name}}}` in the path; dropped"
                 ));
                 continue;
             }
+            "query" if template.sets_query_key(name) => {
+                warn(format!(
+                    "query param `{name}` is set by the path's own query; dropped"
+                ));
+                continue;
+            }
+            "query" | "header" | "cookie"
+                if context
+                    .auth
+                    .carries(location, name, parameter.description.as_deref()) =>
+            {
+                warn(format!(
+                    "{location} param `{name}` is the credential the adapter's auth sends; \
+                     not a param"
+                ));
+                continue;
+            }
+            "query" => Some(Place::Query),
+            "header" => match wire::header_fate(name, endpoint.category, &context.auth.config) {
+                HeaderFate::Param => Some(Place::Header),
+                HeaderFate::Sent(why) => {
+                    warn(format!("header param `{name}`: {why}; not a param"));
+                    continue;
+                }
+                HeaderFate::Refused(why) => {
+                    lose(&format!(" cannot be sent: {why}"), warn)?;
+                    continue;
+                }
+            },
+            "cookie" => Some(Place::Cookie),
+            _ => None,
+        };
+        let Some(place) = place else {
+            lose(" cannot be expressed", warn)?;
+            continue;
         };
         let declared = Declared {
-            name: param_name,
-            required: place == "path" || parameter.required,
+            name,
+            required: location == "path" || required,
             description: parameter.description.as_deref(),
             in_body: false,
         };
-        // A path param's name appears only in the template, so `{org-id}` can become
-        // `{org_id}` without changing the URL; query names go on the wire as they are.
-        let local = if place == "path" && !naming::is_param_name(param_name) {
-            let renamed = naming::snake(param_name);
-            renames.push((param_name.to_owned(), renamed.clone()));
-            renamed
-        } else {
-            param_name.to_owned()
-        };
-        match params::param(refs, parameter.schema.as_ref(), &declared, warn) {
-            Ok(mut param) if place == "path" => {
-                // Every path param fills a placeholder, so the caller must give it.
-                if param.required != Some(true) {
-                    warn(format!(
-                        "path param `{param_name}` is optional or defaulted in the document; made required"
-                    ));
-                    param.required = Some(true);
-                    param.default = None;
-                }
-                collected.add(&local, place, param, warn);
+        // A parameter described by `content` is that media type's value: a scalar's is its
+        // text, but an array or object would have to go JSON-encoded.
+        let in_content = parameter.schema.is_none();
+        let schema = parameter.schema.as_ref().or_else(|| {
+            let content = parameter.content.as_ref()?;
+            content.values().next()?.schema.as_ref()
+        });
+        let mut param = match params::param(context.refs, schema, &declared, warn) {
+            Ok(param)
+                if in_content && matches!(param.kind, ParamType::Array | ParamType::Object) =>
+            {
+                let reason = format!(
+                    ": its {} value goes JSON-encoded, which no param style writes",
+                    param.kind
+                );
+                lose(&reason, warn)?;
+                continue;
             }
-            Ok(param) => collected.add(&local, place, param, warn),
-            Err(reason) => warn(format!("{place} param `{param_name}`: {reason}; dropped")),
-        }
-    }
-    Ok(renames)
-}
-
-/// The params of one operation as they are gathered, with where each came from.
-struct Collected {
-    category: Category,
-    params: IndexMap<String, Param>,
-    /// Where each param came from: `path`, `query` or `body`.
-    origin: BTreeMap<String, &'static str>,
-    /// Path params renamed to make way for a query or body param of the same name, as
-    /// `(placeholder, param name)`: the other one's name goes on the wire, a path param's is
-    /// only a template placeholder.
-    moved: Vec<(String, String)>,
-}
-
-impl Collected {
-    fn new(category: Category) -> Self {
-        Self {
-            category,
-            params: IndexMap::new(),
-            origin: BTreeMap::new(),
-            moved: Vec::new(),
-        }
-    }
-
-    /// Adds `param` from `place` as `name`, unless the name is taken or unusable, which
-    /// `warn` reports.
-    fn add(&mut self, name: &str, place: &'static str, param: Param, warn: &mut dyn FnMut(String)) {
-        let mut fresh = format!("path_{name}");
-        while self.origin.contains_key(&fresh) {
-            fresh.push('_');
-        }
-        let first = self.origin.get(name).copied();
-        if first == Some("path") && place != "path" {
-            rename_key(&mut self.params, name, &fresh);
-            self.origin.insert(fresh.clone(), "path");
-            self.origin.remove(name);
-            self.moved.push((name.to_owned(), fresh.clone()));
-        }
-        let name = if first.is_some_and(|first| first != "path") && place == "path" {
-            self.moved.push((name.to_owned(), fresh.clone()));
-            fresh.as_str()
-        } else {
-            name
+            Ok(param) => param,
+            Err(reason) => {
+                lose(&format!(": {reason}"), warn)?;
+                continue;
+            }
         };
-        if let Some(first) = self.origin.get(name) {
+        // A path placeholder is filled on every call, so the caller must give it.
+        if location == "path" && param.required != Some(true) {
             warn(format!(
-                "{place} param `{name}` collides with the {first} param of that name; dropped"
+                "{location} param `{name}` is optional or defaulted in the document; made required"
             ));
-            return;
+            param.required = Some(true);
+            param.default = None;
         }
-        if is_reserved_param(self.category, name) || !naming::is_param_name(name) {
-            warn(format!(
-                "{place} param `{name}` is not a usable adapter param name; dropped"
-            ));
-            return;
-        }
-        self.origin.insert(name.to_owned(), place);
-        self.params.insert(name.to_owned(), param);
+        wire::set_style(
+            &mut param,
+            name,
+            place,
+            parameter.style.as_deref(),
+            parameter.explode,
+            warn,
+        );
+        candidates.push(Candidate {
+            upstream: name.to_owned(),
+            place,
+            param,
+        });
     }
+    Ok(())
 }
 
-/// Renames the param `from` to `to` where it stands, so the written order stays the
-/// document's.
-fn rename_key(params: &mut IndexMap<String, Param>, from: &str, to: &str) {
-    *params = std::mem::take(params)
-        .into_iter()
-        .map(|(key, value)| {
-            if key == from {
-                (to.to_owned(), value)
-            } else {
-                (key, value)
+/// One `key=value` of the query a path carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum QueryPart {
+    /// `format=json`: sent as written.
+    Fixed(String, String),
+    /// `flag`: a key alone, sent as written.
+    Bare(String),
+    /// `station={station}`: the key, and the param whose value goes there.
+    Placeholder(String, String),
+}
+
+/// A path as it goes on the wire: the path with its `{placeholder}`s, and the query it
+/// carries, if any.
+#[derive(Debug)]
+pub struct Template {
+    path: String,
+    query: Vec<QueryPart>,
+    /// The `#fragment`, never sent.
+    fragment: String,
+    /// The `key=value` pairs of the fragment: values the params of those names must take.
+    pinned: Vec<(String, String)>,
+}
+
+impl Template {
+    /// The template of a document's path, with what the document folds into it handled: a
+    /// `#fragment` (AWS documents disambiguate paths with one) is never sent, so it is
+    /// dropped, and the values it fixes (`#X-Amz-Target=...`) are kept for the params of
+    /// their names ([`Template::pin`]); literal characters a URL cannot carry are
+    /// percent-encoded.
+    pub fn parse(path: &str, warn: &mut dyn FnMut(String)) -> Result<Self, String> {
+        let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
+        let pinned: Vec<(String, String)> = fragment
+            .split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(key, value)| (key.to_owned(), value.to_owned()))
+            .collect();
+        if !fragment.is_empty() && pinned.is_empty() {
+            warn(format!(
+                "`#{fragment}` dropped from the path: it is never sent"
+            ));
+        }
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
+        let mut parts = Vec::new();
+        for pair in query.split('&').filter(|pair| !pair.is_empty()) {
+            let part = match pair.split_once('=') {
+                None => {
+                    warn(format!(
+                        "the path's query `{pair}` is sent as `{pair}=`, with an empty value"
+                    ));
+                    QueryPart::Bare(encoded(pair, QUERY_SAFE))
+                }
+                Some((key, value)) => {
+                    let key = encoded(key, QUERY_SAFE);
+                    match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
+                        Some(name) if !name.contains(['{', '}']) => {
+                            QueryPart::Placeholder(key, name.to_owned())
+                        }
+                        _ if value.contains(['{', '}']) => {
+                            return Err(format!(
+                                "the path's query `{pair}` mixes fixed text and a placeholder"
+                            ));
+                        }
+                        _ => QueryPart::Fixed(key, encoded(value, QUERY_SAFE)),
+                    }
+                }
+            };
+            parts.push(part);
+        }
+        let wire = encoded(path, PATH_SAFE);
+        if wire != path {
+            warn(format!("path characters percent-encoded: `{wire}`"));
+        }
+        Ok(Self {
+            path: wire,
+            query: parts,
+            fragment: fragment.to_owned(),
+            pinned,
+        })
+    }
+
+    /// Gives each value the fragment fixes to the declared param of its name, as its only
+    /// value and default: the fragment is never sent, the param is. `Err` when no query,
+    /// header or cookie string param has the name.
+    fn pin(
+        &self,
+        candidates: &mut [Candidate],
+        warn: &mut dyn FnMut(String),
+    ) -> Result<(), String> {
+        if self.pinned.is_empty() {
+            return Ok(());
+        }
+        for (key, value) in &self.pinned {
+            let Some(candidate) = candidates.iter_mut().find(|candidate| {
+                candidate.upstream == *key
+                    && matches!(
+                        candidate.place,
+                        Place::Query | Place::Header | Place::Cookie
+                    )
+                    && candidate.param.kind == ParamType::String
+            }) else {
+                return Err(format!(
+                    "the path fixes `{}` after its `#`, a value no param of the operation sends",
+                    self.fragment
+                ));
+            };
+            let value = serde_json::Value::from(value.as_str());
+            candidate.param.allowed = Some(vec![value.clone()]);
+            candidate.param.default = Some(value);
+            candidate.param.required = None;
+        }
+        warn(format!(
+            "`#{}` dropped from the path: the params it names send its values",
+            self.fragment
+        ));
+        Ok(())
+    }
+
+    /// The placeholders, each once, with whether they are in the path or its query.
+    fn placeholders(&self) -> Vec<(String, Place)> {
+        let mut found: Vec<(String, Place)> = placeholders(&self.path)
+            .into_iter()
+            .map(|name| (name.to_owned(), Place::Path))
+            .collect();
+        for part in &self.query {
+            if let QueryPart::Placeholder(_, name) = part
+                && !found.iter().any(|(seen, _)| seen == name)
+            {
+                found.push((name.clone(), Place::TemplateQuery));
+            }
+        }
+        found
+    }
+
+    fn has_path_placeholder(&self, name: &str) -> bool {
+        placeholders(&self.path).contains(&name)
+    }
+
+    fn has_query_placeholder(&self, name: &str) -> bool {
+        !self.has_path_placeholder(name)
+            && self
+                .query
+                .iter()
+                .any(|part| matches!(part, QueryPart::Placeholder(_, n) if n == name))
+    }
+
+    /// Whether the path's query sends `key` of itself.
+    fn sets_query_key(&self, key: &str) -> bool {
+        self.query.iter().any(|part| match part {
+            QueryPart::Fixed(k, _) | QueryPart::Bare(k) | QueryPart::Placeholder(k, _) => {
+                maps_to::decode(k) == key
             }
         })
-        .collect();
+    }
+
+    /// Renames placeholders, all at once.
+    fn rename(&mut self, renames: &BTreeMap<String, String>) {
+        let mut path = String::with_capacity(self.path.len());
+        let mut rest = self.path.as_str();
+        while let Some(open) = rest.find('{') {
+            let Some(close) = rest[open..].find('}') else {
+                break;
+            };
+            let name = &rest[open + 1..open + close];
+            path.push_str(&rest[..=open]);
+            path.push_str(renames.get(name).map_or(name, String::as_str));
+            path.push('}');
+            rest = &rest[open + close + 1..];
+        }
+        path.push_str(rest);
+        self.path = path;
+        for part in &mut self.query {
+            if let QueryPart::Placeholder(_, name) = part
+                && let Some(renamed) = renames.get(name.as_str())
+            {
+                *name = renamed.clone();
+            }
+        }
+    }
+
+    /// The template as `maps_to` writes it.
+    fn render(&self) -> String {
+        let mut text = self.path.clone();
+        for (index, part) in self.query.iter().enumerate() {
+            text.push(if index == 0 { '?' } else { '&' });
+            match part {
+                QueryPart::Fixed(key, value) => text.push_str(&format!("{key}={value}")),
+                QueryPart::Bare(key) => text.push_str(&format!("{key}=")),
+                QueryPart::Placeholder(key, name) => text.push_str(&format!("{key}={{{name}}}")),
+            }
+        }
+        text
+    }
 }
 
-/// The path as it goes on the wire, with what the document folds into it handled: a
-/// `#fragment` (AWS documents disambiguate paths with one) is never sent, so it is dropped
-/// when it only names things and refused when it fixes a value; a `?query` of fixed values
-/// becomes params that always send them (GET and DELETE only, whose params go in the query);
-/// literal characters a URL path cannot carry are percent-encoded.
-fn wire_path(
-    method: &str,
-    path: &str,
-    warn: &mut dyn FnMut(String),
-) -> Result<(String, Vec<(String, String)>), String> {
-    let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
-    if fragment.contains('=') {
-        return Err(format!(
-            "the path fixes `{fragment}` after its `#`, a value the adapter cannot send"
-        ));
-    }
-    if !fragment.is_empty() {
-        warn(format!(
-            "`#{fragment}` dropped from the path: it is never sent"
-        ));
-    }
-    let (path, query) = path.split_once('?').unwrap_or((path, ""));
-    let mut fixed = Vec::new();
-    for pair in query.split('&').filter(|pair| !pair.is_empty()) {
-        let Some((name, value)) = pair.split_once('=') else {
-            return Err(format!("the path's query holds `{pair}` without a value"));
-        };
-        if !matches!(method, "get" | "delete") {
-            return Err(format!(
-                "the path fixes the query value `{pair}`, which a {} cannot send beside its body",
-                method.to_uppercase()
-            ));
-        }
-        fixed.push((name.to_owned(), value.to_owned()));
-    }
-    let mut wire = String::with_capacity(path.len());
+/// The `{placeholder}` names of a path, in order.
+fn placeholders(path: &str) -> Vec<&str> {
+    path.split('{')
+        .skip(1)
+        .filter_map(|rest| rest.split_once('}'))
+        .map(|(name, _)| name)
+        .collect()
+}
+
+/// What a path carries as written, besides letters and digits.
+const PATH_SAFE: &str = "-._~!$&'()*+,;=:@/%";
+/// What a query key or value carries as written, besides letters and digits: not the `&`,
+/// `=`, `?` and `#` that delimit them.
+const QUERY_SAFE: &str = "-._~!$'()*+,;:@/%";
+
+/// `text` with each character neither alphanumeric nor in `safe` percent-encoded, outside
+/// `{placeholders}`; a `%` is kept only where it starts an escape.
+fn encoded(text: &str, safe: &str) -> String {
+    let mut wire = String::with_capacity(text.len());
     let mut in_placeholder = false;
-    for character in path.chars() {
+    for (index, character) in text.char_indices() {
+        let escape = character != '%'
+            || text
+                .get(index + 1..index + 3)
+                .is_some_and(|hex| hex.chars().all(|c| c.is_ascii_hexdigit()));
         let keep = in_placeholder
-            || character.is_ascii_alphanumeric()
-            || "-._~!$&'()*+,;=:@/%{}".contains(character);
+            || (character.is_ascii_alphanumeric() || safe.contains(character)) && escape
+            || "{}".contains(character);
         match character {
             '{' => in_placeholder = true,
             '}' => in_placeholder = false,
@@ -332,8 +571,63 @@ fn wire_path(
             }
         }
     }
-    if wire != path {
-        warn(format!("path characters percent-encoded: `{wire}`"));
+    wire
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_keeps_its_query_and_renames_placeholders_at_once() {
+        let mut warnings = Vec::new();
+        let mut template = Template::parse(
+            "/stations/{id}/{path_id}?station={station-name}&format=json",
+            &mut |reason| warnings.push(reason),
+        )
+        .expect("parses");
+        assert!(warnings.is_empty(), "{warnings:?}");
+        assert_eq!(
+            template.placeholders(),
+            [
+                ("id".to_owned(), Place::Path),
+                ("path_id".to_owned(), Place::Path),
+                ("station-name".to_owned(), Place::TemplateQuery)
+            ]
+        );
+        assert!(template.sets_query_key("format"));
+        assert!(template.has_query_placeholder("station-name"));
+        let renames = [
+            ("id", "path_id"),
+            ("path_id", "path_path_id"),
+            ("station-name", "station_name"),
+        ]
+        .into_iter()
+        .map(|(from, to)| (from.to_owned(), to.to_owned()))
+        .collect();
+        template.rename(&renames);
+        assert_eq!(
+            template.render(),
+            "/stations/{path_id}/{path_path_id}?station={station_name}&format=json"
+        );
     }
-    Ok((wire, fixed))
+
+    #[test]
+    fn a_query_value_mixing_text_and_a_placeholder_is_refused() {
+        let error = Template::parse("/search?q=name:{name}", &mut |_| {}).expect_err("refused");
+        assert!(error.contains("mixes fixed text"), "{error}");
+        let mut warnings = Vec::new();
+        let odd = Template::parse("/x/100%/y?filter=a b&acl&q=%2F", &mut |reason| {
+            warnings.push(reason)
+        })
+        .expect("parses");
+        assert_eq!(odd.render(), "/x/100%25/y?filter=a%20b&acl=&q=%2F");
+        assert_eq!(
+            warnings,
+            [
+                "the path's query `acl` is sent as `acl=`, with an empty value",
+                "path characters percent-encoded: `/x/100%25/y`"
+            ]
+        );
+    }
 }

@@ -31,16 +31,30 @@ pub fn param(
     declared: &Declared<'_>,
     warn: &mut dyn FnMut(String),
 ) -> Result<Param, String> {
-    let schema = match schema {
+    let outer = match schema {
         Some(schema) => refs.resolve(schema)?,
         None => &Schema::default(),
     };
+    // `allOf: [{$ref: Kind}, {description: ...}]` (AWS writes every property so) is the
+    // part that says what the value is, described by whichever part describes it.
+    let schema = typed_part(refs, outer);
     let name = declared.name;
     let kind = match kind_of(schema) {
         Some(kind) => kind,
         None => {
-            let kinds = alternative_kinds(refs, schema);
-            let kind = widest(&kinds).ok_or_else(|| "its schema has no type".to_owned())?;
+            let mut kinds = alternative_kinds(refs, schema);
+            // `anyOf: [{type: object, ...}, {type: string, enum: [""]}]`: the empty string
+            // unsets the value (Stripe). The structured form is the one worth keeping.
+            if kinds.len() > 1 && unsets_with_empty_string(refs, schema) {
+                kinds.retain(|kind| *kind != "string");
+                warn(format!(
+                    "param `{name}`: its empty-string form (which unsets it) cannot be sent"
+                ));
+            }
+            // A value outside a JSON body is text whatever its type.
+            let kind = widest(&kinds)
+                .or((!declared.in_body).then_some("string"))
+                .ok_or_else(|| "its schema has no type".to_owned())?;
             // Path and query values travel as text, so a scalar written as a string loses
             // nothing there; in a JSON body it changes the value's type, and an array or
             // object cannot be written as one string anywhere.
@@ -89,7 +103,17 @@ pub fn param(
             .then_some(bound)
             .flatten()
     };
-    let text = declared.description.or(schema.description.as_deref());
+    let text = declared
+        .description
+        .or(outer.description.as_deref())
+        .or_else(|| {
+            outer
+                .all_of
+                .iter()
+                .filter_map(|part| refs.resolve(part).ok())
+                .find_map(|part| part.description.as_deref())
+        })
+        .or(schema.description.as_deref());
     Ok(Param {
         kind: ty,
         required: (declared.required && default.is_none()).then_some(true),
@@ -100,7 +124,58 @@ pub fn param(
         maximum: bound(schema.maximum),
         pattern: None,
         format: None,
+        location: None,
+        wire_name: None,
+        style: None,
+        explode: None,
     })
+}
+
+/// Whether the only string among the `oneOf`/`anyOf` alternatives of `schema` is the empty
+/// string alone.
+fn unsets_with_empty_string(refs: &Resolver<'_>, schema: &Schema) -> bool {
+    let strings: Vec<&Schema> = schema
+        .one_of
+        .iter()
+        .chain(&schema.any_of)
+        .filter_map(|alternative| refs.resolve(alternative).ok())
+        .filter(|alternative| alternative.types == Types::One("string".to_owned()))
+        .collect();
+    !strings.is_empty()
+        && strings
+            .iter()
+            .all(|string| string.values.as_deref() == Some(&[Value::from("")][..]))
+}
+
+/// `schema`, or when it says nothing of its type but has `allOf` parts, the first part
+/// (through nested `allOf`s) that does.
+fn typed_part<'a>(refs: &'a Resolver<'_>, schema: &'a Schema) -> &'a Schema {
+    let mut current = schema;
+    // A cycle of `allOf`s ends at the depth limit, at a part with no type.
+    for _ in 0..16 {
+        let untyped = kind_of(current).is_none()
+            && current.one_of.is_empty()
+            && current.any_of.is_empty()
+            && !matches!(current.types, Types::Many(_));
+        if !untyped {
+            return current;
+        }
+        let next = current
+            .all_of
+            .iter()
+            .filter_map(|part| refs.resolve(part).ok())
+            .find(|part| {
+                kind_of(part).is_some()
+                    || !part.one_of.is_empty()
+                    || !part.any_of.is_empty()
+                    || !part.all_of.is_empty()
+            });
+        match next {
+            Some(part) => current = part,
+            None => return current,
+        }
+    }
+    current
 }
 
 /// The distinct non-null types a schema allows through a `type` list or `oneOf`/`anyOf`

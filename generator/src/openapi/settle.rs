@@ -3,8 +3,8 @@
 //! Before anything is written, the schema built from the document is checked with the rules
 //! `check` itself uses ([`rules::findings`]), and what they would refuse is left out of the
 //! typed schema, going by what each finding is about: a part of a param (a default outside
-//! its enum or type, bounds that do not suit it), a param (a name that collides in Rust), or
-//! else the operation. Each gets a warning naming the operation and the reason. Leaving
+//! its enum or type, bounds that do not suit it), an optional param (a name that collides in
+//! Rust), or else the operation: one that cannot be called is not written. Each gets a warning naming the operation and the reason. Leaving
 //! something out can change what another rule says (a paging param gone takes pagination
 //! with it), so the rules run again until they accept the schema. One odd operation never
 //! costs the whole document.
@@ -35,7 +35,8 @@ pub fn settle(schema: &mut AdapterSchema, warnings: &mut Vec<Warning>) -> Result
             .all(|(_, list)| list.is_empty())
         {
             return Err(Error::Config(format!(
-                "none of the document's operations can be expressed as an adapter operation ({} warnings, e.g. {})",
+                "none of the document's operations can be expressed as an adapter operation{} ({} warnings, e.g. {})",
+                most_common_drop(warnings),
                 warnings.len(),
                 warnings
                     .iter()
@@ -72,6 +73,30 @@ pub fn settle(schema: &mut AdapterSchema, warnings: &mut Vec<Warning>) -> Result
         leave_out(schema, &findings, warnings);
         settle_features(schema, warnings);
     }
+}
+
+/// `, most of them because <reason>` for the reason operations were dropped most often, by
+/// its kind (names left out), with how many; nothing when none was dropped.
+fn most_common_drop(warnings: &[Warning]) -> String {
+    let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut dropped = 0;
+    for warning in warnings {
+        if let Some(reason) = warning.reason.strip_suffix("; operation dropped") {
+            *counts.entry(super::reason_kind(reason)).or_default() += 1;
+            dropped += 1;
+        }
+    }
+    // The first of the most frequent, by kind: deterministic.
+    let Some((kind, count)) = counts.into_iter().fold(
+        None,
+        |best: Option<(String, usize)>, (kind, count)| match best {
+            Some((_, most)) if most >= count => best,
+            _ => Some((kind, count)),
+        },
+    ) else {
+        return String::new();
+    };
+    format!(", most of them because {kind} ({count} of {dropped} dropped)")
 }
 
 /// Leaves out what each finding is about, once per thing. The first finding of a round
@@ -118,8 +143,17 @@ fn leave_out(schema: &mut AdapterSchema, findings: &[Finding], warnings: &mut Ve
                 }
                 format!("param `{name}`: {what} dropped ({message})")
             }
-            Within::Param(name) if !in_path(name) => {
-                operation.params.shift_remove(name);
+            // A required param cannot go: the operation could not be called without it.
+            Within::Param(name)
+                if !in_path(name)
+                    && operation
+                        .params
+                        .get(name)
+                        .is_none_or(|param| param.required != Some(true)) =>
+            {
+                if operation.params.shift_remove(name).is_none() {
+                    continue;
+                }
                 format!("param `{name}` dropped ({message})")
             }
             Within::Param(_) | Within::Operation => {

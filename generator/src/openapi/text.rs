@@ -5,8 +5,8 @@ use std::collections::BTreeMap;
 
 use aqlgen_model::{Category, DangerLevel, Vocabulary};
 
-use super::Warning;
 use super::classify::Meaning;
+use super::{Completeness, Warning};
 use crate::Error;
 use crate::schema::{AdapterSchema, Operation, Operations};
 
@@ -25,13 +25,20 @@ pub fn adapter(
     auth_notes: Option<&str>,
     readings: &[Reading],
     warnings: &[Warning],
+    completeness: &Completeness,
 ) -> Result<String, Error> {
     let yaml = serde_yaml::to_string(schema)
         .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;
     let yaml = quote_yaml_1_1(&yaml);
     Ok(format!(
         "---\n{yaml}---\n\n{}{}{}",
-        summary(title, version, &counts(&schema.operations), warnings),
+        summary(
+            title,
+            version,
+            &counts(&schema.operations),
+            warnings,
+            completeness
+        ),
         auth_notes.unwrap_or_default(),
         decided_by_words(&schema.operations, readings)
     ))
@@ -125,6 +132,7 @@ fn summary(
     version: &str,
     categories: &BTreeMap<&'static str, usize>,
     warnings: &[Warning],
+    completeness: &Completeness,
 ) -> String {
     let mut text = format!(
         "# {title}\n\nImported by `aqlgen import-openapi` from an OpenAPI {version} description.\n\n\
@@ -136,6 +144,11 @@ fn summary(
             categories.get(category).copied().unwrap_or(0)
         ));
     }
+    text.push_str(&format!(
+        "\n{} of the {} operations are complete: they carry every param, body and credential \
+         their description has.\n",
+        completeness.complete, completeness.kept
+    ));
     text.push_str(&format!("\n{} warnings", warnings.len()));
     if warnings.is_empty() {
         text.push_str(".\n");

@@ -1,7 +1,9 @@
 //! The keys each object of the format accepts and requires, and which values come from a
 //! closed set of names, for shape checks that report every problem at once.
 
-use aqlgen_model::{Category, DangerLevel, TrustLevel, Vocabulary};
+use aqlgen_model::{
+    Category, ContentType, DangerLevel, ParamLocation, ParamStyle, TrustLevel, Vocabulary,
+};
 
 use super::{
     AuthKind, ElementType, PaginationStyle, ParamType, Protocol, Serialization, Transport,
@@ -180,9 +182,13 @@ pub const OPERATION: ObjectKeys = ObjectKeys {
         "danger_level",
         "requires_confirmation",
         "non_idempotent",
+        "content_type",
     ]),
     required: &["name", "maps_to"],
-    choices: &[("danger_level", choice::<DangerLevel>(Code::InvalidValue))],
+    choices: &[
+        ("danger_level", choice::<DangerLevel>(Code::InvalidValue)),
+        ("content_type", choice::<ContentType>(Code::InvalidValue)),
+    ],
 };
 
 /// One parameter.
@@ -197,15 +203,23 @@ pub const PARAM: ObjectKeys = ObjectKeys {
         "maximum",
         "pattern",
         "format",
+        "in",
+        "wire_name",
+        "style",
+        "explode",
     ]),
     required: &["type"],
-    choices: &[(
-        "type",
-        Choice {
-            synonyms: TYPE_SYNONYMS,
-            ..choice::<ParamType>(Code::InvalidType)
-        },
-    )],
+    choices: &[
+        (
+            "type",
+            Choice {
+                synonyms: TYPE_SYNONYMS,
+                ..choice::<ParamType>(Code::InvalidType)
+            },
+        ),
+        ("in", choice::<ParamLocation>(Code::InvalidValue)),
+        ("style", choice::<ParamStyle>(Code::InvalidValue)),
+    ],
 };
 
 /// One member under `response.fields`.

@@ -11,6 +11,26 @@ pub struct MapsTo<'a> {
     pub path: &'a str,
     /// The path split into literal text and `{placeholder}` names, in order.
     pub pieces: Vec<PathPiece<'a>>,
+    /// The pairs of a query written after `?`, in order.
+    pub query: Vec<QueryPair<'a>>,
+}
+
+/// One `name=value` of a query in the template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueryPair<'a> {
+    /// The name on the wire, as written (percent-escapes allowed).
+    pub name: &'a str,
+    /// What is sent.
+    pub value: QueryValue<'a>,
+}
+
+/// The value of a query pair in the template.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueryValue<'a> {
+    /// Sent as written on every call (percent-escapes allowed).
+    Fixed(&'a str),
+    /// `{name}`: the value of this param.
+    Param(&'a str),
 }
 
 /// Part of a path template.
@@ -62,30 +82,10 @@ pub fn parse(maps_to: &str) -> Result<MapsTo<'_>, Refusal> {
     if !path.starts_with('/') || path.contains(char::is_whitespace) {
         return Err(Refusal::new("a path starting with `/` and without spaces"));
     }
-    if let Some((before, query)) = path.split_once('?') {
-        let names: Vec<&str> = query
-            .split('&')
-            .filter_map(|pair| pair.split('=').next())
-            .filter(|name| !name.is_empty())
-            .collect();
-        return Err(Refusal::new("a path without a query string").help(format!(
-            "write `{before}` and declare {} as params: {} sends them in the query string",
-            if names.is_empty() {
-                "the query's names".to_owned()
-            } else {
-                names
-                    .iter()
-                    .map(|n| format!("`{n}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            },
-            if method.sends_body() {
-                "only GET and DELETE"
-            } else {
-                method.as_str()
-            }
-        )));
-    }
+    let (path, query) = match path.split_once('?') {
+        Some((path, query)) => (path, parse_query(query)?),
+        None => (path, Vec::new()),
+    };
     let mut pieces = Vec::new();
     let mut rest = path;
     while !rest.is_empty() {
@@ -130,7 +130,75 @@ pub fn parse(maps_to: &str) -> Result<MapsTo<'_>, Refusal> {
         method,
         path,
         pieces,
+        query,
     })
+}
+
+/// `name=value&name={param}`: names and fixed values in URL query characters, a param
+/// placeholder as a whole value.
+fn parse_query(query: &str) -> Result<Vec<QueryPair<'_>>, Refusal> {
+    let mut pairs = Vec::new();
+    for pair in query.split('&') {
+        let Some((name, value)) = pair.split_once('=').filter(|(name, _)| !name.is_empty()) else {
+            return Err(
+                Refusal::new("`name=value` pairs joined by `&` after the `?`")
+                    .help("write a name, `=` and a fixed value or a `{param}` for each pair"),
+            );
+        };
+        check_query_text(name)?;
+        let value = match value.strip_prefix('{').and_then(|v| v.strip_suffix('}')) {
+            Some(param) if !param.is_empty() && !param.contains(['{', '}']) => {
+                QueryValue::Param(param)
+            }
+            _ if value.contains(['{', '}']) => {
+                return Err(Refusal::new(
+                    "a query value that is fixed text or one whole `{param}`",
+                ));
+            }
+            _ => {
+                check_query_text(value)?;
+                QueryValue::Fixed(value)
+            }
+        };
+        pairs.push(QueryPair { name, value });
+    }
+    Ok(pairs)
+}
+
+/// A query name or value must reach the upstream as written: URL characters other than the
+/// pair separators.
+fn check_query_text(text: &str) -> Result<(), Refusal> {
+    if text.contains(['=', '#', '?']) {
+        return Err(
+            Refusal::new("query names and values without `=`, `#` or `?`")
+                .help("percent-encode them: `=` as `%3D`, `#` as `%23`, `?` as `%3F`"),
+        );
+    }
+    check_literal(text)
+}
+
+/// `text` with its `%XX` escapes decoded, for a fixed query name or value (checked, so every
+/// `%` starts an escape). Bytes that are not UTF-8 are replaced.
+pub fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        let hex = text
+            .get(index + 1..index + 3)
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        match (bytes[index], hex) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                index += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                index += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Literal path text must reach the upstream byte for byte: URL path characters only.
@@ -191,7 +259,11 @@ mod tests {
             "GET /a/}",
             "GET /a/{}",
             "GET /pets/名前",
-            "GET /pets?x=1",
+            "GET /pets?x",
+            "GET /pets?=1",
+            "GET /pets?x={a}{b}",
+            "GET /pets?x=a{b}",
+            "GET /pets?x=1=2",
             "GET /a#b",
             "GET /a/../b",
             "GET /a/%2e",
@@ -207,19 +279,39 @@ mod tests {
             "GET /v1:run",
             "GET /a/{b}.json",
             "GET /a/.../b",
+            "GET /pets?x=1",
+            "GET /pets?format=json&station={station}",
         ] {
             assert!(parse(good).is_ok(), "{good}");
         }
     }
 
     #[test]
+    fn a_query_in_the_template_is_fixed_pairs_and_params() {
+        let parsed = parse("GET /arrivals?format=json&stationName={station}").expect("valid");
+        assert_eq!(parsed.path, "/arrivals");
+        assert_eq!(
+            parsed.query,
+            [
+                QueryPair {
+                    name: "format",
+                    value: QueryValue::Fixed("json"),
+                },
+                QueryPair {
+                    name: "stationName",
+                    value: QueryValue::Param("station"),
+                },
+            ]
+        );
+        assert_eq!(decode("a%20b%2Fc"), "a b/c");
+    }
+
+    #[test]
     fn refusals_say_how_to_fix() {
-        let query = parse("GET /pets?kind=cat&limit=2").expect_err("query");
+        let query = parse("GET /pets?kind").expect_err("no value");
         assert_eq!(
             query.help.as_deref(),
-            Some(
-                "write `/pets` and declare `kind`, `limit` as params: GET sends them in the query string"
-            )
+            Some("write a name, `=` and a fixed value or a `{param}` for each pair")
         );
         let unicode = parse("GET /pets/名").expect_err("non-ASCII");
         assert_eq!(

@@ -8,8 +8,9 @@
 
 pub mod keys;
 pub mod maps_to;
+pub mod placement;
 
-use aqlgen_model::{Category, DangerLevel, TrustLevel};
+use aqlgen_model::{Category, ContentType, DangerLevel, ParamLocation, ParamStyle, TrustLevel};
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -377,6 +378,9 @@ pub struct Operation {
     /// Whether repeating the call repeats its effect.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub non_idempotent: Option<bool>,
+    /// The media type of the request body (an aqlgen addition); JSON when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<ContentType>,
 }
 
 /// One parameter.
@@ -417,6 +421,20 @@ pub struct Param {
     /// Format hint such as `date-time`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// Where the value goes (an aqlgen addition); by default the path for a placeholder,
+    /// else the body for a method that sends one, else the query.
+    #[serde(rename = "in", skip_serializing_if = "Option::is_none")]
+    pub location: Option<ParamLocation>,
+    /// The upstream's name for the param, when it is not the public name (an aqlgen
+    /// addition): `api-version` for the public `api_version`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wire_name: Option<String>,
+    /// How an array or object is written (an aqlgen addition; OpenAPI's `style`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub style: Option<ParamStyle>,
+    /// Whether an array or object is spread over several values (OpenAPI's `explode`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explode: Option<bool>,
 }
 
 /// `response`: open-ended; `type` names the result.

@@ -9,7 +9,9 @@
 //! * a `version` with build metadata or an upper-case or hyphenated pre-release;
 //! * `trust.level` spelled with the trust-levels document's names;
 //! * `enum` values that are numbers (integer and number params);
-//! * a `base_url` that is not plain ASCII.
+//! * a `base_url` that is not plain ASCII;
+//! * where a param goes and how it is written (`in`, `wire_name`, `style`, `explode`), an
+//!   operation's body `content_type`.
 
 use regex::Regex;
 use serde_yaml::Value;
@@ -28,6 +30,22 @@ const OFFICIAL_KEYS: [&str; 9] = [
     "trust",
     "rate_limits",
 ];
+
+/// Param keys of the official schema.
+const OFFICIAL_PARAM_KEYS: [&str; 9] = [
+    "type",
+    "required",
+    "description",
+    "default",
+    "enum",
+    "minimum",
+    "maximum",
+    "pattern",
+    "format",
+];
+
+/// Param keys aqlgen adds: where the value goes and how it is written.
+const PLACEMENT_KEYS: [&str; 4] = ["in", "wire_name", "style", "explode"];
 
 /// The official schema's `trust.level` values.
 const OFFICIAL_TRUST: [&str; 5] = ["untrusted", "low", "medium", "high", "verified"];
@@ -99,9 +117,30 @@ pub fn extensions(document: &Value) -> Vec<Diagnostic> {
     for (family, operations) in families.into_iter().flatten() {
         let family = family.as_str().unwrap_or_default();
         for (index, operation) in operations.as_sequence().into_iter().flatten().enumerate() {
+            let at = format!("operations.{family}[{index}]");
+            if operation.get("content_type").is_some() {
+                out.push(
+                    extension(
+                        format!("{at}.content_type"),
+                        "the official schema has no body media type; its bodies are JSON",
+                    )
+                    .expected("no `content_type`"),
+                );
+            }
             let params = operation.get("params").and_then(Value::as_mapping);
             for (name, param) in params.into_iter().flatten() {
                 let name = name.as_str().unwrap_or_default();
+                for key in PLACEMENT_KEYS {
+                    if param.get(key).is_some() {
+                        out.push(
+                            extension(
+                                format!("{at}.params.{name}.{key}"),
+                                format!("the official schema has no param `{key}`"),
+                            )
+                            .expected(format!("only {}", OFFICIAL_PARAM_KEYS.join(", "))),
+                        );
+                    }
+                }
                 let values = param.get("enum").and_then(Value::as_sequence);
                 for (at, value) in values.into_iter().flatten().enumerate() {
                     if !value.is_string() {

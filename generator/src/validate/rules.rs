@@ -6,11 +6,12 @@ use indexmap::IndexMap;
 use regex::Regex;
 use serde_json::Value;
 
-use aqlgen_model::{Category, StringFormat, Vocabulary};
+use aqlgen_model::{Category, ContentType, ParamLocation, ParamStyle, StringFormat, Vocabulary};
 
 use super::finding::{Finding, ParamPart, Subject, Within};
 use crate::diagnostic::{Code, Diagnostic};
-use crate::schema::maps_to::{self, PathPiece};
+use crate::schema::maps_to::{self, MapsTo, PathPiece, QueryValue};
+use crate::schema::placement;
 use crate::schema::{
     AdapterSchema, AuthConfig, AuthKind, Operation, Param, ParamType, Protocol,
     RESERVED_OPERATIONS, ResponseField, Serialization, Transport, is_reserved_param,
@@ -77,6 +78,12 @@ pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
         .collect();
     let mut names: BTreeMap<&str, String> = BTreeMap::new();
     let mut idents: BTreeMap<String, String> = BTreeMap::new();
+    let auth_header = schema.auth.as_ref().and_then(|auth| match auth.kind {
+        AuthKind::Bearer => Some(auth.header.as_deref().unwrap_or("Authorization")),
+        AuthKind::ApiKey => auth.header_name.as_deref().or(auth.header.as_deref()),
+        AuthKind::Basic => Some("Authorization"),
+        AuthKind::None | AuthKind::Oauth2 => None,
+    });
     for (category, list) in families {
         for (index, operation) in list.iter().enumerate() {
             let path = format!("operations.{category}[{index}]");
@@ -112,7 +119,7 @@ pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
                     .found(format!("{:?}", operation.name)),
                 ));
             }
-            check_operation(category, operation, &path, &mut out);
+            check_operation(category, operation, &path, auth_header, &mut out);
             found.extend(out.into_iter().map(|(within, diagnostic)| Finding {
                 subject: Subject::Operation {
                     category,
@@ -161,18 +168,7 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Finding>) {
             };
             let mut uses = Vec::new();
             let mut has_input = false;
-            let placeholders: Vec<&str> = maps_to::parse(&operation.maps_to)
-                .map(|parsed| {
-                    parsed
-                        .pieces
-                        .iter()
-                        .filter_map(|piece| match piece {
-                            PathPiece::Placeholder(name) => Some(*name),
-                            PathPiece::Literal(_) => None,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let parsed = maps_to::parse(&operation.maps_to).ok();
             for (name, param) in &operation.params {
                 if param
                     .allowed
@@ -186,7 +182,10 @@ fn check_type_names(schema: &AdapterSchema, out: &mut Vec<Finding>) {
                         Within::ParamPart(name.clone(), ParamPart::Enum),
                     ));
                 }
-                has_input |= category == Category::Update && !placeholders.contains(&name.as_str());
+                has_input |= category == Category::Update
+                    && parsed.as_ref().is_some_and(|parsed| {
+                        placement::wraps_in_input(placement::place(parsed, name, param).location)
+                    });
             }
             if has_input {
                 uses.push((
@@ -524,6 +523,7 @@ fn check_operation(
     category: Category,
     operation: &Operation,
     path: &str,
+    auth_header: Option<&str>,
     out: &mut Vec<(Within, Diagnostic)>,
 ) {
     let mut whole = Vec::new();
@@ -588,6 +588,7 @@ fn check_operation(
                     )),
                 );
             }
+            check_placement(operation, &parsed, path, auth_header, out, &mut whole);
             whole.extend(check_method_fits(category, parsed.method, operation, path));
             for piece in &parsed.pieces {
                 let PathPiece::Placeholder(name) = piece else {
@@ -674,6 +675,213 @@ fn check_operation(
             .into_iter()
             .map(|diagnostic| (Within::Operation, diagnostic)),
     );
+}
+
+/// Where each param goes: `in`, `wire_name`, `style` and `explode` agree with the template
+/// and with each other, headers are ones a param may set, the body's media type fits the
+/// method, and no two params (or a param and a fixed query pair) share a name on the wire.
+fn check_placement(
+    operation: &Operation,
+    parsed: &MapsTo<'_>,
+    path: &str,
+    auth_header: Option<&str>,
+    params_out: &mut Vec<(Within, Diagnostic)>,
+    whole: &mut Vec<Diagnostic>,
+) {
+    let method = parsed.method.as_str();
+    if let Some(content_type) = operation.content_type
+        && !placement::takes_body(parsed.method)
+    {
+        whole.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                format!("{path}.content_type"),
+                format!("a `{method}` sends no body, so it has no content type"),
+            )
+            .expected("`content_type` only on POST, PUT, PATCH or DELETE")
+            .found(format!("{:?}", content_type.as_str()))
+            .suggest("leave `content_type` out"),
+        );
+    }
+    let content_type = placement::content_type(operation.content_type);
+    for pair in &parsed.query {
+        if let QueryValue::Param(name) = pair.value
+            && !operation.params.contains_key(name)
+        {
+            whole.push(
+                Diagnostic::new(
+                    Code::InvalidPlaceholder,
+                    format!("{path}.maps_to"),
+                    format!("query placeholder `{{{name}}}` is not a declared param"),
+                )
+                .expected(format!("a param `{name}`"))
+                .found("no such param")
+                .suggest(format!("declare `{name}: {{type: string}}` under params")),
+            );
+        }
+    }
+    let mut taken: BTreeMap<(ParamLocation, String), String> = parsed
+        .query
+        .iter()
+        .filter(|pair| matches!(pair.value, QueryValue::Fixed(_)))
+        .map(|pair| {
+            (
+                (ParamLocation::Query, maps_to::decode(pair.name)),
+                "the fixed query pair of `maps_to`".to_owned(),
+            )
+        })
+        .collect();
+    for (name, param) in &operation.params {
+        let param_path = format!("{path}.params.{name}");
+        let placed = placement::place(parsed, name, param);
+        let mut found = Vec::new();
+        let mut refuse = |key: &str, message: String, expected: String, fix: Option<String>| {
+            let mut diagnostic =
+                Diagnostic::new(Code::InvalidValue, format!("{param_path}{key}"), message)
+                    .expected(expected);
+            if let Some(fix) = fix {
+                diagnostic = diagnostic.suggest(fix);
+            }
+            found.push(diagnostic);
+        };
+        let declared = param.location;
+        if declared.is_some_and(|location| location != placed.location) {
+            let (why, fix) = match placed.location {
+                ParamLocation::Path => ("it fills the path placeholder", "in: path"),
+                _ => ("the query of `maps_to` places it", "in: query"),
+            };
+            refuse(
+                ".in".to_owned().as_str(),
+                format!(
+                    "`{name}` is `in: {}`, but {why}",
+                    declared.map_or("", |l| l.as_str())
+                ),
+                format!("`{fix}`, or no `in`"),
+                Some("leave `in` out".to_owned()),
+            );
+        } else if declared == Some(ParamLocation::Path) {
+            refuse(
+                ".in",
+                format!("`{name}` is `in: path`, but `maps_to` has no `{{{name}}}`"),
+                format!(
+                    "a `{{{name}}}` placeholder in the path of {:?}",
+                    operation.maps_to
+                ),
+                Some(format!(
+                    "write `{{{name}}}` where the value goes in the path"
+                )),
+            );
+        }
+        if !placement::method_allows(parsed.method, placed.location) {
+            refuse(
+                ".in",
+                format!("a `{method}` sends no body, so `{name}` cannot go in one"),
+                "`in: query`, `header` or `cookie`".to_owned(),
+                None,
+            );
+        }
+        if let Some(wire_name) = &param.wire_name {
+            let fixed_by = match placed.location {
+                ParamLocation::Path => Some("its placeholder"),
+                _ if placed.wire_name != wire_name => Some("the query of `maps_to`"),
+                _ => None,
+            };
+            if let Some(fixed_by) = fixed_by {
+                refuse(
+                    ".wire_name",
+                    format!("`{name}` is named on the wire by {fixed_by}"),
+                    "no `wire_name`".to_owned(),
+                    Some("leave `wire_name` out".to_owned()),
+                );
+            } else if wire_name.is_empty() || wire_name.chars().any(char::is_control) {
+                refuse(
+                    ".wire_name",
+                    format!("`{name}` has a `wire_name` no request can carry"),
+                    "the upstream's name for it: not empty, no control characters".to_owned(),
+                    None,
+                );
+            }
+        }
+        if placed.location == ParamLocation::Header {
+            let owned_by_auth =
+                auth_header.is_some_and(|auth| auth.eq_ignore_ascii_case(placed.wire_name));
+            if !aqlgen_model::is_settable_header(placed.wire_name) || owned_by_auth {
+                refuse(
+                    "",
+                    format!("header `{}` is not one a param may set", placed.wire_name),
+                    "a header name (letters, digits, `-`...) that HTTP, the body and auth leave \
+                     free: not Host, Content-Type, Content-Length, Cookie, Authorization, \
+                     If-Match or the auth scheme's header"
+                        .to_owned(),
+                    Some(if owned_by_auth {
+                        "leave it out: `auth` sends that header".to_owned()
+                    } else if aqlgen_model::OWNED_HEADERS
+                        .contains(&placed.wire_name.to_ascii_lowercase().as_str())
+                    {
+                        "leave it out: HTTP, the body or the server sets that header".to_owned()
+                    } else {
+                        "set `wire_name` to the header's exact name".to_owned()
+                    }),
+                );
+            }
+        }
+        let json_body = placed.location == ParamLocation::Body && content_type == ContentType::Json;
+        if json_body && (param.style.is_some() || param.explode.is_some()) {
+            refuse(
+                if param.style.is_some() {
+                    ".style"
+                } else {
+                    ".explode"
+                },
+                format!("`{name}` goes in a JSON body, where values are written as they are"),
+                "no `style` or `explode` on a JSON body param".to_owned(),
+                Some("leave them out, or set the operation's `content_type` to a form".to_owned()),
+            );
+        } else if !ParamStyle::allowed_at(placed.location).contains(&placed.style) {
+            refuse(
+                ".style",
+                format!(
+                    "a {} param cannot be written in style `{}`",
+                    placed.location, placed.style
+                ),
+                format!(
+                    "one of: {}",
+                    ParamStyle::allowed_at(placed.location)
+                        .iter()
+                        .map(|style| style.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                None,
+            );
+        }
+        if placed.location != ParamLocation::Path {
+            let key = match placed.location {
+                ParamLocation::Header => placed.wire_name.to_ascii_lowercase(),
+                _ => placed.wire_name.to_owned(),
+            };
+            if let Some(first) = taken.insert((placed.location, key), format!("`{name}`")) {
+                params_out.push((
+                    Within::Param(name.clone()),
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        param_path.clone(),
+                        format!(
+                            "`{name}` and {first} both go to {} `{}`",
+                            placed.location, placed.wire_name
+                        ),
+                    )
+                    .expected("one param per name on the wire")
+                    .suggest("give one of them another `wire_name`, or drop it"),
+                ));
+            }
+        }
+        params_out.extend(
+            found
+                .into_iter()
+                .map(|diagnostic| (Within::Param(name.clone()), diagnostic)),
+        );
+    }
 }
 
 /// A warning when the category contradicts the method in a clear way that the rules above

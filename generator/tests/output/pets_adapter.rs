@@ -422,9 +422,11 @@ pub mod params {
 /// The routing table and the upstream request builders.
 pub mod routes {
     use ::aqlgen_runtime::adapter::{
-        Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
+        Body, Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
     };
-    use ::aqlgen_runtime::params::{self, ParamError};
+    use ::aqlgen_runtime::params::ParamError;
+    use ::aqlgen_runtime::wire;
+    use ::aqlgen_runtime::wire::Style;
     use ::aqlgen_runtime::serde_json::{Map, Value};
     use super::params as schema_params;
     /// `get_pet`: GET `/pets/{pet_id}`.
@@ -442,12 +444,16 @@ pub mod routes {
     /// Parses `get_pet` params and builds its upstream request.
     fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
         let parsed = schema_params::GetPetParams::from_params(raw)?;
-        let path = ["/pets/", &params::encode_segment(&parsed.pet_id)].concat();
+        let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
         let query = Vec::new();
+        let headers = Vec::new();
+        let cookies = Vec::new();
         Ok(UpstreamRequest {
             method: Method::Get,
             path,
             query,
+            headers,
+            cookies,
             body: None,
         })
     }
@@ -468,12 +474,26 @@ pub mod routes {
         let parsed = schema_params::ListPetsParams::from_params(raw)?;
         let path = "/pets".to_owned();
         let mut query = Vec::new();
-        params::push_query(&mut query, "kind", Some(Value::from(parsed.kind)));
-        params::push_query(&mut query, "limit", parsed.limit.map(Value::from));
+        wire::push_pairs(
+            &mut query,
+            "kind",
+            Some(Value::from(parsed.kind)),
+            Style::Form { explode: true },
+        );
+        wire::push_pairs(
+            &mut query,
+            "limit",
+            parsed.limit.map(Value::from),
+            Style::Form { explode: true },
+        );
+        let headers = Vec::new();
+        let cookies = Vec::new();
         Ok(UpstreamRequest {
             method: Method::Get,
             path,
             query,
+            headers,
+            cookies,
             body: None,
         })
     }
@@ -494,15 +514,19 @@ pub mod routes {
         raw: &Map<String, Value>,
     ) -> Result<UpstreamRequest, ParamError> {
         let parsed = schema_params::RenamePetParams::from_params(raw)?;
-        let path = ["/pets/", &params::encode_segment(&parsed.pet_id)].concat();
+        let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
         let query = Vec::new();
+        let headers = Vec::new();
+        let cookies = Vec::new();
         let mut body = Map::new();
-        params::insert_body(&mut body, "name", parsed.input.name.into_body());
+        wire::insert_json(&mut body, "name", parsed.input.name.into_body());
         Ok(UpstreamRequest {
             method: Method::Patch,
             path,
             query,
-            body: params::body(body),
+            headers,
+            cookies,
+            body: Body::json(body),
         })
     }
     /// `remove_pet`: DELETE `/pets/{pet_id}`.
@@ -522,12 +546,16 @@ pub mod routes {
         raw: &Map<String, Value>,
     ) -> Result<UpstreamRequest, ParamError> {
         let parsed = schema_params::RemovePetParams::from_params(raw)?;
-        let path = ["/pets/", &params::encode_segment(&parsed.pet_id)].concat();
+        let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
         let query = Vec::new();
+        let headers = Vec::new();
+        let cookies = Vec::new();
         Ok(UpstreamRequest {
             method: Method::Delete,
             path,
             query,
+            headers,
+            cookies,
             body: None,
         })
     }

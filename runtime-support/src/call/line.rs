@@ -12,11 +12,12 @@ use super::shape::cursor::Cursors;
 use super::shape::pages::PageRequest;
 use super::upstream::{Credential, Exchange, Upstream, UpstreamConfig};
 use super::{Context, Data, Observer, UpstreamCredential};
-use crate::adapter::{AdapterInfo, Route, UpstreamRequest};
+use crate::adapter::{AdapterInfo, Body, ContentType, Part, Route, UpstreamRequest};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
 use crate::state::Store;
 use crate::warning::Warning;
+use crate::wire;
 
 /// The gate, the upstream client and the cursors of one server, shared by its connections.
 pub struct Line {
@@ -185,6 +186,15 @@ impl Line {
     }
 }
 
+/// A multipart part as a dry run shows it: a file by its size, not its bytes.
+fn part_preview(part: &Part) -> Value {
+    match part {
+        Part::Text { name, text } => json!({"name": name, "text": text}),
+        Part::Json { name, text } => json!({"name": name, "json": text}),
+        Part::File { name, bytes } => json!({"name": name, "file_bytes": bytes.len()}),
+    }
+}
+
 /// What a dry run answers: the request that would be sent and whether the gate would ask
 /// for confirmation first. Nothing is sent, counted or issued.
 fn dry_run(
@@ -193,23 +203,43 @@ fn dry_run(
     if_match: Option<&str>,
     confirm: bool,
 ) -> Value {
-    let query = url::form_urlencoded::Serializer::new(String::new())
-        .extend_pairs(
-            request
-                .query
-                .iter()
-                .map(|(name, value)| (*name, value.as_str())),
-        )
-        .finish();
+    let query = wire::form_encoded(&request.query);
     let mut would_send = json!({"method": request.method.as_str(), "path": request.path});
     if !query.is_empty() {
         would_send["query"] = query.into();
     }
-    if let Some(etag) = if_match {
-        would_send["headers"] = json!({"If-Match": etag});
+    let mut headers: Map<String, Value> = request
+        .headers
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), Value::from(value.as_str())))
+        .collect();
+    if !request.cookies.is_empty() {
+        let cookies = request
+            .cookies
+            .iter()
+            .map(|(name, value)| format!("{name}={}", wire::encode_segment(value)));
+        headers.insert(
+            "Cookie".to_owned(),
+            cookies.collect::<Vec<_>>().join("; ").into(),
+        );
     }
-    if let Some(body) = &request.body {
-        would_send["body"] = body.clone();
+    if let Some(etag) = if_match {
+        headers.insert("If-Match".to_owned(), etag.into());
+    }
+    if !headers.is_empty() {
+        would_send["headers"] = Value::Object(headers);
+    }
+    match &request.body {
+        None => {}
+        Some(Body::Json(body)) => would_send["body"] = body.clone(),
+        Some(Body::Form(pairs)) => {
+            would_send["content_type"] = ContentType::Form.as_str().into();
+            would_send["body"] = wire::form_encoded(pairs).into();
+        }
+        Some(Body::Multipart(parts)) => {
+            would_send["content_type"] = ContentType::Multipart.as_str().into();
+            would_send["parts"] = parts.iter().map(part_preview).collect();
+        }
     }
     json!({
         "dry_run": true,

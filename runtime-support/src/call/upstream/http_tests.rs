@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, SystemTime};
 
-use crate::adapter::{AdapterInfo, ApiKeyLocation, Auth, Method, UpstreamRequest};
+use crate::adapter::{AdapterInfo, ApiKeyLocation, Auth, Body, Method, Part, UpstreamRequest};
 use crate::call::upstream::{Credential, Upstream, UpstreamConfig};
 use crate::error::{AqlError, ErrorCode};
 use serde_json::{Value, json};
@@ -97,6 +97,8 @@ fn get(path: &str) -> UpstreamRequest {
         method: Method::Get,
         path: path.to_owned(),
         query: Vec::new(),
+        headers: Vec::new(),
+        cookies: Vec::new(),
         body: None,
     }
 }
@@ -311,14 +313,12 @@ async fn get_sends_path_query_and_bearer_token_to_the_base_url() {
     let upstream = client(format!("{}/api/v3/", server.base), bearer());
     let data = upstream
         .send_plain(UpstreamRequest {
-            method: Method::Get,
-            path: "/repos/octo%20cat/hello".to_owned(),
             query: vec![
-                ("per_page", "5".to_owned()),
-                ("labels", "bug".to_owned()),
-                ("labels", "a&b=c".to_owned()),
+                ("per_page".into(), "5".to_owned()),
+                ("labels".into(), "bug".to_owned()),
+                ("labels".into(), "a&b=c".to_owned()),
             ],
-            body: None,
+            ..get("/repos/octo%20cat/hello")
         })
         .await
         .expect("ok");
@@ -348,9 +348,8 @@ async fn every_method_sends_its_body_as_json() {
         upstream
             .send_plain(UpstreamRequest {
                 method,
-                path: "/items/7".to_owned(),
-                query: Vec::new(),
-                body: with_body.then(|| body.clone()),
+                body: with_body.then(|| Body::Json(body.clone())),
+                ..get("/items/7")
             })
             .await
             .expect("ok");
@@ -365,6 +364,60 @@ async fn every_method_sends_its_body_as_json() {
         assert!(!request.headers.contains_key("authorization"));
     }
     assert!(seen[3].body.is_empty());
+}
+
+#[tokio::test]
+async fn header_and_cookie_params_and_form_and_multipart_bodies() {
+    let server = Server::start(|_| reply(200, "{}")).await;
+    let upstream = client(server.base.clone(), Auth::None);
+    let form = Body::Form(vec![
+        ("metadata[plan]".into(), "pro & co".to_owned()),
+        ("expand[0]".into(), "customer".to_owned()),
+    ]);
+    let multipart = Body::Multipart(vec![Part::File {
+        name: "file",
+        bytes: b"hello".to_vec(),
+    }]);
+    for body in [form, multipart] {
+        upstream
+            .send_plain(UpstreamRequest {
+                method: Method::Post,
+                headers: vec![
+                    ("X-Request-Id", "r-1".to_owned()),
+                    ("Accept", "text/csv".to_owned()),
+                ],
+                cookies: vec![("session".into(), "a b".to_owned())],
+                body: Some(body),
+                ..get("/v1/customers")
+            })
+            .await
+            .expect("ok");
+    }
+    let seen = server.requests();
+    assert_eq!(seen[0].headers["x-request-id"], "r-1");
+    assert_eq!(
+        seen[0].headers["accept"], "text/csv",
+        "a header param replaces the default"
+    );
+    assert_eq!(seen[0].headers["cookie"], "session=a%20b");
+    assert_eq!(
+        seen[0].headers["content-type"],
+        "application/x-www-form-urlencoded"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&seen[0].body),
+        "metadata%5Bplan%5D=pro+%26+co&expand%5B0%5D=customer"
+    );
+    let content_type = &seen[1].headers["content-type"];
+    assert!(
+        content_type.starts_with("multipart/form-data; boundary="),
+        "{content_type}"
+    );
+    let body = String::from_utf8_lossy(&seen[1].body);
+    assert!(
+        body.contains("name=\"file\"; filename=\"file\"\r\nContent-Type: application/octet-stream\r\n\r\nhello\r\n"),
+        "{body}"
+    );
 }
 
 #[tokio::test]
@@ -391,7 +444,7 @@ async fn api_key_header_api_key_query_and_basic_auth() {
     ];
     for auth in cases {
         let request = UpstreamRequest {
-            query: vec![("q", "1".to_owned())],
+            query: vec![("q".into(), "1".to_owned())],
             ..get("/me")
         };
         client(server.base.clone(), auth)
@@ -768,17 +821,15 @@ async fn empty_bom_html_and_binary_bodies() {
     assert_eq!(err.details["body_preview"], "Maintenance Back soon");
     assert!(err.message.contains("HTML"), "{}", err.message);
 
-    let err = upstream
-        .send_plain(get("/binary"))
-        .await
-        .expect_err("binary");
-    assert_client_safe(&err);
-    assert!(
-        err.message.contains("application/octet-stream"),
-        "{}",
-        err.message
+    assert_eq!(
+        json(upstream.send_plain(get("/binary")).await.expect("binary")),
+        json!({
+            "file_content": "//4AAQ==",
+            "file_encoding": "base64",
+            "file_mime_type": "application/octet-stream",
+        }),
+        "a declared binary answer comes back as base64"
     );
-    assert!(!err.details.contains_key("body_preview"));
 
     let err = upstream.send_plain(get("/gateway")).await.expect_err("502");
     assert_client_safe(&err);

@@ -34,6 +34,7 @@ mod auth;
 pub mod backoff;
 #[cfg(test)]
 mod http_tests;
+mod multipart;
 mod response;
 mod untrusted;
 
@@ -42,12 +43,15 @@ use std::ffi::OsString;
 use std::net::IpAddr;
 use std::time::{Duration, Instant, SystemTime};
 
-use reqwest::header::{ACCEPT, HeaderMap, HeaderValue, IF_MATCH, LINK};
+use reqwest::header::{
+    ACCEPT, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, IF_MATCH, LINK,
+};
 use reqwest::{Client, Url, redirect};
 use tracing::debug;
 
-use crate::adapter::{AdapterInfo, Method, UpstreamRequest};
+use crate::adapter::{AdapterInfo, Body, Method, UpstreamRequest};
 use crate::error::{AqlError, ErrorCode};
+use crate::wire;
 pub use auth::Credential;
 use auth::{AuthPlan, Secrets};
 pub use backoff::Backoff;
@@ -292,13 +296,24 @@ impl Upstream {
         let mut builder = self
             .client
             .request(http_method(request.method), url)
-            .header(ACCEPT, HeaderValue::from_static("application/json"));
+            .headers(param_headers(request)?);
         if let Some((name, value)) = credentials.header {
             builder = builder.header(name, value);
         }
-        if let Some(body) = &request.body {
-            builder = builder.json(body);
-        }
+        builder = match &request.body {
+            None => builder,
+            Some(Body::Json(body)) => builder.json(body),
+            Some(Body::Form(pairs)) => builder
+                .header(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("application/x-www-form-urlencoded"),
+                )
+                .body(wire::form_encoded(pairs)),
+            Some(Body::Multipart(parts)) => {
+                let (content_type, bytes) = multipart::encode(parts);
+                builder.header(CONTENT_TYPE, content_type).body(bytes)
+            }
+        };
         if let Some(etag) = if_match.and_then(|etag| HeaderValue::from_str(etag).ok()) {
             builder = builder.header(IF_MATCH, etag);
         }
@@ -610,6 +625,44 @@ fn too_large(limit: usize) -> AqlError {
     .with_detail("limit_type", "response_size")
     .with_detail("limit_value", limit)
     .with_detail("unit", "bytes")
+}
+
+/// The headers of a request before auth: `Accept: application/json` unless a header param
+/// names another, then the header params, then the cookies as one `Cookie` header.
+fn param_headers(request: &UpstreamRequest) -> Result<HeaderMap, AqlError> {
+    let mut headers = HeaderMap::with_capacity(request.headers.len() + 2);
+    headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+    let mut accept_given = false;
+    for (name, value) in &request.headers {
+        let name = HeaderName::from_bytes(name.as_bytes()).map_err(|_| bad_header())?;
+        let mut value = HeaderValue::from_str(value).map_err(|_| bad_header())?;
+        value.set_sensitive(true);
+        if name == ACCEPT && !accept_given {
+            accept_given = true;
+            headers.insert(name, value);
+        } else {
+            headers.append(name, value);
+        }
+    }
+    if !request.cookies.is_empty() {
+        let cookie = request
+            .cookies
+            .iter()
+            .map(|(name, value)| format!("{name}={}", wire::encode_segment(value)))
+            .collect::<Vec<_>>()
+            .join("; ");
+        let mut value = HeaderValue::from_str(&cookie).map_err(|_| bad_header())?;
+        value.set_sensitive(true);
+        headers.insert(COOKIE, value);
+    }
+    Ok(headers)
+}
+
+fn bad_header() -> AqlError {
+    AqlError::new(
+        ErrorCode::ValidationInvalidValue,
+        "Invalid value: a header param holds text no HTTP header can carry",
+    )
 }
 
 fn http_method(method: Method) -> reqwest::Method {

@@ -96,6 +96,9 @@ fn parse_success(
     }
     let content_type = content_type(response.headers);
     let text = std::str::from_utf8(body).ok();
+    if let Some(media) = content_type.as_deref().and_then(NonJson::of) {
+        return Ok(media.answer(body, secrets).to_string());
+    }
     let message = match (&content_type, text) {
         (_, None) => format!(
             "Internal error: the upstream API answered HTTP {status} with binary content \
@@ -125,6 +128,63 @@ fn parse_success(
         }
     }
     Err(error)
+}
+
+/// An answer the upstream declares to be something other than JSON or HTML: passed on as
+/// text, or as base64 with its media type (SPEC §4.7.4), instead of failing. An HTML page in
+/// answer to an API call is kept an error: it is nearly always a login or proxy page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum NonJson<'a> {
+    /// Text, XML, CSV, YAML and the like.
+    Text(&'a str),
+    /// Anything else: images, PDFs, archives, octet streams.
+    Binary(&'a str),
+}
+
+impl<'a> NonJson<'a> {
+    /// What a declared `Content-Type` makes of the answer; `None` for JSON and HTML.
+    fn of(content_type: &'a str) -> Option<Self> {
+        let media = content_type.split(';').next().unwrap_or_default().trim();
+        let lower = media.to_ascii_lowercase();
+        let json = lower == "application/json" || lower.ends_with("+json") || lower.is_empty();
+        if json || is_html(&lower) {
+            return None;
+        }
+        let textual = lower.starts_with("text/")
+            || lower.ends_with("+xml")
+            || [
+                "application/xml",
+                "application/yaml",
+                "application/x-yaml",
+                "application/csv",
+                "application/javascript",
+                "application/x-www-form-urlencoded",
+                "application/x-ndjson",
+            ]
+            .contains(&lower.as_str());
+        Some(if textual {
+            Self::Text(media)
+        } else {
+            Self::Binary(media)
+        })
+    }
+
+    /// The answer's `data`: `{"content", "mime_type"}` for UTF-8 text (secrets redacted),
+    /// `{"file_content", "file_encoding": "base64", "file_mime_type"}` otherwise.
+    fn answer(self, body: &[u8], secrets: &Secrets) -> Value {
+        use base64::Engine as _;
+        match (self, std::str::from_utf8(body)) {
+            (Self::Text(media), Ok(text)) => serde_json::json!({
+                "content": secrets.redact(text),
+                "mime_type": media,
+            }),
+            (Self::Text(media) | Self::Binary(media), _) => serde_json::json!({
+                "file_content": base64::engine::general_purpose::STANDARD.encode(body),
+                "file_encoding": "base64",
+                "file_mime_type": media,
+            }),
+        }
+    }
 }
 
 fn status_error(
@@ -512,9 +572,32 @@ mod tests {
         assert!(err.message.contains("not valid JSON"), "{}", err.message);
         assert_eq!(err.details["body_preview"], "{\"trunc");
 
-        let err = run(200, &[("content-type", "image/png")], b"\x89PNG\xff\xfe").expect_err("bin");
+        let err = run(200, &[], b"\x89PNG\xff\xfe").expect_err("undeclared binary");
         assert!(err.message.contains("binary"), "{}", err.message);
         assert!(!err.details.contains_key("body_preview"));
+    }
+
+    #[test]
+    fn declared_text_and_binary_answers_are_passed_on() {
+        let png = run(200, &[("content-type", "image/png")], b"\x89PNG\xff\xfe").expect("png");
+        assert_eq!(
+            png,
+            serde_json::json!({
+                "file_content": "iVBOR//+",
+                "file_encoding": "base64",
+                "file_mime_type": "image/png",
+            })
+        );
+        let csv = run(
+            200,
+            &[("content-type", "text/csv; charset=utf-8")],
+            b"a,b\n1,2\n",
+        )
+        .expect("csv");
+        assert_eq!(
+            csv,
+            serde_json::json!({"content": "a,b\n1,2\n", "mime_type": "text/csv"})
+        );
     }
 
     #[test]

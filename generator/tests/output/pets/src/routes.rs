@@ -4,9 +4,11 @@
 //! The routing table and the upstream request builders.
 
 use ::aqlgen_runtime::adapter::{
-    Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
+    Body, Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
 };
-use ::aqlgen_runtime::params::{self, ParamError};
+use ::aqlgen_runtime::params::ParamError;
+use ::aqlgen_runtime::wire;
+use ::aqlgen_runtime::wire::Style;
 use ::aqlgen_runtime::serde_json::{Map, Value};
 use super::params as schema_params;
 
@@ -26,12 +28,16 @@ pub static GET_PET_ROUTE: Route = Route {
 /// Parses `get_pet` params and builds its upstream request.
 fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetPetParams::from_params(raw)?;
-    let path = ["/pets/", &params::encode_segment(&parsed.pet_id)].concat();
+    let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -54,12 +60,26 @@ fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
     let parsed = schema_params::ListPetsParams::from_params(raw)?;
     let path = "/pets".to_owned();
     let mut query = Vec::new();
-    params::push_query(&mut query, "kind", Some(Value::from(parsed.kind)));
-    params::push_query(&mut query, "limit", parsed.limit.map(Value::from));
+    wire::push_pairs(
+        &mut query,
+        "kind",
+        Some(Value::from(parsed.kind)),
+        Style::Form { explode: true },
+    );
+    wire::push_pairs(
+        &mut query,
+        "limit",
+        parsed.limit.map(Value::from),
+        Style::Form { explode: true },
+    );
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -80,15 +100,19 @@ pub static RENAME_PET_ROUTE: Route = Route {
 /// Parses `rename_pet` params and builds its upstream request.
 fn build_rename_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::RenamePetParams::from_params(raw)?;
-    let path = ["/pets/", &params::encode_segment(&parsed.pet_id)].concat();
+    let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     let mut body = Map::new();
-    params::insert_body(&mut body, "name", parsed.input.name.into_body());
+    wire::insert_json(&mut body, "name", parsed.input.name.into_body());
     Ok(UpstreamRequest {
         method: Method::Patch,
         path,
         query,
-        body: params::body(body),
+        headers,
+        cookies,
+        body: Body::json(body),
     })
 }
 
@@ -108,12 +132,16 @@ pub static REMOVE_PET_ROUTE: Route = Route {
 /// Parses `remove_pet` params and builds its upstream request.
 fn build_remove_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::RemovePetParams::from_params(raw)?;
-    let path = ["/pets/", &params::encode_segment(&parsed.pet_id)].concat();
+    let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }

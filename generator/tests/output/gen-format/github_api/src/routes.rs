@@ -6,7 +6,8 @@
 use ::aqlgen_runtime::adapter::{
     Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
 };
-use ::aqlgen_runtime::params::{self, ParamError};
+use ::aqlgen_runtime::params::ParamError;
+use ::aqlgen_runtime::wire;
 use ::aqlgen_runtime::serde_json::{Map, Value};
 use super::params as schema_params;
 
@@ -28,16 +29,20 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
     let parsed = schema_params::GetRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Get,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }
@@ -60,16 +65,20 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::DeleteRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &params::encode_segment(&parsed.owner),
+        &wire::encode_segment(&parsed.owner),
         "/",
-        &params::encode_segment(&parsed.repo),
+        &wire::encode_segment(&parsed.repo),
     ]
         .concat();
     let query = Vec::new();
+    let headers = Vec::new();
+    let cookies = Vec::new();
     Ok(UpstreamRequest {
         method: Method::Delete,
         path,
         query,
+        headers,
+        cookies,
         body: None,
     })
 }

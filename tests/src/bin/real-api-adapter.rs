@@ -1,0 +1,19 @@
+//! The server of one adapter imported from `real-apis/`, or of `wire-adapter.md`, chosen by
+//! `REAL_API` (`azure`, `stripe`, `slack` or `wire`); the end-to-end tests find it through
+//! `CARGO_BIN_EXE_real-api-adapter`.
+
+use aqlgen_tests::real::{azure, slack, stripe};
+use aqlgen_tests::wire::WireAdapter;
+
+fn main() -> std::process::ExitCode {
+    match std::env::var("REAL_API").as_deref() {
+        Ok("azure") => aqlgen_runtime::run::<azure::AzureAdapter>(),
+        Ok("stripe") => aqlgen_runtime::run::<stripe::StripeAdapter>(),
+        Ok("slack") => aqlgen_runtime::run::<slack::SlackAdapter>(),
+        Ok("wire") => aqlgen_runtime::run::<WireAdapter>(),
+        _ => {
+            eprintln!("set REAL_API to azure, stripe, slack or wire");
+            std::process::ExitCode::from(2)
+        }
+    }
+}

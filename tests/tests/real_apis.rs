@@ -1,0 +1,219 @@
+//! Three real API shapes, end to end: `build.rs` imports `real-apis/*.yaml` (Azure Key
+//! Vault's `api-version`, Stripe's form-encoded writes with nested keys, Slack's form-encoded
+//! RPC methods and OAuth token) as `aqlgen import-openapi` does and compiles the adapters;
+//! each test calls one through rmcp's stdio client and checks the exact request a recording
+//! upstream on 127.0.0.1 received: method, path, query, headers and body.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::http::{HeaderMap, Method, Uri};
+use serde_json::{Value, json};
+use support::{Client, assert_result, call, serve, stdio_client_for};
+
+const BIN: &str = env!("CARGO_BIN_EXE_real-api-adapter");
+
+/// One request as the upstream received it.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    path: String,
+    query: Option<String>,
+    headers: BTreeMap<String, String>,
+    body: String,
+}
+
+/// An upstream on 127.0.0.1 that records every request and answers `answer`.
+struct Recorder {
+    base: String,
+    seen: Arc<Mutex<Vec<Seen>>>,
+}
+
+impl Recorder {
+    async fn start(answer: Value) -> Self {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let router = axum::Router::new().fallback(
+            move |method: Method, uri: Uri, headers: HeaderMap, body: Bytes| {
+                let log = log.clone();
+                let answer = answer.clone();
+                async move {
+                    log.lock().expect("the log").push(Seen {
+                        method: method.to_string(),
+                        path: uri.path().to_owned(),
+                        query: uri.query().map(str::to_owned),
+                        headers: headers
+                            .iter()
+                            .map(|(name, value)| {
+                                let value = String::from_utf8_lossy(value.as_bytes());
+                                (name.as_str().to_owned(), value.into_owned())
+                            })
+                            .collect(),
+                        body: String::from_utf8_lossy(&body).into_owned(),
+                    });
+                    axum::Json(answer)
+                }
+            },
+        );
+        Self {
+            base: serve(router).await,
+            seen,
+        }
+    }
+
+    /// The requests received since the last call, oldest first.
+    fn take(&self) -> Vec<Seen> {
+        std::mem::take(&mut *self.seen.lock().expect("the log"))
+    }
+}
+
+/// The adapter imported from `real-apis/<api>`, served over stdio, its base URL on
+/// `upstream`, trusted enough to write (imports are stamped `generated`).
+async fn adapter(api: &str, upstream: &Recorder, env: &[(&str, &str)]) -> Client {
+    let base_url = format!("{}_BASE_URL", api.to_uppercase());
+    let mut all = vec![
+        ("REAL_API", api),
+        (base_url.as_str(), upstream.base.as_str()),
+    ];
+    all.extend_from_slice(env);
+    stdio_client_for(BIN, &["--trust-level", "validated"], &all).await
+}
+
+/// Calls `operation` with `params` through `tool` and returns the answer, which must be a
+/// success.
+async fn succeed(client: &Client, tool: &str, operation: &str, params: Value) -> Value {
+    let (answer, is_error) = call(
+        client,
+        tool,
+        json!({"operation": operation, "params": params}),
+    )
+    .await;
+    assert_result(&answer);
+    assert!(
+        !is_error && answer["success"] == true,
+        "{operation}: {answer}"
+    );
+    answer
+}
+
+#[tokio::test]
+async fn every_place_and_style_a_param_can_take() {
+    let upstream = Recorder::start(json!({"ok": true})).await;
+    let client = adapter("wire", &upstream, &[("WIRE_KEY", "wire-key-1")]).await;
+
+    succeed(
+        &client,
+        "mcp_aql_read",
+        "find_stops",
+        json!({
+            "lines": ["1", "N 2"],
+            "near": {"lat": 51.5, "lon": -0.1},
+            "mode": "bus",
+            "filter": {"zone": "1"},
+            "ids": ["a", "b"],
+            "request_id": "r-7",
+            "tags": ["x", "y"],
+            "session": "s 1",
+            "page_size": 5,
+        }),
+    )
+    .await;
+    let seen = upstream.take();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].method, "GET");
+    assert_eq!(seen[0].path, "/lines/1,N%202/stops;lat=51.5;lon=-0.1");
+    assert_eq!(
+        seen[0].query.as_deref(),
+        Some("format=json&mode=bus&filter%5Bzone%5D=1&ids=a%7Cb&%24top=5")
+    );
+    assert_eq!(seen[0].headers["x-request-id"], "r-7");
+    assert_eq!(seen[0].headers["x-tags"], "x,y");
+    assert_eq!(seen[0].headers["cookie"], "session=s%201");
+    assert_eq!(seen[0].headers["x-api-key"], "wire-key-1");
+
+    let (refused, _) = call(
+        &client,
+        "mcp_aql_read",
+        json!({"operation": "find_stops", "params": {
+            "lines": ["1"], "near": {"lat": 1}, "request_id": "r\r\nX-Evil: 1"}}),
+    )
+    .await;
+    assert_eq!(
+        refused["error"]["code"], "VALIDATION_INVALID_VALUE",
+        "{refused}"
+    );
+    assert!(
+        upstream.take().is_empty(),
+        "no request with a broken header"
+    );
+
+    use base64::Engine as _;
+    let photo = base64::engine::general_purpose::STANDARD.encode(b"\x89PNG\x00\xff");
+    succeed(
+        &client,
+        "mcp_aql_create",
+        "upload_photo",
+        json!({"stop_id": "s1", "photo": photo, "caption": "hi", "labels": ["a"]}),
+    )
+    .await;
+    let seen = upstream.take();
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].path.as_str()),
+        ("POST", "/stops/s1/photos")
+    );
+    assert_eq!(seen[0].query.as_deref(), Some("api-version=2024-01"));
+    let content_type = &seen[0].headers["content-type"];
+    let boundary = content_type
+        .strip_prefix("multipart/form-data; boundary=")
+        .expect("a multipart body");
+    let parts: Vec<&str> = seen[0].body.split(&format!("--{boundary}")).collect();
+    assert!(
+        parts[1].contains("name=\"photo\"; filename=\"photo\""),
+        "{}",
+        seen[0].body
+    );
+    assert!(parts[2].ends_with("\r\n\r\nhi\r\n"), "{}", parts[2]);
+    assert!(
+        parts[3].contains("Content-Type: application/json\r\n\r\n[\"a\"]"),
+        "{}",
+        parts[3]
+    );
+
+    let (refused, _) = call(
+        &client,
+        "mcp_aql_create",
+        json!({"operation": "upload_photo", "params": {"stop_id": "s1", "photo": "not base64!"}}),
+    )
+    .await;
+    assert_eq!(
+        refused["error"]["code"], "VALIDATION_INVALID_VALUE",
+        "{refused}"
+    );
+    assert!(upstream.take().is_empty());
+
+    // A DELETE whose params say `in: body` sends them as a JSON body, once confirmed.
+    let params = json!({"stop_id": "s1", "message": "Remove old photo", "sha": "abc"});
+    let (asked, _) = call(
+        &client,
+        "mcp_aql_delete",
+        json!({"operation": "delete_stop_file", "params": params}),
+    )
+    .await;
+    assert_eq!(asked["error"]["code"], "CONFIRMATION_REQUIRED", "{asked}");
+    let mut confirmed = params.clone();
+    confirmed["confirmation_token"] = asked["error"]["details"]["confirmation_token"].clone();
+    succeed(&client, "mcp_aql_delete", "delete_stop_file", confirmed).await;
+    let seen = upstream.take();
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].path.as_str()),
+        ("DELETE", "/stops/s1/files")
+    );
+    assert_eq!(
+        serde_json::from_str::<Value>(&seen[0].body).expect("a JSON body"),
+        json!({"message": "Remove old photo", "sha": "abc"})
+    );
+    client.cancel().await.expect("close");
+}

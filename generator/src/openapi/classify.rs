@@ -383,7 +383,7 @@ pub fn meaning(method: &str, path: &str, operation: &Operation) -> Option<Meanin
 /// The verb `text` (a summary or description) starts with, HTML and Markdown aside; a third
 /// person `-s` form counts (`Deletes a message`).
 fn prose_verb(text: &str) -> Option<Verb> {
-    let plain = super::text::plain(text);
+    let plain = super::html::plain(text);
     let mut tokens = plain
         .split_whitespace()
         .map(|token| token.trim_matches(|c: char| !c.is_ascii_alphanumeric()))

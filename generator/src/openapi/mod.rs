@@ -14,6 +14,7 @@ mod auth;
 mod body;
 mod classify;
 mod document;
+mod html;
 mod naming;
 mod operation;
 mod params;

@@ -253,7 +253,7 @@ fn known_kind(kind: &str) -> Option<&'static str> {
 /// The first line or sentence of `text`, HTML and Markdown links reduced to their text, at
 /// most [`MAX_DESCRIPTION`] characters.
 pub fn shorten(text: &str) -> String {
-    let text = super::text::plain(text);
+    let text = super::html::plain(text);
     let line = text
         .lines()
         .map(str::trim)

@@ -183,19 +183,8 @@ pub fn missing_auth(context: &Context<'_>, operation: &Described) -> Option<Stri
 /// A plain string param.
 fn string_param(required: Option<bool>) -> Param {
     Param {
-        kind: ParamType::String,
         required,
-        description: None,
-        default: None,
-        allowed: None,
-        minimum: None,
-        maximum: None,
-        pattern: None,
-        format: None,
-        location: None,
-        wire_name: None,
-        style: None,
-        explode: None,
+        ..Param::of(ParamType::String)
     }
 }
 

@@ -286,21 +286,7 @@ mod tests {
     use super::*;
 
     fn string() -> Param {
-        Param {
-            kind: ParamType::String,
-            required: None,
-            description: None,
-            default: None,
-            allowed: None,
-            minimum: None,
-            maximum: None,
-            pattern: None,
-            format: None,
-            location: None,
-            wire_name: None,
-            style: None,
-            explode: None,
-        }
+        Param::of(ParamType::String)
     }
 
     fn candidate(upstream: &str, place: Place) -> Candidate {

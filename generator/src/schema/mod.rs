@@ -437,6 +437,27 @@ pub struct Param {
     pub explode: Option<bool>,
 }
 
+impl Param {
+    /// A param of `kind` with nothing else set.
+    pub fn of(kind: ParamType) -> Self {
+        Self {
+            kind,
+            required: None,
+            description: None,
+            default: None,
+            allowed: None,
+            minimum: None,
+            maximum: None,
+            pattern: None,
+            format: None,
+            location: None,
+            wire_name: None,
+            style: None,
+            explode: None,
+        }
+    }
+}
+
 /// `response`: open-ended; `type` names the result.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 pub struct Response {

@@ -751,7 +751,7 @@ fn check_placement(
                 _ => ("the query of `maps_to` places it", "in: query"),
             };
             refuse(
-                ".in".to_owned().as_str(),
+                ".in",
                 format!(
                     "`{name}` is `in: {}`, but {why}",
                     declared.map_or("", |l| l.as_str())

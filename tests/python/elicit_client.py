@@ -1,0 +1,239 @@
+"""A third-party MCP client (the Python `mcp` package, high-level `mcp.client.client.Client`) that
+answers the server's elicitations like a person at the keyboard would.
+
+Usage: $AQLGEN_PY_VENV/bin/python tests/python/elicit_client.py '<plan JSON>'
+
+Run it with the venv's interpreter (scripts/setup makes it, default target/py-mcp, with
+mcp==2.3.0); the SDK is imported from there, nothing else is looked up.
+
+The plan (tests/ts/elicit_client.mjs takes the same one):
+
+    {
+      "transport": "stdio" | "http",
+      "command": "/abs/path/binary", "args": [...], "env": {"K": "V"},  # stdio: spawn this server
+                                                                        # (current environment + env)
+      "url": "http://127.0.0.1:PORT/mcp",                               # http: streamable HTTP endpoint
+      "protocol": "2025-11-25" | "2026-07-28",   # initialize-handshake session, or the 2026-07-28
+                                                 # revision: adopted without any probe (no
+                                                 # initialize, no server/discover); each request
+                                                 # carries the _meta envelope with the capabilities
+      "elicitation": "accept" | "decline" | "cancel" | "timeout" | "wrong_code" | "none",
+      "code_file": "/abs/path",                  # optional: accepting a `code` form reads the code here
+                                                 # (re-read at each elicitation, trimmed)
+      "timeout_seconds": 5,                      # optional: how long "timeout" waits before it cancels
+      "tool": "mcp_aql_delete",
+      "calls": [{"arguments": {...}}, ...]
+    }
+
+"none" declares no elicitation capability. Any other value declares it (this SDK declares form and
+url modes) and registers a callback that prints one line
+{"step": "elicitation", "mode", "message", "requested_schema"} and then answers: accept fills
+`confirm` with true and `code` with the code file's contents, decline and cancel answer so,
+timeout sleeps timeout_seconds and then cancels, wrong_code accepts with code "WRONG-CODE". The
+SDK routes both the 2025-11-25 server-to-client `elicitation/create` request and the 2026-07-28
+`input_required` result (its embedded requests, then the retry echoing `requestState`) through
+that one callback.
+
+Each call prints {"step": "call", "answer": <MCP-AQL JSON of the first text content>, "is_error"}
+or, when the call raises (a JSON-RPC error, a timeout), {"step": "call", "protocol_error": "..."}.
+stdout carries those JSON lines only. Exit status 0 when the plan ran, even if calls failed; 2
+with a message on stderr for harness errors (bad plan, connection failure, unreadable code file).
+At 2026-07-28 nothing is sent before the first call, so there an unreachable server shows as each
+call's protocol_error rather than as a connection failure.
+"""
+
+import json
+import os
+import sys
+import traceback
+
+import anyio
+import mcp_types as types
+from mcp.client.client import Client
+from mcp.client.session import ClientRequestContext
+from mcp.client.stdio import StdioServerParameters
+from mcp.shared.exceptions import MCPError
+
+REQUEST_TIMEOUT_SECONDS = 60.0
+"""Generous, so that the server's own timeouts are the ones the tests observe."""
+
+ELICITATION_ANSWERS = ("accept", "decline", "cancel", "timeout", "wrong_code", "none")
+
+
+class HarnessError(Exception):
+    """The plan cannot run as written, or the harness itself failed."""
+
+
+def emit(line):
+    print(json.dumps(line), flush=True)
+
+
+def load_plan(text):
+    try:
+        plan = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise HarnessError(f"the plan is not JSON: {error}") from error
+    if not isinstance(plan, dict):
+        raise HarnessError("the plan must be a JSON object")
+    transport = plan.get("transport")
+    if transport == "stdio":
+        if not isinstance(plan.get("command"), str):
+            raise HarnessError("a stdio plan needs \"command\"")
+    elif transport == "http":
+        if not isinstance(plan.get("url"), str):
+            raise HarnessError("an http plan needs \"url\"")
+    else:
+        raise HarnessError(f"\"transport\" must be stdio or http, not {transport!r}")
+    if plan.get("protocol") not in ("2025-11-25", "2026-07-28"):
+        raise HarnessError(f"\"protocol\" must be 2025-11-25 or 2026-07-28, not {plan.get('protocol')!r}")
+    if plan.get("elicitation") not in ELICITATION_ANSWERS:
+        raise HarnessError(f"\"elicitation\" must be one of {', '.join(ELICITATION_ANSWERS)}")
+    if not isinstance(plan.get("tool"), str):
+        raise HarnessError("the plan needs \"tool\"")
+    calls = plan.get("calls")
+    if not isinstance(calls, list) or not all(isinstance(call, dict) for call in calls):
+        raise HarnessError("\"calls\" must be a list of {\"arguments\": {...}} objects")
+    return plan
+
+
+def schema_properties(schema):
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    return properties if isinstance(properties, dict) else {}
+
+
+def make_elicitation_callback(plan, harness_errors):
+    answer = plan["elicitation"]
+    if answer == "none":
+        return None
+    timeout_seconds = float(plan.get("timeout_seconds", 5))
+    code_file = plan.get("code_file")
+
+    async def on_elicit(
+        context: ClientRequestContext, params: types.ElicitRequestParams
+    ) -> types.ElicitResult | types.ErrorData:
+        if isinstance(params, types.ElicitRequestFormParams):
+            requested_schema = params.requested_schema
+        else:
+            requested_schema = None
+        emit({
+            "step": "elicitation",
+            "mode": params.mode,
+            "message": params.message,
+            "requested_schema": requested_schema,
+        })
+        if answer == "decline":
+            return types.ElicitResult(action="decline")
+        if answer == "cancel":
+            return types.ElicitResult(action="cancel")
+        if answer == "timeout":
+            # The person walked away; if the server gives up first (and cancels this request on a
+            # session), the SDK cancels this task and nothing is answered.
+            await anyio.sleep(timeout_seconds)
+            return types.ElicitResult(action="cancel")
+        if requested_schema is None:
+            # URL mode: consenting to open the link has no content.
+            return types.ElicitResult(action="accept")
+        properties = schema_properties(requested_schema)
+        content = {}
+        if "confirm" in properties:
+            content["confirm"] = True
+        if "code" in properties:
+            if answer == "wrong_code":
+                content["code"] = "WRONG-CODE"
+            else:
+                if not code_file:
+                    harness_errors.append("a `code` form arrived but the plan has no \"code_file\"")
+                    return types.ElicitResult(action="cancel")
+                try:
+                    with open(code_file, encoding="utf-8") as file:
+                        content["code"] = file.read().strip()
+                except OSError as error:
+                    harness_errors.append(f"cannot read code_file {code_file}: {error}")
+                    return types.ElicitResult(action="cancel")
+        return types.ElicitResult(action="accept", content=content)
+
+    return on_elicit
+
+
+def describe(error):
+    """One line for an exception; exception groups (anyio task groups) are flattened."""
+    if isinstance(error, BaseExceptionGroup):
+        return "; ".join(describe(inner) for inner in error.exceptions)
+    if isinstance(error, MCPError):
+        return f"{type(error).__name__} (code {error.code}): {error.message}"
+    return f"{type(error).__name__}: {str(error) or type(error).__name__}"
+
+
+def answer_line(result):
+    """The MCP-AQL answer inside a tool result: the first text content, parsed as JSON."""
+    text = next((block.text for block in result.content if isinstance(block, types.TextContent)), None)
+    if text is None:
+        answer = None
+    else:
+        try:
+            answer = json.loads(text)
+        except json.JSONDecodeError:
+            answer = text
+    return {"step": "call", "answer": answer, "is_error": bool(result.is_error)}
+
+
+async def run(plan):
+    harness_errors = []
+    if plan["transport"] == "stdio":
+        env = dict(os.environ)
+        env.update({str(k): str(v) for k, v in (plan.get("env") or {}).items()})
+        server = StdioServerParameters(command=plan["command"], args=[str(a) for a in plan.get("args") or []], env=env)
+    else:
+        server = plan["url"]
+    protocol = plan["protocol"]
+    client = Client(
+        server,
+        # "legacy" is the initialize handshake (this SDK offers 2025-11-25, its newest handshake
+        # revision); a modern version string adopts that revision directly, without a probe.
+        mode="legacy" if protocol == "2025-11-25" else protocol,
+        read_timeout_seconds=REQUEST_TIMEOUT_SECONDS,
+        elicitation_callback=make_elicitation_callback(plan, harness_errors),
+        client_info=types.Implementation(name="aqlgen-elicit-client-py", version="1.0.0"),
+        cache=None,
+    )
+    try:
+        await client.__aenter__()
+    except Exception as error:
+        raise HarnessError(f"cannot connect: {describe(error)}") from error
+    try:
+        if client.protocol_version != protocol:
+            raise HarnessError(f"asked for protocol {protocol}, the connection negotiated {client.protocol_version}")
+        for call in plan["calls"]:
+            try:
+                result = await client.call_tool(plan["tool"], call.get("arguments") or {})
+            except Exception as error:
+                emit({"step": "call", "protocol_error": describe(error)})
+                continue
+            emit(answer_line(result))
+    finally:
+        try:
+            await client.__aexit__(None, None, None)
+        except Exception as error:
+            # The plan ran; a messy shutdown (the server already gone) is not the tests' business.
+            print(f"elicit_client: closing the connection: {describe(error)}", file=sys.stderr)
+    if harness_errors:
+        raise HarnessError("; ".join(harness_errors))
+
+
+def main(argv):
+    if len(argv) != 2:
+        print("usage: elicit_client.py '<plan JSON>'", file=sys.stderr)
+        return 2
+    try:
+        anyio.run(run, load_plan(argv[1]))
+    except HarnessError as error:
+        print(f"elicit_client: {error}", file=sys.stderr)
+        return 2
+    except Exception:
+        traceback.print_exc()
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -51,3 +51,26 @@ fn feed(hasher: &mut Sha256, value: &Value) {
         scalar => hasher.update(scalar.to_string().as_bytes()),
     }
 }
+
+/// 32 bytes from the operating system's CSPRNG for a signing key; without a random source,
+/// a key from the clock and the process, which still differs per run.
+pub fn random_key() -> [u8; 32] {
+    let mut key = [0u8; 32];
+    if getrandom::fill(&mut key).is_err() {
+        let seed = format!("{:?}{}", std::time::SystemTime::now(), std::process::id());
+        key = Sha256::digest(seed.as_bytes()).into();
+    }
+    key
+}
+
+/// A 32-byte key from its 64 hex digits.
+pub fn key_from_hex(text: &str) -> Option<[u8; 32]> {
+    let mut key = [0u8; 32];
+    if text.len() != 64 {
+        return None;
+    }
+    for (byte, pair) in key.iter_mut().zip(text.as_bytes().chunks(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
+    }
+    Some(key)
+}

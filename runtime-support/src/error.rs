@@ -37,7 +37,17 @@ pub enum ErrorCode {
     PermissionDangerLevelDenied,
     /// The operation needs a confirmation token first.
     ConfirmationRequired,
-    /// A confirmation token is unknown or malformed.
+    /// The person asked to confirm declined or dismissed the form.
+    PermissionConfirmationDeclined,
+    /// The person asked to confirm did not answer in time.
+    PermissionConfirmationTimeout,
+    /// A person must confirm, and the client cannot ask one; the operator refuses the token
+    /// flow instead.
+    PermissionConfirmationUnavailable,
+    /// An out-of-band verification code was wrong, expired or already tried (SPEC §8.8).
+    PermissionVerificationFailed,
+    /// A confirmation token, or a `requestState` returned on a retry, is unknown, malformed or
+    /// altered.
     TokenInvalid,
     /// A confirmation token is past its expiry.
     TokenExpired,
@@ -56,6 +66,8 @@ pub enum ErrorCode {
     RateLimitQuotaPause,
     /// A quota reached its hard stop: nothing runs until its window ends.
     RateLimitQuotaExhausted,
+    /// Too many wrong verification codes from one caller (SPEC §8.8.5).
+    RateLimitVerificationAttempts,
     /// An upstream 5xx, an unparsable upstream answer, a transport failure or a runtime fault.
     InternalError,
 }
@@ -78,6 +90,10 @@ impl ErrorCode {
             Self::PermissionTrustLevelInsufficient => "PERMISSION_TRUST_LEVEL_INSUFFICIENT",
             Self::PermissionDangerLevelDenied => "PERMISSION_DANGER_LEVEL_DENIED",
             Self::ConfirmationRequired => "CONFIRMATION_REQUIRED",
+            Self::PermissionConfirmationDeclined => "PERMISSION_CONFIRMATION_DECLINED",
+            Self::PermissionConfirmationTimeout => "PERMISSION_CONFIRMATION_TIMEOUT",
+            Self::PermissionConfirmationUnavailable => "PERMISSION_CONFIRMATION_UNAVAILABLE",
+            Self::PermissionVerificationFailed => "PERMISSION_VERIFICATION_FAILED",
             Self::TokenInvalid => "TOKEN_INVALID",
             Self::TokenExpired => "TOKEN_EXPIRED",
             Self::TokenAlreadyUsed => "TOKEN_ALREADY_USED",
@@ -87,6 +103,7 @@ impl ErrorCode {
             Self::RateLimitExceeded => "RATE_LIMIT_EXCEEDED",
             Self::RateLimitQuotaPause => "RATE_LIMIT_QUOTA_PAUSE",
             Self::RateLimitQuotaExhausted => "RATE_LIMIT_QUOTA_EXHAUSTED",
+            Self::RateLimitVerificationAttempts => "RATE_LIMIT_VERIFICATION_ATTEMPTS",
             Self::InternalError => "INTERNAL_ERROR",
         }
     }

@@ -100,18 +100,21 @@ impl Write for EventBuffer {
     }
 }
 
+/// `text` scrubbed of every registered secret: for text shown to a person or a log.
+pub fn scrub_registered(text: &str) -> String {
+    let logged = LOGGED
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if logged.is_empty() {
+        text.to_owned()
+    } else {
+        scrub(text, &logged)
+    }
+}
+
 impl Drop for EventBuffer {
     fn drop(&mut self) {
-        let text = String::from_utf8_lossy(&self.0);
-        let logged = LOGGED
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let line = if logged.is_empty() {
-            text.into_owned()
-        } else {
-            scrub(&text, &logged)
-        };
-        drop(logged);
+        let line = scrub_registered(&String::from_utf8_lossy(&self.0));
         let _ = std::io::stderr().lock().write_all(line.as_bytes());
     }
 }

@@ -7,17 +7,17 @@ use serde_json::{Map, Value, json};
 
 use super::gate::{Admission, Gate, Ticket};
 use super::metrics::Metrics;
+use super::preview::would_send;
 use super::shape::Plan;
 use super::shape::cursor::Cursors;
 use super::shape::pages::PageRequest;
 use super::upstream::{Credential, Exchange, Upstream, UpstreamConfig};
 use super::{Context, Data, Observer, UpstreamCredential};
-use crate::adapter::{AdapterInfo, Body, ContentType, Part, Route, UpstreamRequest};
+use crate::adapter::{AdapterInfo, Route, UpstreamRequest};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
 use crate::state::Store;
 use crate::warning::Warning;
-use crate::wire;
 
 /// The gate, the upstream client and the cursors of one server, shared by its connections.
 pub struct Line {
@@ -45,7 +45,7 @@ impl Line {
         store: Arc<Store>,
         metrics: Arc<Metrics>,
     ) -> Result<Self, AqlError> {
-        let gate = Gate::new(info, &config.safety, store.clone(), metrics.clone())?;
+        let gate = Gate::new(info, &config.safety, store.clone(), metrics.clone()).await?;
         let upstream = Upstream::new(
             info,
             UpstreamConfig {
@@ -186,15 +186,6 @@ impl Line {
     }
 }
 
-/// A multipart part as a dry run shows it: a file by its size, not its bytes.
-fn part_preview(part: &Part) -> Value {
-    match part {
-        Part::Text { name, text } => json!({"name": name, "text": text}),
-        Part::Json { name, text } => json!({"name": name, "json": text}),
-        Part::File { name, bytes } => json!({"name": name, "file_bytes": bytes.len()}),
-    }
-}
-
 /// What a dry run answers: the request that would be sent and whether the gate would ask
 /// for confirmation first. Nothing is sent, counted or issued.
 fn dry_run(
@@ -203,49 +194,11 @@ fn dry_run(
     if_match: Option<&str>,
     confirm: bool,
 ) -> Value {
-    let query = wire::form_encoded(&request.query);
-    let mut would_send = json!({"method": request.method.as_str(), "path": request.path});
-    if !query.is_empty() {
-        would_send["query"] = query.into();
-    }
-    let mut headers: Map<String, Value> = request
-        .headers
-        .iter()
-        .map(|(name, value)| ((*name).to_owned(), Value::from(value.as_str())))
-        .collect();
-    if !request.cookies.is_empty() {
-        let cookies = request
-            .cookies
-            .iter()
-            .map(|(name, value)| format!("{name}={}", wire::encode_segment(value)));
-        headers.insert(
-            "Cookie".to_owned(),
-            cookies.collect::<Vec<_>>().join("; ").into(),
-        );
-    }
-    if let Some(etag) = if_match {
-        headers.insert("If-Match".to_owned(), etag.into());
-    }
-    if !headers.is_empty() {
-        would_send["headers"] = Value::Object(headers);
-    }
-    match &request.body {
-        None => {}
-        Some(Body::Json(body)) => would_send["body"] = body.clone(),
-        Some(Body::Form(pairs)) => {
-            would_send["content_type"] = ContentType::Form.as_str().into();
-            would_send["body"] = wire::form_encoded(pairs).into();
-        }
-        Some(Body::Multipart(parts)) => {
-            would_send["content_type"] = ContentType::Multipart.as_str().into();
-            would_send["parts"] = parts.iter().map(part_preview).collect();
-        }
-    }
     json!({
         "dry_run": true,
         "operation": route.operation,
         "danger_level": route.danger_level.as_str(),
         "confirmation_required": confirm,
-        "would_send": would_send,
+        "would_send": would_send(request, if_match),
     })
 }

@@ -15,6 +15,8 @@ mod caller;
 pub mod gate;
 mod line;
 pub mod metrics;
+pub mod person;
+mod preview;
 pub mod shape;
 pub mod upstream;
 
@@ -24,6 +26,7 @@ use serde_json::Value;
 
 pub use caller::{Caller, UpstreamCredential};
 pub use line::Line;
+pub use person::{Answer, Form, Reach, Retry};
 
 use crate::text::serialized_len;
 
@@ -61,12 +64,14 @@ pub struct Context<'a, O> {
     pub caller: &'a Caller,
     /// The session the call belongs to, for the audit log.
     pub session: &'a str,
-    /// Hears what the call does.
+    /// Hears what the call does, and asks the person at the client.
     pub observer: &'a O,
+    /// What a stateless retry brought back after an `input_required` answer.
+    pub retry: Option<&'a Retry>,
 }
 
-/// What the layer above hears while a call runs: its gate decisions and upstream calls, and
-/// its progress.
+/// What the layer above hears while a call runs (its gate decisions and upstream calls, and
+/// its progress), and how the gate reaches the person at the client.
 pub trait Observer: Sync {
     /// One event for the session's log; a `routine` one is logged at debug level.
     fn event(&self, routine: bool, data: Value);
@@ -74,4 +79,14 @@ pub trait Observer: Sync {
     /// How far the call is, `progress` of `total`.
     fn progress(&self, progress: f64, total: f64, message: &str)
     -> impl Future<Output = ()> + Send;
+
+    /// How the client lets the gate ask its user.
+    fn reach(&self) -> Reach;
+
+    /// Shows `form` to the person now and waits for the answer ([`Reach::Now`]).
+    fn ask(&self, form: &Form) -> impl Future<Output = Answer> + Send;
+
+    /// Answers the call with `form` and the sealed `state` for the client's retry
+    /// ([`Reach::Later`]).
+    fn defer(&self, form: Form, state: String);
 }

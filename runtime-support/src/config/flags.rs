@@ -15,8 +15,8 @@ use super::values::{
     parse_prefix, parse_trust,
 };
 use super::{
-    Backend, Config, EndpointMode, Limits, LogFormat, Quota, SafetyConfig, TokenConfig, ToolSchema,
-    Transport, TransportLimits, parse_rate_limit,
+    Backend, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Limits, LogFormat, Quota,
+    SafetyConfig, TokenConfig, ToolSchema, Transport, TransportLimits, parse_rate_limit,
 };
 use crate::adapter::{AdapterInfo, RateLimit};
 
@@ -377,6 +377,42 @@ impl Config {
                     .help("Request quota METRIC=WARN/PAUSE[/HARD_STOP], metric requests_per_minute, requests_per_hour or requests_per_day (comma-separated, repeatable)"),
             )
             .arg(
+                Arg::new("confirm-by")
+                    .long("confirm-by")
+                    .env("MCP_AQL_CONFIRM_BY")
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .help("Who confirms operations of a danger level that need confirmation: LEVEL=person (the client's user, through an elicitation form), LEVEL=verify (the user, with a code sent on --verify-channel) or LEVEL=token (the model brings back a token); LEVEL may be all (comma-separated, repeatable) [default: all=person]"),
+            )
+            .arg(
+                Arg::new("confirm-fallback")
+                    .long("confirm-fallback")
+                    .env("MCP_AQL_CONFIRM_FALLBACK")
+                    .value_parser(Fallback::parse)
+                    .help("When a person should confirm and the client cannot show a form: token (the token flow) or refuse [default: token]"),
+            )
+            .arg(
+                Arg::new("confirm-timeout")
+                    .long("confirm-timeout")
+                    .env("MCP_AQL_CONFIRM_TIMEOUT")
+                    .value_parser(|text: &str| parse_limit(text, 1, 3600))
+                    .help("Seconds a person has to answer a confirmation form on a session (1..=3600) [default: 120]"),
+            )
+            .arg(
+                Arg::new("verify-channel")
+                    .long("verify-channel")
+                    .env("MCP_AQL_VERIFY_CHANNEL")
+                    .value_parser(Channel::parse)
+                    .help("Where verification codes are sent, out of the model's sight: terminal (the adapter's terminal), file:PATH or an http(s):// webhook URL"),
+            )
+            .arg(
+                Arg::new("verify-ttl")
+                    .long("verify-ttl")
+                    .env("MCP_AQL_VERIFY_TTL")
+                    .value_parser(|text: &str| parse_limit(text, 10, 3600))
+                    .help("Seconds a verification code stays valid (10..=3600) [default: 300]"),
+            )
+            .arg(
                 Arg::new("audit-log")
                     .long("audit-log")
                     .env("MCP_AQL_AUDIT_LOG")
@@ -508,6 +544,27 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
     for ttl in &TTL_FLAGS {
         ttl.apply(matches, &mut tokens);
     }
+    let mut confirm = ConfirmConfig::default();
+    for text in matches
+        .get_many::<String>("confirm-by")
+        .into_iter()
+        .flatten()
+    {
+        confirm.apply(text)?;
+    }
+    if let Some(fallback) = matches.get_one::<Fallback>("confirm-fallback") {
+        confirm.fallback = *fallback;
+    }
+    if let Some(seconds) = matches.get_one::<usize>("confirm-timeout") {
+        confirm.answer_timeout = Duration::from_secs(*seconds as u64);
+    }
+    if let Some(seconds) = matches.get_one::<usize>("verify-ttl") {
+        confirm.challenge_ttl = Duration::from_secs(*seconds as u64);
+    }
+    confirm.channel = matches.get_one::<Channel>("verify-channel").cloned();
+    if let Some(problem) = confirm.problem() {
+        return Err(problem);
+    }
     Ok(SafetyConfig {
         trust_level: matches.get_one::<TrustLevel>("trust-level").copied(),
         confirm_at: matches.get_one::<DangerLevel>("confirm-at").copied(),
@@ -519,6 +576,7 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
             .unwrap_or_default(),
         quotas,
         audit_log: matches.get_one::<PathBuf>("audit-log").cloned(),
+        confirm,
     })
 }
 

@@ -2,6 +2,7 @@
 //! or in the environment ([`Config::command`] and [`Config::from_matches`] read them), with
 //! the specification's defaults. Every layer reads its part; nothing here acts on them.
 
+mod confirm;
 mod flags;
 mod safety;
 mod values;
@@ -10,6 +11,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use confirm::{Channel, ConfirmBy, ConfirmConfig, Fallback};
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
 
 /// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).

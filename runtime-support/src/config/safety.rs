@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use aqlgen_model::{DangerLevel, TrustLevel, Window};
 
+use super::confirm::ConfirmConfig;
 use crate::adapter::RateLimit;
 
 /// What the operator sets about the safety gate: trust, policy, token lifetimes, limits and
@@ -25,6 +26,8 @@ pub struct SafetyConfig {
     pub quotas: Vec<Quota>,
     /// Where audit events are appended as JSON lines.
     pub audit_log: Option<PathBuf>,
+    /// Who confirms, per danger level.
+    pub confirm: ConfirmConfig,
 }
 
 /// A request quota with its three thresholds (rate-limiting §3.2).

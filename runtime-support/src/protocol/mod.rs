@@ -4,14 +4,15 @@
 //! schema of [`tool_schema`]) and `tools/call`, which parses the [`envelope`] (or a
 //! [`batch`]), finds the route, answers `introspect` from [`introspect`] and hands every
 //! other operation to the call line; [`result`] wraps what comes back. [`session`] names the
-//! session and the caller, [`notify`] sends log and progress notifications, and [`front`]
-//! reads what the HTTP front hands the handler.
+//! session and the caller, [`notify`] sends log and progress notifications, [`person`] asks
+//! the client's user to confirm, and [`front`] reads what the HTTP front hands the handler.
 
 pub mod batch;
 pub mod envelope;
 pub mod front;
 pub mod introspect;
 pub mod notify;
+pub mod person;
 pub mod result;
 pub mod server;
 pub mod session;

@@ -21,7 +21,8 @@ use rmcp::model::{
 use rmcp::service::Peer;
 use serde_json::Value;
 
-use crate::call::Observer;
+use crate::call::{Answer, Form, Observer, Reach};
+use crate::protocol::person::Person;
 
 /// The logger name events are sent under.
 const LOGGER: &str = "mcp-aql";
@@ -95,13 +96,17 @@ impl Progress {
     }
 }
 
-/// What a call's [`Observer`] is in a session: its log, and the client's progress token
-/// when it sent one.
+/// What a call's [`Observer`] is in a session: its log, the client's progress token when it
+/// sent one, and the way to its user.
 pub struct Listener<'a> {
     /// The session's log.
     pub log: &'a SessionLog,
     /// Where progress goes, when the client asked for it.
     pub progress: Option<&'a Progress>,
+    /// How the person at the client is asked.
+    pub person: &'a Person,
+    /// Whether the call is an item of a batch.
+    pub in_batch: bool,
 }
 
 impl Observer for Listener<'_> {
@@ -113,6 +118,18 @@ impl Observer for Listener<'_> {
         if let Some(to) = self.progress {
             to.report(progress, total, message).await;
         }
+    }
+
+    fn reach(&self) -> Reach {
+        self.person.reach(self.in_batch)
+    }
+
+    async fn ask(&self, form: &Form) -> Answer {
+        self.person.ask(form).await
+    }
+
+    fn defer(&self, form: Form, state: String) {
+        self.person.defer(form, state);
     }
 }
 

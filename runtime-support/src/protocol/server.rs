@@ -26,7 +26,7 @@ use crate::call::Caller;
 use crate::call::gate::Policy;
 use crate::call::gate::limits::LimitConfig;
 use crate::call::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
-use crate::call::{Context, Data, Line};
+use crate::call::{Context, Data, Line, Retry};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
 use crate::protocol::batch;
@@ -34,6 +34,7 @@ use crate::protocol::envelope::{Envelope, check_payload};
 use crate::protocol::front;
 use crate::protocol::introspect::{Catalog, INTROSPECT};
 use crate::protocol::notify::{Listener, Progress, SessionLog};
+use crate::protocol::person::{self, Person};
 use crate::protocol::result::{self, Outcome};
 use crate::protocol::session::Session;
 use crate::protocol::tools::{Surface, ToolSet, base_name};
@@ -139,15 +140,15 @@ impl<A: Adapter> AqlServer<A> {
     }
 
     /// Runs one `tools/call` against `surface` and returns the MCP-AQL answer: one
-    /// operation, or a batch when the arguments hold `operations`. `progress` hears of each
-    /// upstream call when the client asked for progress. Tokens are issued to and redeemed
-    /// by `caller` ([`Session::caller`]), whose upstream credential the call sends.
+    /// operation, or a batch when the arguments hold `operations`. Tokens are issued to and
+    /// redeemed by `caller` ([`Session::caller`]), whose upstream credential the call sends;
+    /// `call` says where progress goes and how the client's user is asked to confirm.
     pub async fn call(
         &self,
         surface: Surface,
         arguments: Option<JsonObject>,
         caller: &Caller,
-        progress: Option<&Progress>,
+        call: Reached<'_>,
     ) -> CallToolResult {
         let arguments = match self
             .shared
@@ -162,11 +163,11 @@ impl<A: Adapter> AqlServer<A> {
         let payload = check_payload(&arguments, &self.shared.config.limits);
         if batch::is_batch(&arguments) {
             return self
-                .call_batch(surface, arguments, payload, caller, progress)
+                .call_batch(surface, arguments, payload, caller, call)
                 .await;
         }
         match self
-            .call_one(surface, arguments, payload, caller, progress)
+            .call_one(surface, arguments, payload, caller, call, false)
             .await
         {
             Outcome::Success { data, warnings } => result::success_with_warnings(data, &warnings),
@@ -180,18 +181,20 @@ impl<A: Adapter> AqlServer<A> {
         }
     }
 
-    /// One operation, counted in the metrics under its name and outcome.
+    /// One operation (alone, or an item of a batch), counted in the metrics under its name and
+    /// outcome.
     async fn call_one(
         &self,
         surface: Surface,
         arguments: JsonObject,
         payload: Result<(), AqlError>,
         caller: &Caller,
-        progress: Option<&Progress>,
+        call: Reached<'_>,
+        in_batch: bool,
     ) -> Outcome {
         let started = Instant::now();
         let (operation, outcome) = self
-            .operate(surface, arguments, payload, caller, progress)
+            .operate(surface, arguments, payload, caller, call, in_batch)
             .await;
         let counted = match &outcome {
             Outcome::Success { .. } => CallOutcome::Success,
@@ -212,7 +215,8 @@ impl<A: Adapter> AqlServer<A> {
         arguments: JsonObject,
         payload: Result<(), AqlError>,
         caller: &Caller,
-        progress: Option<&Progress>,
+        call: Reached<'_>,
+        in_batch: bool,
     ) -> (&'static str, Outcome) {
         let shared = &*self.shared;
         let envelope = match Envelope::parse(Some(arguments)) {
@@ -262,8 +266,11 @@ impl<A: Adapter> AqlServer<A> {
                     session: self.session.id(),
                     observer: &Listener {
                         log: &self.log,
-                        progress,
+                        progress: call.progress,
+                        person: call.person,
+                        in_batch,
                     },
+                    retry: call.retry.filter(|_| !in_batch),
                 };
                 shared
                     .line
@@ -286,7 +293,7 @@ impl<A: Adapter> AqlServer<A> {
         arguments: JsonObject,
         payload: Result<(), AqlError>,
         caller: &Caller,
-        progress: Option<&Progress>,
+        call: Reached<'_>,
     ) -> CallToolResult {
         let limits = &self.shared.config.limits;
         let items = match payload.and_then(|()| batch::items(arguments, limits.max_batch_size)) {
@@ -306,7 +313,10 @@ impl<A: Adapter> AqlServer<A> {
                         batch::too_large_to_run(limits.max_response_size, report.data_bytes());
                     self.failed(Some(&operation), false, error)
                 }
-                Ok(item) => self.call_one(surface, item, Ok(()), caller, progress).await,
+                Ok(item) => {
+                    self.call_one(surface, item, Ok(()), caller, call, true)
+                        .await
+                }
                 Err(error) => self.failed(None, false, error),
             };
             if report.record(index, operation, outcome, Some(self.session.id())) {
@@ -370,6 +380,18 @@ impl<A: Adapter> AqlServer<A> {
         self.log
             .debug(json!({"event": "failed", "operation": operation, "code": error.code.as_str()}));
     }
+}
+
+/// How one `tools/call` reaches its client beyond the answer: progress, the person, and what
+/// a stateless retry brought back.
+#[derive(Clone, Copy)]
+pub struct Reached<'a> {
+    /// Where progress goes, when the client asked for it.
+    pub progress: Option<&'a Progress>,
+    /// How the person at the client is asked to confirm.
+    pub person: &'a Person,
+    /// The `requestState` and `inputResponses` of a retry.
+    pub retry: Option<&'a Retry>,
 }
 
 /// See [`AqlServer::supported_protocol_versions`].
@@ -485,6 +507,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             tool = base_name(surface),
             "tools/call"
         );
+        let retry = person::retry_of(&request);
         let arguments = request
             .arguments
             .or_else(|| front::carried_arguments(&context));
@@ -496,11 +519,22 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             front::headers(&context),
             self.shared.config.credential_header.as_deref(),
         );
-        let result = self
-            .call(surface, arguments, &caller, progress.as_ref())
-            .await;
+        let person = Person::of(
+            &context,
+            self.shared.config.stateless,
+            self.shared.config.safety.confirm.answer_timeout,
+        );
+        let call = Reached {
+            progress: progress.as_ref(),
+            person: &person,
+            retry: retry.as_ref(),
+        };
+        let result = self.call(surface, arguments, &caller, call).await;
         self.log.flush(&context.peer).await;
-        Ok(result.into())
+        Ok(match person.input_required() {
+            Some(question) => CallToolResponse::InputRequired(question),
+            None => result.into(),
+        })
     }
 
     /// The revisions served: 2025-06-18 and 2025-11-25 sessions, 2026-07-28 stateless

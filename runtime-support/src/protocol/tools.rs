@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 
 use crate::adapter::{Adapter, Category, DangerLevel, Route, ToolDocs};
-use crate::call::gate::{Decision, Denial, Policy, TOKEN_PARAM};
+use crate::call::gate::{Decision, Denial, Policy};
 use crate::config::EndpointMode;
 
 /// Operations a safety note names one by one; a longer list is counted per danger level.
@@ -172,9 +172,11 @@ fn safety_note<'a>(
     }
     let mut note = format!("Safety (trust level '{}'):", policy.trust);
     if !confirmed.is_empty() {
+        let levels: Vec<DangerLevel> = confirmed.iter().map(|route| route.danger_level).collect();
         note.push_str(&format!(
-            " needs confirmation: {}; the first call answers CONFIRMATION_REQUIRED with a token to send back as '{TOKEN_PARAM}'.",
-            listing(&confirmed)
+            " needs confirmation: {}; {}.",
+            listing(&confirmed),
+            policy.confirmation_note(&levels)
         ));
     }
     if !refused.is_empty() {

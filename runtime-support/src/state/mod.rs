@@ -20,9 +20,10 @@ pub mod memory;
 #[cfg(feature = "redis")]
 pub mod redis;
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 pub use crate::config::Backend;
+use crate::digest::{hex, key_from_hex};
 use crate::error::{AqlError, ErrorCode};
 
 /// The store could not answer in time.
@@ -162,6 +163,23 @@ impl Store {
             Self::Redis(store) => store.ping().await,
         }
     }
+}
+
+/// How long a shared key is kept: long enough that a fleet never sees it change while running.
+const KEY_LIFETIME: Duration = Duration::from_secs(10 * 365 * 86_400);
+
+/// The key named `name` that every instance on `store` shares, drawing `fresh` when none is
+/// kept yet; `None` when the store does not answer.
+pub async fn shared_key(store: &Store, name: &str, fresh: &[u8; 32]) -> Option<[u8; 32]> {
+    let until = SystemTime::now() + KEY_LIFETIME;
+    store.set_new(name, &hex(fresh), until).await.ok()?;
+    store
+        .get(name)
+        .await
+        .ok()
+        .flatten()
+        .as_deref()
+        .and_then(key_from_hex)
 }
 
 /// Milliseconds since the epoch, as stores keep expiry times.

@@ -40,6 +40,20 @@ pub enum Event {
     QuotaContinued,
     /// A quota reached its hard stop.
     QuotaExhausted,
+    /// A person was asked to confirm, through the client (now, or by `input_required`).
+    PersonAsked,
+    /// The person confirmed; the call runs.
+    PersonConfirmed,
+    /// The person declined or dismissed the form; nothing was sent.
+    PersonDeclined,
+    /// The person did not answer in time; nothing was sent.
+    PersonUnanswered,
+    /// A verification code was sent on the operator's channel (the code is never recorded).
+    ChallengeSent,
+    /// The person's verification code matched; the call runs.
+    ChallengePassed,
+    /// A verification code was wrong, expired or reused; nothing was sent.
+    ChallengeFailed,
 }
 
 impl Event {
@@ -55,6 +69,13 @@ impl Event {
             Self::QuotaPaused => "quota_paused",
             Self::QuotaContinued => "quota_continued",
             Self::QuotaExhausted => "quota_exhausted",
+            Self::PersonAsked => "person_asked",
+            Self::PersonConfirmed => "person_confirmed",
+            Self::PersonDeclined => "person_declined",
+            Self::PersonUnanswered => "person_unanswered",
+            Self::ChallengeSent => "challenge_sent",
+            Self::ChallengePassed => "challenge_passed",
+            Self::ChallengeFailed => "challenge_failed",
         }
     }
 }

@@ -8,9 +8,12 @@
 //! in the state store.
 
 pub mod audit;
+mod confirm;
 pub mod limits;
 pub mod policy;
+mod sealed;
 pub mod tokens;
+pub mod verify;
 
 use std::sync::Arc;
 use std::time::SystemTime;
@@ -30,7 +33,9 @@ use limits::{LimitConfig, Limited, Limiter, paused_error};
 pub use policy::{
     ConfirmReason, Decision, Denial, Policy, TrustSource, confirmation_context, denial_error,
 };
+use sealed::Sealer;
 use tokens::{Rejected, TokenKind, Tokens};
+use verify::Verifier;
 
 /// The param that carries a confirmation token on the retry.
 pub const TOKEN_PARAM: &str = "confirmation_token";
@@ -39,11 +44,15 @@ pub const TOKEN_PARAM: &str = "confirmation_token";
 /// never an operation param.
 pub const QUOTA_PARAM: &str = "_quota_continue";
 
-/// The gate of one server: its policy, limits, tokens and audit log.
+/// The gate of one server: its policy, limits, tokens, the ways a person confirms, and its
+/// audit log.
 pub struct Gate {
     policy: Policy,
     limiter: Limiter,
     tokens: Tokens,
+    verifier: Verifier,
+    sealer: Sealer,
+    store: Arc<Store>,
     audit: Audit,
     metrics: Arc<Metrics>,
 }
@@ -91,7 +100,7 @@ impl Gate {
     /// # Errors
     ///
     /// `INTERNAL_ERROR` when the audit log cannot be opened.
-    pub fn new(
+    pub async fn new(
         info: &'static AdapterInfo,
         safety: &SafetyConfig,
         store: Arc<Store>,
@@ -105,13 +114,21 @@ impl Gate {
         let policy = Policy {
             confirm_at: safety.confirm_at,
             deny: safety.deny.clone(),
+            confirm: safety.confirm.clone(),
             ..Policy::at(trust, trust_source)
         };
         let limiter = Limiter::new(
             LimitConfig::merged(info.rate_limits, &safety.rate_limits, safety.quotas.clone()),
             store.clone(),
         );
-        let tokens = Tokens::new(info.name, safety.tokens, store);
+        let tokens = Tokens::new(info.name, safety.tokens, store.clone());
+        let verifier = Verifier::new(
+            info.name,
+            store.clone(),
+            safety.confirm.channel.clone(),
+            safety.confirm.challenge_ttl,
+        );
+        let sealer = Sealer::shared(&store).await;
         let audit = match &safety.audit_log {
             Some(path) => Audit::to_file(info.name, path)
                 .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?,
@@ -121,6 +138,9 @@ impl Gate {
             policy,
             limiter,
             tokens,
+            verifier,
+            sealer,
+            store,
             audit,
             metrics,
         })
@@ -187,29 +207,11 @@ impl Gate {
         if let Some(etag) = ticket.if_match {
             scope.insert("if_match".to_owned(), etag.into());
         }
-        match (why, screened.confirmation) {
-            (None, _) => self.audit(context, route, Event::Allowed, None, None),
-            (Some(why), None) => {
-                return Err(self
-                    .ask_confirmation(route, &scope, &why, ticket.request, context)
-                    .await);
-            }
-            (Some(_), Some(token)) => {
-                let redeemed = self
-                    .tokens
-                    .redeem(
-                        &context.caller.id,
-                        TokenKind::Confirmation,
-                        &token,
-                        route.operation,
-                        &scope,
-                    )
-                    .await;
-                match redeemed {
-                    Ok(id) => self.audit(context, route, Event::TokenAccepted, Some(&id), None),
-                    Err(rejected) => return Err(self.rejected(context, route, rejected)),
-                }
-            }
+        if let Some(why) = why {
+            self.confirm(route, &scope, &why, &ticket, screened.confirmation, context)
+                .await?;
+        } else {
+            self.audit(context, route, Event::Allowed, None, None);
         }
         match self
             .limiter
@@ -309,6 +311,33 @@ impl Gate {
                     error
                 }
             },
+        }
+    }
+
+    /// Redeems the confirmation token the call brought.
+    async fn redeem<O: Observer>(
+        &self,
+        route: &'static Route,
+        scope: &Map<String, Value>,
+        token: &Value,
+        context: &Context<'_, O>,
+    ) -> Result<(), AqlError> {
+        let redeemed = self
+            .tokens
+            .redeem(
+                &context.caller.id,
+                TokenKind::Confirmation,
+                token,
+                route.operation,
+                scope,
+            )
+            .await;
+        match redeemed {
+            Ok(id) => {
+                self.audit(context, route, Event::TokenAccepted, Some(&id), None);
+                Ok(())
+            }
+            Err(rejected) => Err(self.rejected(context, route, rejected)),
         }
     }
 

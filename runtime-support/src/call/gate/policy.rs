@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::TOKEN_PARAM;
 use crate::adapter::{Route, UpstreamRequest};
+use crate::config::{Channel, ConfirmBy, ConfirmConfig, Fallback};
 use crate::error::{AqlError, ErrorCode};
 
 /// Where the effective trust level comes from.
@@ -44,6 +45,8 @@ pub struct Policy {
     pub confirm_at: Option<DangerLevel>,
     /// Levels refused outright, whatever the trust level.
     pub deny: Vec<DangerLevel>,
+    /// Who confirms what needs confirmation.
+    pub confirm: ConfirmConfig,
 }
 
 impl Policy {
@@ -54,6 +57,7 @@ impl Policy {
             trust_source,
             confirm_at: None,
             deny: Vec::new(),
+            confirm: ConfirmConfig::default(),
         }
     }
 
@@ -110,7 +114,50 @@ impl Policy {
             "denied_levels": self.deny.iter().map(|level| level.as_str()).collect::<Vec<_>>(),
             "decisions": self.table(),
             "confirmation_param": TOKEN_PARAM,
+            "confirmation": {
+                "by": DangerLevel::ALL
+                    .iter()
+                    .map(|level| (level.as_str().to_owned(), self.confirm.by(*level).as_str().into()))
+                    .collect::<serde_json::Map<String, Value>>(),
+                "without_elicitation": self.confirm.fallback.as_str(),
+                "answer_timeout_seconds": self.confirm.answer_timeout.as_secs(),
+                "verify_channel": self.confirm.channel.as_ref().map(|channel| match channel {
+                    Channel::Terminal => "terminal",
+                    Channel::File(_) => "file",
+                    Channel::Webhook(_) => "webhook",
+                }),
+                "verify_ttl_seconds": self.confirm.challenge_ttl.as_secs(),
+            },
         })
+    }
+
+    /// How operations of `levels` that need confirmation get it, in one sentence for an agent.
+    pub fn confirmation_note(&self, levels: &[DangerLevel]) -> String {
+        let token = format!(
+            "the first call answers CONFIRMATION_REQUIRED with a token; call again with the same params and '{TOKEN_PARAM}' set to it"
+        );
+        let by: Vec<ConfirmBy> = levels.iter().map(|level| self.confirm.by(*level)).collect();
+        if by.iter().all(|by| *by == ConfirmBy::Token) {
+            return token;
+        }
+        let mut note = "the person at the client confirms it in a form their client shows them (MCP elicitation)".to_owned();
+        if by.contains(&ConfirmBy::Verify) {
+            note.push_str(", typing a code sent to them out of band where the level is verified");
+        }
+        if by.contains(&ConfirmBy::Token) {
+            note.push_str(&format!(
+                "; for levels the operator leaves to tokens, {token}"
+            ));
+        }
+        match self.confirm.fallback {
+            Fallback::Token => note.push_str(&format!(
+                "; a client without elicitation gets the token flow: {token}"
+            )),
+            Fallback::Refuse => {
+                note.push_str("; a client without elicitation cannot run it");
+            }
+        }
+        note
     }
 }
 
@@ -216,9 +263,8 @@ pub fn describe(route: &Route, policy: &Policy) -> String {
     let fate = match policy.decide(danger, route.requires_confirmation) {
         Decision::Allow => format!("runs without confirmation (trust level '{trust}')"),
         Decision::Confirm(_) => format!(
-            "needs confirmation (trust level '{trust}'): the first call answers \
-             CONFIRMATION_REQUIRED with a token; call again with the same params and \
-             '{TOKEN_PARAM}' set to it"
+            "needs confirmation (trust level '{trust}'): {}",
+            policy.confirmation_note(&[danger])
         ),
         Decision::Deny(Denial::Untested) => {
             "refused: the adapter is untested, so only 'introspect' runs".to_owned()

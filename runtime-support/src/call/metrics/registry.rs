@@ -177,7 +177,14 @@ impl Metrics {
             | Event::Denied
             | Event::TokenRejected
             | Event::RateLimited
-            | Event::QuotaExhausted => return,
+            | Event::QuotaExhausted
+            | Event::PersonAsked
+            | Event::PersonConfirmed
+            | Event::PersonDeclined
+            | Event::PersonUnanswered
+            | Event::ChallengeSent
+            | Event::ChallengePassed
+            | Event::ChallengeFailed => return,
         };
         family
             .get_or_create(&KindLabels {

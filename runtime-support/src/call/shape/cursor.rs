@@ -6,7 +6,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, RwLock};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -14,15 +14,13 @@ use hmac::{Hmac, Mac};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::digest::feed_object;
-use crate::digest::hex;
+use crate::digest::{feed_object, hex, random_key};
 use crate::error::{AqlError, ErrorCode};
-use crate::state::Store;
+use crate::state::{Store, shared_key};
 
 /// Where the store keeps the signing key, and for how long: long enough that a fleet never
 /// sees it change while running.
 const KEY_NAME: &str = "cursor-key";
-const KEY_LIFETIME: Duration = Duration::from_secs(10 * 365 * 86_400);
 
 /// Bytes of the tag kept: 128 bits.
 const TAG_BYTES: usize = 16;
@@ -102,7 +100,7 @@ impl Cursors {
     /// a key of its own until it answers ([`Cursors::adopt`]).
     pub async fn shared(store: &Store) -> Self {
         let fresh = random_key();
-        match fetch(store, &fresh).await {
+        match shared_key(store, KEY_NAME, &fresh).await {
             Some(key) => Self::with_key(key, false),
             None => {
                 tracing::warn!(
@@ -130,7 +128,7 @@ impl Cursors {
             *asked = Some(Instant::now());
         }
         let own = self.read_keys().signing;
-        let Some(shared) = fetch(store, &random_key()).await else {
+        let Some(shared) = shared_key(store, KEY_NAME, &random_key()).await else {
             return;
         };
         *self
@@ -246,31 +244,6 @@ fn mac(key: &[u8; 32]) -> Hmac<Sha256> {
     Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length")
 }
 
-/// 32 bytes from the operating system's random source.
-fn random_key() -> [u8; 32] {
-    let mut key = [0u8; 32];
-    if getrandom::fill(&mut key).is_err() {
-        // No random source: a key from the clock and the process still differs per run.
-        let seed = format!("{:?}{}", SystemTime::now(), std::process::id());
-        key = Sha256::digest(seed.as_bytes()).into();
-    }
-    key
-}
-
-/// The key every instance on `store` shares, drawing `fresh` when none is kept yet; `None`
-/// when the store does not answer.
-async fn fetch(store: &Store, fresh: &[u8; 32]) -> Option<[u8; 32]> {
-    let until = SystemTime::now() + KEY_LIFETIME;
-    store.set_new(KEY_NAME, &hex(fresh), until).await.ok()?;
-    store
-        .get(KEY_NAME)
-        .await
-        .ok()
-        .flatten()
-        .as_deref()
-        .and_then(key_from_hex)
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
@@ -302,18 +275,6 @@ pub fn invalid(param: &str) -> AqlError {
     )
     .with_detail("param_name", param)
     .with_detail("reason", "invalid_cursor")
-}
-
-/// A 32-byte key from its 64 hex digits.
-fn key_from_hex(text: &str) -> Option<[u8; 32]> {
-    let mut key = [0u8; 32];
-    if text.len() != 64 {
-        return None;
-    }
-    for (byte, pair) in key.iter_mut().zip(text.as_bytes().chunks(2)) {
-        *byte = u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok()?;
-    }
-    Some(key)
 }
 
 #[cfg(test)]

@@ -409,8 +409,8 @@ impl Config {
                 Arg::new("verify-ttl")
                     .long("verify-ttl")
                     .env("MCP_AQL_VERIFY_TTL")
-                    .value_parser(|text: &str| parse_limit(text, 10, 3600))
-                    .help("Seconds a verification code stays valid (10..=3600) [default: 300]"),
+                    .value_parser(|text: &str| parse_limit(text, 1, 3600))
+                    .help("Seconds a verification code stays valid (1..=3600) [default: 300]"),
             )
             .arg(
                 Arg::new("audit-log")

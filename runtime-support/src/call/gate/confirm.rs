@@ -173,7 +173,7 @@ impl Gate {
                 AqlError::new(
                     ErrorCode::ConfirmationRequired,
                     format!(
-                        "Operation '{}' waits for the person at the client to confirm it; nothing ran",
+                        "Operation '{}' waits for the client's user to confirm it; nothing ran",
                         route.operation
                     ),
                 )
@@ -284,7 +284,7 @@ impl Gate {
                 let error = AqlError::new(
                     ErrorCode::PermissionConfirmationTimeout,
                     format!(
-                        "The person at the client did not answer the confirmation of '{}' in time, so nothing ran; call again when they are there",
+                        "The client's user did not answer the confirmation of '{}' in time, so nothing ran; call again when they are available",
                         route.operation
                     ),
                 )
@@ -307,7 +307,7 @@ impl Gate {
                 let error = AqlError::new(
                     ErrorCode::PermissionConfirmationDeclined,
                     format!(
-                        "The person at the client did not confirm '{}' ({action}), so nothing ran. Do not retry it unless they ask you to",
+                        "The client's user did not confirm '{}' ({action}), so nothing ran. Do not retry it unless they ask you to",
                         route.operation
                     ),
                 )
@@ -380,7 +380,7 @@ fn unavailable(route: &Route, by: ConfirmBy) -> AqlError {
     AqlError::new(
         ErrorCode::PermissionConfirmationUnavailable,
         format!(
-            "Operation '{}' (danger: {}) must be confirmed by the person at the client, and this client cannot show them a form (it declared no elicitation capability, or the call is an item of a batch on a stateless request: call it alone). The operator does not allow the token flow for it, so nothing ran",
+            "Operation '{}' (danger: {}) must be confirmed by the client's user, and this client cannot show them a form (it declared no elicitation capability, or the call is an item of a batch on a stateless request: call it alone). The operator does not allow the token flow for it, so nothing ran",
             route.operation, route.danger_level
         ),
     )

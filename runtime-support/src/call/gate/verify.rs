@@ -163,7 +163,7 @@ impl Verifier {
             return Err(AqlError::new(
                 ErrorCode::RateLimitVerificationAttempts,
                 format!(
-                    "Too many wrong verification codes: at most {MAX_FAILURES} a minute are checked; wait a minute, then start the call again for a new code"
+                    "Too many wrong verification codes: no more than {MAX_FAILURES} a minute are checked; wait a minute, then start the call again for a new code"
                 ),
             )
             .with_detail("retry_after_seconds", FAILURE_WINDOW.as_secs()));

@@ -46,6 +46,9 @@ pub enum ErrorCode {
     PermissionConfirmationUnavailable,
     /// An out-of-band verification code was wrong, expired or already tried (SPEC §8.8).
     PermissionVerificationFailed,
+    /// The safety loop hard-blocked the agent: nothing runs for it until a person verifies a
+    /// code (SPEC §8.8.3).
+    PermissionAgentBlocked,
     /// A confirmation token, or a `requestState` returned on a retry, is unknown, malformed or
     /// altered.
     TokenInvalid,
@@ -94,6 +97,7 @@ impl ErrorCode {
             Self::PermissionConfirmationTimeout => "PERMISSION_CONFIRMATION_TIMEOUT",
             Self::PermissionConfirmationUnavailable => "PERMISSION_CONFIRMATION_UNAVAILABLE",
             Self::PermissionVerificationFailed => "PERMISSION_VERIFICATION_FAILED",
+            Self::PermissionAgentBlocked => "PERMISSION_AGENT_BLOCKED",
             Self::TokenInvalid => "TOKEN_INVALID",
             Self::TokenExpired => "TOKEN_EXPIRED",
             Self::TokenAlreadyUsed => "TOKEN_ALREADY_USED",

@@ -8,13 +8,14 @@ use serde_json::{Map, Value, json};
 use super::gate::{Admission, Gate, Ticket};
 use super::metrics::Metrics;
 use super::preview::would_send;
+use super::safety_loop::{LoopOp, SafetyLoop};
 use super::shape::Plan;
 use super::shape::cursor::Cursors;
 use super::shape::pages::PageRequest;
 use super::upstream::{Credential, Exchange, Upstream, UpstreamConfig};
 use super::{Context, Data, Observer, UpstreamCredential};
 use crate::adapter::{AdapterInfo, Route, UpstreamRequest};
-use crate::config::Config;
+use crate::config::{Config, LoopMode};
 use crate::error::{AqlError, ErrorCode};
 use crate::state::Store;
 use crate::warning::Warning;
@@ -29,6 +30,8 @@ pub struct Line {
     /// The header each request brings its upstream credential in, when the operator asks
     /// for one.
     credential_header: Option<String>,
+    /// The execution safety loop's operations.
+    safety_loop: SafetyLoop,
 }
 
 impl Line {
@@ -61,6 +64,7 @@ impl Line {
             ));
         }
         let cursors = Cursors::shared(&store).await;
+        let safety_loop = SafetyLoop::new(config.safety.safety_loop.clone(), store.clone());
         Ok(Self {
             gate,
             upstream,
@@ -68,6 +72,7 @@ impl Line {
             store,
             metrics,
             credential_header: config.credential_header.clone(),
+            safety_loop,
         })
     }
 
@@ -80,6 +85,30 @@ impl Line {
     #[cfg(feature = "http")]
     pub fn store(&self) -> &Store {
         &self.store
+    }
+
+    /// The execution safety loop.
+    pub fn safety_loop(&self) -> &SafetyLoop {
+        &self.safety_loop
+    }
+
+    /// Whether the safety loop's operations are served.
+    pub fn loop_on(&self) -> bool {
+        self.safety_loop.mode() != LoopMode::Disabled
+    }
+
+    /// Runs a reserved operation of the safety loop for `context`.
+    ///
+    /// # Errors
+    ///
+    /// See [`SafetyLoop::run`].
+    pub async fn run_loop<O: Observer>(
+        &self,
+        op: LoopOp,
+        params: &Map<String, Value>,
+        context: &Context<'_, O>,
+    ) -> Result<Value, AqlError> {
+        self.safety_loop.run(op, params, &self.gate, context).await
     }
 
     /// The base URL upstream requests go to.

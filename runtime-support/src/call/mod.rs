@@ -17,6 +17,7 @@ mod line;
 pub mod metrics;
 pub mod person;
 mod preview;
+pub mod safety_loop;
 pub mod shape;
 pub mod upstream;
 

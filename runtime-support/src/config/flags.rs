@@ -15,8 +15,9 @@ use super::values::{
     parse_prefix, parse_trust,
 };
 use super::{
-    Backend, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Limits, LogFormat, Quota,
-    SafetyConfig, TokenConfig, ToolSchema, Transport, TransportLimits, parse_rate_limit,
+    Backend, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Glob, Limits, LogFormat,
+    LoopConfig, LoopMode, Quota, SafetyConfig, TokenConfig, ToolSchema, Transport, TransportLimits,
+    parse_rate_limit,
 };
 use crate::adapter::{AdapterInfo, RateLimit};
 
@@ -413,12 +414,37 @@ impl Config {
                     .help("Seconds a verification code stays valid (1..=3600) [default: 300]"),
             )
             .arg(
-                Arg::new("audit-log")
-                    .long("audit-log")
-                    .env("MCP_AQL_AUDIT_LOG")
-                    .value_parser(value_parser!(PathBuf))
-                    .help("Append one JSON line per gate decision to this file"),
+                Arg::new("safety-loop")
+                    .long("safety-loop")
+                    .env("MCP_AQL_SAFETY_LOOP")
+                    .value_parser(LoopMode::parse)
+                    .help("Serve the execution safety loop (execute_agent, record_execution_step, ...): enforcing, monitoring, logging or disabled; enforcing keeps hard blocks in the state store, so it needs --state file:PATH or redis:// [default: disabled]"),
+            )
+            .arg(
+                Arg::new("max-autonomous-steps")
+                    .long("max-autonomous-steps")
+                    .env("MCP_AQL_MAX_AUTONOMOUS_STEPS")
+                    .value_parser(|text: &str| parse_limit(text, 1, 100_000))
+                    .help("Steps an agent of the safety loop takes before a mandatory pause for a person (1..=100000) [default: 20]"),
             );
+        for (id, env, help) in LOOP_PATTERN_FLAGS {
+            command = command.arg(
+                Arg::new(id)
+                    .long(id)
+                    .env(env)
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .value_parser(Glob::parse)
+                    .help(help),
+            );
+        }
+        command = command.arg(
+            Arg::new("audit-log")
+                .long("audit-log")
+                .env("MCP_AQL_AUDIT_LOG")
+                .value_parser(value_parser!(PathBuf))
+                .help("Append one JSON line per gate decision to this file"),
+        );
         for ttl in &TTL_FLAGS {
             command = command.arg(ttl.arg());
         }
@@ -508,6 +534,10 @@ impl Config {
             stateless: matches.get_flag("stateless"),
             credential_header,
         };
+        if config.safety.safety_loop.mode == LoopMode::Enforcing && config.state == Backend::Memory
+        {
+            return Err("--safety-loop enforcing keeps hard blocks across restarts (SPEC §8.8.3): give --state file:PATH or --state redis://...".to_owned());
+        }
         match config.unbuilt() {
             Some(missing) => Err(missing.to_owned()),
             None => Ok(config),
@@ -562,6 +592,27 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
         confirm.challenge_ttl = Duration::from_secs(*seconds as u64);
     }
     confirm.channel = matches.get_one::<Channel>("verify-channel").cloned();
+    let mut safety_loop = LoopConfig::default();
+    if let Some(mode) = matches.get_one::<LoopMode>("safety-loop") {
+        safety_loop.mode = *mode;
+    }
+    if let Some(steps) = matches.get_one::<usize>("max-autonomous-steps") {
+        safety_loop.max_steps = *steps as u64;
+    }
+    let patterns = |id: &str| -> Option<Vec<Glob>> {
+        matches
+            .get_many::<Glob>(id)
+            .map(|values| values.cloned().collect())
+    };
+    if let Some(deny) = patterns(LOOP_PATTERN_FLAGS[0].0) {
+        safety_loop.deny = deny;
+    }
+    if let Some(approval) = patterns(LOOP_PATTERN_FLAGS[1].0) {
+        safety_loop.requires_approval = approval;
+    }
+    if let Some(auto) = patterns(LOOP_PATTERN_FLAGS[2].0) {
+        safety_loop.auto_approve = auto;
+    }
     if let Some(problem) = confirm.problem() {
         return Err(problem);
     }
@@ -577,8 +628,29 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
         quotas,
         audit_log: matches.get_one::<PathBuf>("audit-log").cloned(),
         confirm,
+        safety_loop,
     })
 }
+
+/// The safety loop's pattern lists: flag, environment variable, help. Each flag replaces its
+/// list's defaults (the specification's examples, §8.7.2).
+const LOOP_PATTERN_FLAGS: [(&str, &str, &str); 3] = [
+    (
+        "loop-deny",
+        "MCP_AQL_LOOP_DENY",
+        "Glob patterns of reported actions that hard-block the agent until a person verifies a code (comma-separated, repeatable) [default: drop_*,delete_all*,rm -rf*]",
+    ),
+    (
+        "loop-requires-approval",
+        "MCP_AQL_LOOP_REQUIRES_APPROVAL",
+        "Glob patterns of reported actions that pause the agent for a person's approval (comma-separated, repeatable) [default: delete_*,*force*,deploy_*,git push*]",
+    ),
+    (
+        "loop-auto-approve",
+        "MCP_AQL_LOOP_AUTO_APPROVE",
+        "Glob patterns of reported actions that continue without further evaluation (comma-separated, repeatable) [default: read_*,list_*,get_*,search_*]",
+    ),
+];
 
 #[cfg(test)]
 mod tests {

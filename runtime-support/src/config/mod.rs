@@ -5,6 +5,7 @@
 mod confirm;
 mod flags;
 mod safety;
+mod safety_loop;
 mod values;
 
 use std::net::IpAddr;
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 pub use confirm::{Channel, ConfirmBy, ConfirmConfig, Fallback};
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
+pub use safety_loop::{Glob, LoopConfig, LoopMode};
 
 /// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

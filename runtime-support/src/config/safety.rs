@@ -6,6 +6,7 @@ use std::time::Duration;
 use aqlgen_model::{DangerLevel, TrustLevel, Window};
 
 use super::confirm::ConfirmConfig;
+use super::safety_loop::LoopConfig;
 use crate::adapter::RateLimit;
 
 /// What the operator sets about the safety gate: trust, policy, token lifetimes, limits and
@@ -28,6 +29,8 @@ pub struct SafetyConfig {
     pub audit_log: Option<PathBuf>,
     /// Who confirms, per danger level.
     pub confirm: ConfirmConfig,
+    /// The execution safety loop.
+    pub safety_loop: LoopConfig,
 }
 
 /// A request quota with its three thresholds (rate-limiting §3.2).

@@ -15,7 +15,8 @@ use serde_json::{Map, Value, json};
 use crate::adapter::{Adapter, Category, Route};
 use crate::call::gate::limits::Limiter;
 use crate::call::gate::{self, Decision, Policy, TOKEN_PARAM};
-use crate::config::Config;
+use crate::call::safety_loop::{LoopOp, SafetyLoop};
+use crate::config::{Config, LoopMode};
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
 use crate::protocol::tools::ToolSet;
@@ -178,6 +179,7 @@ impl Catalog {
         tools: &ToolSet,
         policy: &Policy,
         limiter: &Limiter,
+        safety_loop: &SafetyLoop,
     ) -> Self {
         let mut operations = Vec::with_capacity(A::INTROSPECTION.operations.len() + 1);
         let read_tool = tools.tool_for(Category::Read);
@@ -231,6 +233,18 @@ impl Catalog {
                     details: Details::Generated(doc.details_json),
                 }),
         );
+        if safety_loop.mode() != LoopMode::Disabled {
+            operations.extend(LoopOp::ALL.into_iter().map(|op| {
+                let (summary, details) = op.introspection(&tools.tool_for(op.category()));
+                OperationEntry {
+                    name: op.name(),
+                    category: op.category(),
+                    description: op.description(),
+                    summary: Cow::Owned(summary.to_string()),
+                    details: Details::Ready(details.to_string()),
+                }
+            }));
+        }
         let operation_index = operations
             .iter()
             .enumerate()
@@ -287,9 +301,11 @@ impl Catalog {
                 "confirmation": true,
                 "dangerous_operations": true,
                 "rate_limiting": true,
-                "operation_filters": true
+                "operation_filters": true,
+                "execution_safety_loop": safety_loop.mode().as_str()
             },
             "safety": policy.describe(),
+            "safety_loop": safety_loop.describe(),
             "rate_limits": {
                 "limits": limiter.config().rates.iter().map(|limit| json!({"window": limit.window.as_str(), "limit": limit.limit})).collect::<Vec<_>>(),
                 "quotas": limiter.config().quotas.iter().map(|quota| json!({"metric": quota.metric(), "warn": quota.warn, "pause": quota.pause, "hard_stop": quota.hard_stop})).collect::<Vec<_>>(),
@@ -549,8 +565,11 @@ mod tests {
     };
     use crate::call::gate::limits::{LimitConfig, Limiter};
     use crate::call::gate::{Policy, TrustSource};
-    use crate::config::{Config, EndpointMode};
+    use crate::call::safety_loop::SafetyLoop;
+    use crate::config::{Config, EndpointMode, LoopConfig};
     use crate::protocol::tools::ToolSet;
+    use crate::state::Store;
+    use std::sync::Arc;
 
     struct Sample;
 
@@ -631,7 +650,8 @@ mod tests {
             &policy,
             crate::protocol::tool_schema::ToolSchema::Mcp.input_schema(25),
         );
-        let catalog = Catalog::new::<Sample>(&config, &tools, &policy, &limiter);
+        let safety_loop = SafetyLoop::new(LoopConfig::default(), Arc::new(Store::memory()));
+        let catalog = Catalog::new::<Sample>(&config, &tools, &policy, &limiter, &safety_loop);
         let params: Map<String, Value> = match params {
             Value::Object(map) => map,
             _ => unreachable!("the tests pass objects"),

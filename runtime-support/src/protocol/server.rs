@@ -21,11 +21,12 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
-use crate::adapter::{Adapter, Category};
+use crate::adapter::{Adapter, Category, Route};
 use crate::call::Caller;
 use crate::call::gate::Policy;
 use crate::call::gate::limits::LimitConfig;
 use crate::call::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
+use crate::call::safety_loop::LoopOp;
 use crate::call::{Context, Data, Line, Retry};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
@@ -71,7 +72,13 @@ impl<A: Adapter> Shared<A> {
                 .tool_schema
                 .input_schema(config.limits.max_batch_size),
         );
-        let catalog = Catalog::new::<A>(&config, &tools, gate.policy(), gate.limiter());
+        let catalog = Catalog::new::<A>(
+            &config,
+            &tools,
+            gate.policy(),
+            gate.limiter(),
+            line.safety_loop(),
+        );
         let instructions = format!(
             "MCP-AQL adapter for the {} API. Start with operation 'introspect' (params {{\"query\": \"operations\"}}) on tool '{}' to discover every operation.",
             A::INFO.name,
@@ -224,23 +231,25 @@ impl<A: Adapter> AqlServer<A> {
             Err(error) => return (UNKNOWN_OPERATION, self.failed(None, false, error)),
         };
         let operation = envelope.operation.as_str();
-        let route = if operation == INTROSPECT {
-            None
+        let target = if operation == INTROSPECT {
+            Target::Introspect
+        } else if let Some(op) = LoopOp::parse(operation).filter(|_| shared.line.loop_on()) {
+            Target::Loop(op)
+        } else if let Some(route) = A::route(operation) {
+            Target::Route(route)
         } else {
-            match A::route(operation) {
-                Some(route) => Some(route),
-                None => {
-                    let error = self.not_found(operation);
-                    return (
-                        UNKNOWN_OPERATION,
-                        self.failed(Some(operation), false, error),
-                    );
-                }
-            }
+            let error = self.not_found(operation);
+            return (
+                UNKNOWN_OPERATION,
+                self.failed(Some(operation), false, error),
+            );
         };
-        let name = route.map_or(INTROSPECT, |route| route.operation);
-        let introspect = route.is_none();
-        let category = route.map_or(Category::Read, |route| route.category);
+        let (name, category) = match target {
+            Target::Introspect => (INTROSPECT, Category::Read),
+            Target::Loop(op) => (op.name(), op.category()),
+            Target::Route(route) => (route.operation, route.category),
+        };
+        let introspect = matches!(target, Target::Introspect);
         if let Surface::Family(family) = surface
             && family != category
         {
@@ -250,8 +259,20 @@ impl<A: Adapter> AqlServer<A> {
         if let Err(error) = payload {
             return (name, self.failed(Some(operation), introspect, error));
         }
-        let answer = match route {
-            None => shared
+        let listener = Listener {
+            log: &self.log,
+            progress: call.progress,
+            person: call.person,
+            in_batch,
+        };
+        let context = Context {
+            caller,
+            session: self.session.id(),
+            observer: &listener,
+            retry: call.retry.filter(|_| !in_batch),
+        };
+        let answer = match target {
+            Target::Introspect => shared
                 .catalog
                 .answer(
                     &envelope.params,
@@ -260,18 +281,12 @@ impl<A: Adapter> AqlServer<A> {
                 )
                 .await
                 .map(|data| (Data::Text(data), Vec::new())),
-            Some(route) => {
-                let context = Context {
-                    caller,
-                    session: self.session.id(),
-                    observer: &Listener {
-                        log: &self.log,
-                        progress: call.progress,
-                        person: call.person,
-                        in_batch,
-                    },
-                    retry: call.retry.filter(|_| !in_batch),
-                };
+            Target::Loop(op) => shared
+                .line
+                .run_loop(op, &envelope.params, &context)
+                .await
+                .map(|data| (Data::Value(data), Vec::new())),
+            Target::Route(route) => {
                 shared
                     .line
                     .run(route, envelope.params, envelope.quota_continue, &context)
@@ -380,6 +395,17 @@ impl<A: Adapter> AqlServer<A> {
         self.log
             .debug(json!({"event": "failed", "operation": operation, "code": error.code.as_str()}));
     }
+}
+
+/// What an operation name leads to.
+#[derive(Clone, Copy)]
+enum Target {
+    /// `introspect`, answered from the catalog.
+    Introspect,
+    /// A reserved operation of the execution safety loop, when it is on.
+    Loop(LoopOp),
+    /// An operation of the adapter.
+    Route(&'static Route),
 }
 
 /// How one `tools/call` reaches its client beyond the answer: progress, the person, and what

@@ -8,7 +8,7 @@
 //! in the state store.
 
 pub mod audit;
-mod confirm;
+pub mod confirm;
 pub mod limits;
 pub mod policy;
 mod sealed;
@@ -82,6 +82,24 @@ pub struct Ticket<'a> {
     pub dry_run: bool,
 }
 
+/// What a decision is about: an operation and its danger level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct About {
+    /// The operation, or the protocol operation the runtime answers.
+    pub operation: &'static str,
+    /// Its danger level.
+    pub danger: DangerLevel,
+}
+
+impl From<&Route> for About {
+    fn from(route: &Route) -> Self {
+        Self {
+            operation: route.operation,
+            danger: route.danger_level,
+        }
+    }
+}
+
 /// What the gate lets a call do.
 #[derive(Debug)]
 pub enum Admission {
@@ -151,6 +169,11 @@ impl Gate {
         &self.policy
     }
 
+    /// Issues and checks out-of-band verification codes.
+    pub fn verifier(&self) -> &Verifier {
+        &self.verifier
+    }
+
     /// The rate limits and quotas, and the upstream's block.
     pub fn limiter(&self) -> &Limiter {
         &self.limiter
@@ -190,7 +213,7 @@ impl Gate {
         let why = match screened.decision {
             Decision::Deny(denial) => {
                 let error = denial_error(route, &self.policy, denial);
-                self.audit(context, route, Event::Denied, None, Some(error.code));
+                self.audit(context, route.into(), Event::Denied, None, Some(error.code));
                 return Err(error);
             }
             Decision::Confirm(why) => Some(why),
@@ -208,10 +231,10 @@ impl Gate {
             scope.insert("if_match".to_owned(), etag.into());
         }
         if let Some(why) = why {
-            self.confirm(route, &scope, &why, &ticket, screened.confirmation, context)
+            self.confirm(&why, &ticket, &scope, screened.confirmation, context)
                 .await?;
         } else {
-            self.audit(context, route, Event::Allowed, None, None);
+            self.audit(context, route.into(), Event::Allowed, None, None);
         }
         match self
             .limiter
@@ -250,7 +273,13 @@ impl Gate {
             .await;
         match redeemed {
             Ok(id) => {
-                self.audit(context, route, Event::QuotaContinued, Some(&id), None);
+                self.audit(
+                    context,
+                    route.into(),
+                    Event::QuotaContinued,
+                    Some(&id),
+                    None,
+                );
                 self.limiter
                     .continue_past(caller, pauses)
                     .await
@@ -270,13 +299,19 @@ impl Gate {
     ) -> AqlError {
         match limited {
             Limited::Rate(error) => {
-                self.audit(context, route, Event::RateLimited, None, Some(error.code));
+                self.audit(
+                    context,
+                    route.into(),
+                    Event::RateLimited,
+                    None,
+                    Some(error.code),
+                );
                 error
             }
             Limited::Exhausted(error) => {
                 self.audit(
                     context,
-                    route,
+                    route.into(),
                     Event::QuotaExhausted,
                     None,
                     Some(error.code),
@@ -299,7 +334,7 @@ impl Gate {
                     let error = paused_error(&pauses, &issued.token, &issued.expires_at);
                     self.audit(
                         context,
-                        route,
+                        route.into(),
                         Event::QuotaPaused,
                         Some(&issued.id),
                         Some(error.code),
@@ -307,7 +342,13 @@ impl Gate {
                     error
                 }
                 Err(error) => {
-                    self.audit(context, route, Event::RateLimited, None, Some(error.code));
+                    self.audit(
+                        context,
+                        route.into(),
+                        Event::RateLimited,
+                        None,
+                        Some(error.code),
+                    );
                     error
                 }
             },
@@ -334,7 +375,7 @@ impl Gate {
             .await;
         match redeemed {
             Ok(id) => {
-                self.audit(context, route, Event::TokenAccepted, Some(&id), None);
+                self.audit(context, route.into(), Event::TokenAccepted, Some(&id), None);
                 Ok(())
             }
             Err(rejected) => Err(self.rejected(context, route, rejected)),
@@ -363,14 +404,20 @@ impl Gate {
         let issued = match issued {
             Ok(issued) => issued,
             Err(error) => {
-                self.audit(context, route, Event::RateLimited, None, Some(error.code));
+                self.audit(
+                    context,
+                    route.into(),
+                    Event::RateLimited,
+                    None,
+                    Some(error.code),
+                );
                 return error;
             }
         };
         let (reasons, message) = confirmation_context(route, &self.policy, why, request);
         self.audit(
             context,
-            route,
+            route.into(),
             Event::ConfirmationIssued,
             Some(&issued.id),
             None,
@@ -403,7 +450,7 @@ impl Gate {
         let code = rejected.error.code;
         self.audit(
             context,
-            route,
+            route.into(),
             Event::TokenRejected,
             rejected.token_id.as_deref(),
             Some(code),
@@ -412,30 +459,30 @@ impl Gate {
     }
 
     /// One decision, told to the audit log, the metrics and the session's log.
-    fn audit<O: Observer>(
+    pub(crate) fn audit<O: Observer>(
         &self,
         context: &Context<'_, O>,
-        route: &'static Route,
+        about: About,
         event: Event,
         token_id: Option<&str>,
         code: Option<ErrorCode>,
     ) {
         // The level the session log's line takes: routine reads are debug.
-        let routine = event == Event::Allowed && route.danger_level < DangerLevel::Destructive;
+        let routine = event == Event::Allowed && about.danger < DangerLevel::Destructive;
         context.observer.event(
             routine,
             json!({
                 "event": event.as_str(),
-                "operation": route.operation,
-                "danger_level": route.danger_level.as_str(),
+                "operation": about.operation,
+                "danger_level": about.danger.as_str(),
                 "code": code.map(ErrorCode::as_str),
             }),
         );
         self.metrics.decision(event);
         self.audit.record(Record {
             event,
-            operation: route.operation,
-            danger: route.danger_level,
+            operation: about.operation,
+            danger: about.danger,
             trust: self.policy.trust,
             session: context.session,
             token_id,

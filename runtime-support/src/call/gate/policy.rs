@@ -140,7 +140,9 @@ impl Policy {
         if by.iter().all(|by| *by == ConfirmBy::Token) {
             return token;
         }
-        let mut note = "the client's user confirms it in a form their client shows them (MCP elicitation)".to_owned();
+        let mut note =
+            "the client's user confirms it in a form their client shows them (MCP elicitation)"
+                .to_owned();
         if by.contains(&ConfirmBy::Verify) {
             note.push_str(", typing a code sent to them out of band where the level is verified");
         }

@@ -86,6 +86,11 @@ impl Verifier {
         }
     }
 
+    /// How long a challenge lives.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
     /// Where codes go, as the person is told.
     pub fn channel(&self) -> Option<&Channel> {
         self.channel.as_ref()

@@ -18,11 +18,14 @@
 //!   |            http/: streamable HTTP, listener, idle sessions, probes    (feature `http`)
 //!   |
 //! protocol/    MCP-AQL over MCP: the rmcp handler (server), tools and their input schema,
-//!   |            the envelope and batches, introspection, results, sessions, notifications
+//!   |            the envelope and batches, introspection, results, sessions, notifications,
+//!   |            person (elicitation now, or input_required and the retry's answer)
 //!   |
 //! call/        one call once its route is known (line): params, the safety gate (gate/:
-//!   |            policy, limits, tokens, audit), the upstream client (upstream/), shaping
-//!   |            (shape/: pages, fields, cursors), metrics                (feature `metrics`)
+//!   |            policy, limits, tokens, confirm by a person, verify codes out of band,
+//!   |            sealed requestState, audit), the execution safety loop (safety_loop/), the
+//!   |            upstream client (upstream/), shaping (shape/: pages, fields, cursors),
+//!   |            metrics                                                  (feature `metrics`)
 //!   |
 //! state/       what outlives a request: memory, a journal file, Redis   (feature `redis`)
 //!

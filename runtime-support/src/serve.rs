@@ -7,8 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::adapter::Adapter;
+use crate::adapter::DangerLevel;
 use crate::call::gate::TrustSource;
-use crate::config::{Config, LogFormat, Transport};
+use crate::config::{Config, ConfirmBy, Fallback, LogFormat, Transport};
 use crate::protocol::server::Shared;
 use crate::state::Store;
 use crate::transport;
@@ -103,6 +104,8 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
         confirm_at = policy.confirm_at.map_or("", |level| level.as_str()),
         deny = %deny.join(","),
         decisions = %policy.table(),
+        confirmation = %policy.describe()["confirmation"],
+        safety_loop = config.safety.safety_loop.mode.as_str(),
         rate_limits = %rate_limits.join(","),
         quotas = %quotas.join(","),
         audit_log = %config.safety.audit_log.as_ref().map(|path| path.display().to_string()).unwrap_or_default(),
@@ -114,6 +117,15 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
         tracing::warn!(
             "the schema declares no trust level, so the adapter is untested and answers only \
              'introspect'; vouch for it with --trust-level (or MCP_AQL_TRUST_LEVEL)"
+        );
+    }
+    if config.safety.confirm.fallback == Fallback::Token
+        && DangerLevel::ALL
+            .iter()
+            .any(|level| policy.confirm.by(*level) != ConfirmBy::Token)
+    {
+        tracing::info!(
+            "clients without elicitation confirm with tokens the model brings back; --confirm-fallback refuse lets only a person confirm"
         );
     }
     if config.safety.tokens.clock_skew > Duration::from_secs(60) {

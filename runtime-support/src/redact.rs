@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::sync::RwLock;
+use std::time::Instant;
 
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
@@ -18,6 +19,10 @@ const MIN_REDACTED_LEN: usize = 3;
 
 /// Spellings of every secret sent so far, scrubbed from log lines.
 static LOGGED: RwLock<Vec<String>> = RwLock::new(Vec::new());
+
+/// Spellings of secrets that matter for a while (verification codes), with when they stop
+/// mattering; pruned as new ones come.
+static PASSING: RwLock<Vec<(String, Instant)>> = RwLock::new(Vec::new());
 
 /// The ways `secret` shows up when something echoes it: as is, upper- and lower-case,
 /// percent- and form-encoded (a query string), and base64 (a header value).
@@ -100,16 +105,42 @@ impl Write for EventBuffer {
     }
 }
 
+/// Adds `secret` to what log lines are scrubbed of until `until`: a verification code, which
+/// comes back in a client's answer that rmcp logs whole at `debug`.
+pub fn register_until(secret: &str, until: Instant) {
+    let now = Instant::now();
+    let mut passing = PASSING
+        .write()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    passing.retain(|(_, end)| *end > now);
+    passing.extend(
+        spellings(secret)
+            .into_iter()
+            .map(|spelling| (spelling, until)),
+    );
+    passing.sort_by_key(|(spelling, _)| std::cmp::Reverse(spelling.len()));
+}
+
 /// `text` scrubbed of every registered secret: for text shown to a person or a log.
 pub fn scrub_registered(text: &str) -> String {
     let logged = LOGGED
         .read()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if logged.is_empty() {
+    let mut out = if logged.is_empty() {
         text.to_owned()
     } else {
         scrub(text, &logged)
+    };
+    drop(logged);
+    let passing = PASSING
+        .read()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    for (spelling, _) in passing.iter() {
+        if out.contains(spelling.as_str()) {
+            out = out.replace(spelling.as_str(), REDACTED);
+        }
     }
+    out
 }
 
 impl Drop for EventBuffer {
@@ -138,6 +169,20 @@ mod tests {
         let clean = scrub(&text, &all);
         assert_eq!(clean.matches(REDACTED).count(), 6, "{clean}");
         assert!(spellings("ab").is_empty());
+    }
+
+    #[test]
+    fn passing_secrets_leave_text_while_they_matter() {
+        let later = Instant::now() + std::time::Duration::from_secs(60);
+        register_until("PQRS-TUVW-XYZ2", later);
+        assert_eq!(
+            scrub_registered("code pqrs-tuvw-xyz2 typed"),
+            "code [REDACTED] typed"
+        );
+        register_until("GONE-SOON", Instant::now());
+        register_until("NEXT-ONE", later);
+        let passing = PASSING.read().unwrap();
+        assert!(!passing.iter().any(|(spelling, _)| spelling == "GONE-SOON"));
     }
 
     #[test]

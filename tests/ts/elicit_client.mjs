@@ -118,7 +118,7 @@ function makeElicitationHandler(plan, harnessErrors) {
             // The person walked away. If the server gives up first and cancels the request (on a
             // session), the SDK aborts ctx.mcpReq.signal; the answer is then dropped anyway.
             try {
-                await sleep(timeoutMs, undefined, { signal: ctx?.mcpReq?.signal, ref: false });
+                await sleep(timeoutMs, undefined, { signal: ctx?.mcpReq?.signal });
             } catch {
                 // aborted
             }

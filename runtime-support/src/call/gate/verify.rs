@@ -9,7 +9,7 @@
 
 use std::io::Write as _;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -19,6 +19,7 @@ use crate::clock::rfc3339;
 use crate::config::Channel;
 use crate::digest::{hex, random_hex};
 use crate::error::{AqlError, ErrorCode};
+use crate::redact;
 use crate::state::{Store, Unavailable, unix_millis};
 
 /// Wrong codes a caller may send in one minute (SPEC §8.8.5).
@@ -116,6 +117,11 @@ impl Verifier {
             return Err(unsent());
         };
         let id = format!("chl_{id}");
+        // The code comes back in the client's answer, which rmcp logs whole at `debug`: the
+        // log writer scrubs it, as typed with or without its dashes, while it can be used.
+        let until = Instant::now() + self.ttl + Duration::from_secs(60);
+        redact::register_until(&code, until);
+        redact::register_until(&code.replace('-', ""), until);
         let expires = SystemTime::now() + self.ttl;
         let kept = Kept {
             caller: caller.to_owned(),

@@ -13,7 +13,6 @@
 mod support;
 
 use std::future::Future;
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::process::Stdio;
@@ -24,7 +23,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use axum::extract::State;
 use axum::routing::post;
 use serde_json::{Value, json};
-use support::{TODO_KEY, assert_result, demo_api, http_server_for};
+use support::{Redis, TODO_KEY, assert_result, demo_api, http_server_for};
 use tokio::process::{Child, Command};
 
 const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
@@ -764,47 +763,6 @@ async fn the_request_state_is_sealed_bound_and_single_use() {
         1,
         "only the confirmed call reached the API"
     );
-}
-
-/// A `redis-server` on a free port of 127.0.0.1, without persistence, stopped on drop (as in
-/// `fleet.rs`).
-struct Redis {
-    _child: Child,
-    port: u16,
-}
-
-impl Redis {
-    async fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
-        let child = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .args(["--port", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server runs (scripts/setup installs the Debian package)");
-        for _ in 0..100 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                return Self {
-                    _child: child,
-                    port,
-                };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("redis-server did not listen on 127.0.0.1:{port}");
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
 }
 
 /// Two stateless instances on one redis-server share the sealing key and the single-use

@@ -7,61 +7,14 @@
 
 mod support;
 
-use std::net::TcpListener;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::extract::Path;
 use serde_json::{Value, json};
-use support::{assert_result, http_server, start_upstream};
+use support::{Redis, assert_result, http_server, start_upstream};
 use tokio::process::{Child, Command};
-
-/// A `redis-server` on a free port of 127.0.0.1, without persistence, stopped on drop.
-struct Redis {
-    child: Child,
-    port: u16,
-}
-
-impl Redis {
-    async fn start() -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|listener| listener.local_addr())
-            .expect("a free port")
-            .port();
-        Self::start_on(port).await
-    }
-
-    async fn start_on(port: u16) -> Self {
-        let child = Command::new("redis-server")
-            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-            .args(["--port", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("redis-server runs (scripts/setup installs the Debian package)");
-        for _ in 0..100 {
-            if tokio::net::TcpStream::connect(("127.0.0.1", port))
-                .await
-                .is_ok()
-            {
-                return Self { child, port };
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("redis-server did not listen on 127.0.0.1:{port}");
-    }
-
-    fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}/", self.port)
-    }
-
-    async fn stop(mut self) -> u16 {
-        self.child.kill().await.expect("redis-server stops");
-        self.port
-    }
-}
 
 /// Two stateless instances of the fixture adapter on `upstream`, sharing `redis`, with
 /// `extra` flags: each process (stopped on drop) and its endpoint.

@@ -369,3 +369,53 @@ pub async fn post_initialize(client: &reqwest::Client, url: &str) -> reqwest::Re
         .await
         .expect("the server answers")
 }
+
+/// A `redis-server` on a free port of 127.0.0.1, without persistence, stopped on drop.
+pub struct Redis {
+    child: Child,
+    port: u16,
+}
+
+impl Redis {
+    /// Starts one on a free port.
+    pub async fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .expect("a free port")
+            .port();
+        Self::start_on(port).await
+    }
+
+    /// Starts one on `port` (again, after [`Redis::stop`]).
+    pub async fn start_on(port: u16) -> Self {
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args(["--port", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("redis-server runs (scripts/setup installs the Debian package)");
+        for _ in 0..100 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                return Self { child, port };
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        panic!("redis-server did not listen on 127.0.0.1:{port}");
+    }
+
+    /// Its URL for `--state`.
+    pub fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/", self.port)
+    }
+
+    /// Stops it, returning its port.
+    pub async fn stop(mut self) -> u16 {
+        self.child.kill().await.expect("redis-server stops");
+        self.port
+    }
+}

@@ -8,9 +8,9 @@
 //! other executing agent. Monitoring and logging modes only advise or record; the disabled
 //! default serves none of it; a client that cannot show a form is refused rather than offered
 //! a token; the operations live on their endpoints; enforcing without a durable store does not
-//! start. Codes must never show where the model or the logs could see them. The last two
-//! tests reproduce server bugs found on the way (fail-open when the code cannot be sent;
-//! approvals not bound to the agent at 2026-07-28): they fail until the server is fixed.
+//! start. Codes must never show where the model or the logs could see them. A deny match
+//! blocks even when the channel does not take the code, and at 2026-07-28 a person's yes
+//! answers only for the agent they were shown.
 
 mod support;
 
@@ -1411,11 +1411,28 @@ async fn loop_operations_live_on_their_endpoints() {
 // 7. Enforcing needs a durable store
 
 #[tokio::test]
-async fn enforcing_without_a_state_store_does_not_start() {
-    for (args, env) in [
-        (vec!["--safety-loop", "enforcing"], vec![]),
-        (vec![], vec![("MCP_AQL_SAFETY_LOOP", "enforcing")]),
-    ] {
+async fn enforcing_without_a_state_store_or_a_channel_does_not_start() {
+    let channel = ["--verify-channel", "terminal"];
+    // Flags, environment, and the flag the refusal must name.
+    type Case<'a> = (Vec<&'a str>, Vec<(&'a str, &'a str)>, &'a str);
+    let cases: [Case; 3] = [
+        (
+            [&["--safety-loop", "enforcing"][..], &channel].concat(),
+            vec![],
+            "--state",
+        ),
+        (
+            channel.to_vec(),
+            vec![("MCP_AQL_SAFETY_LOOP", "enforcing")],
+            "--state",
+        ),
+        (
+            vec!["--safety-loop", "enforcing", "--state", "file:/tmp/unused"],
+            vec![],
+            "--verify-channel",
+        ),
+    ];
+    for (args, env, named) in cases {
         let mut command = support::command_for(TODO_BIN, &args, &env);
         command
             .env("TODO_BASE_URL", "http://127.0.0.1:9")
@@ -1433,15 +1450,11 @@ async fn enforcing_without_a_state_store_does_not_start() {
             "{args:?} {env:?}: refused, not started: {stderr}"
         );
         assert!(
-            stderr.contains("--state") && stderr.contains("enforcing"),
-            "{args:?} {env:?}: the operator is told why: {stderr}"
+            stderr.contains(named) && stderr.contains("enforcing"),
+            "{args:?} {env:?}: the operator is told to give {named}: {stderr}"
         );
     }
 }
-
-// ---------------------------------------------------------------------------------------------
-// Found while writing these tests: the server contradicts the behaviour above. Each test below
-// fails until the server is fixed; its assertion message says how.
 
 /// A webhook on 127.0.0.1 that takes nothing: the operator's channel is down.
 async fn dead_webhook() -> String {
@@ -1454,9 +1467,7 @@ async fn dead_webhook() -> String {
 
 /// A deny match must hard-block the agent (SPEC §8.7.3) whether or not the code reaches the
 /// person at once: the block is what keeps the agent from acting, and the code can be sent
-/// again on its next step. Today, when the channel does not take the code, the deny step
-/// answers INTERNAL_ERROR, nothing is kept, and the agent's next step continues (fail-open).
-/// Enforcing mode also starts without any --verify-channel, where every deny match fails so.
+/// again on its next step; the agent is told the channel failed.
 #[tokio::test]
 async fn a_deny_match_blocks_even_when_the_code_cannot_be_sent() {
     let api = demo_api().await;
@@ -1470,59 +1481,61 @@ async fn a_deny_match_blocks_even_when_the_code_cannot_be_sent() {
             json!({"element_name": "reckless", "nextActionHint": hint}),
         )
     };
-    let mut problems = Vec::new();
-    for channel in [Some(dead.as_str()), None] {
-        let mut args: Vec<String> = ["--mode", "single", "--safety-loop", "enforcing", "--state"]
-            .iter()
-            .map(|arg| (*arg).to_owned())
-            .collect();
-        args.push(state.clone());
-        if let Some(channel) = channel {
-            args.extend(["--verify-channel".to_owned(), channel.to_owned()]);
-        }
-        let server = Server::Stdio {
-            api: &base_url,
-            args: &args,
-        };
-        let run = harness(&plan(
-            &server,
-            "accept",
-            None,
-            SINGLE,
-            vec![
-                op("execute_agent", json!({"element_name": "reckless"})),
-                step("drop_table todos"),
-                step("list_todos"),
-                op("execute_agent", json!({"element_name": "reckless"})),
-                op("abort_execution", json!({"element_name": "reckless"})),
-            ],
-        ))
-        .await;
-        let answers = run.answers("dead channel");
-        let label = match channel {
-            Some(_) => "a webhook answering 503",
-            None => "no --verify-channel",
-        };
-        let next = &answers[2];
-        let relaunch = &answers[3];
-        let blocked = answers[1]["data"]["directive"]["stopped"] == true
-            && next["data"]["directive"]["continue"] == false
-            && relaunch["error"]["code"] == "PERMISSION_AGENT_BLOCKED";
-        if !blocked {
-            problems.push(format!(
-                "verification channel: {label}:\n  deny step: {}\n  next step: {next}\n  \
-                 execute_agent: {relaunch}",
-                answers[1]
-            ));
-        }
-    }
+    let args: Vec<String> = [
+        "--mode",
+        "single",
+        "--safety-loop",
+        "enforcing",
+        "--state",
+        &state,
+        "--verify-channel",
+        &dead,
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect();
+    let server = Server::Stdio {
+        api: &base_url,
+        args: &args,
+    };
+    let run = harness(&plan(
+        &server,
+        "accept",
+        None,
+        SINGLE,
+        vec![
+            op("execute_agent", json!({"element_name": "reckless"})),
+            step("drop_table todos"),
+            step("list_todos"),
+            op("execute_agent", json!({"element_name": "reckless"})),
+            op("abort_execution", json!({"element_name": "reckless"})),
+        ],
+    ))
+    .await;
+    let answers = run.answers("dead channel");
+    let (deny, next, relaunch) = (&answers[1], &answers[2], &answers[3]);
+    assert_eq!(deny["data"]["directive"]["stopped"], true, "{deny}");
+    let told = |answer: &Value| {
+        answer["data"]["directive"]["notifications"]
+            .as_array()
+            .is_some_and(|notes| {
+                notes.iter().any(|note| {
+                    note["type"] == "error"
+                        && note["metadata"]["reason"] == "verification_channel_unavailable"
+                })
+            })
+    };
     assert!(
-        problems.is_empty(),
-        "SERVER BUG (fail-open): after a deny match ('drop_table todos') the agent must be \
-         hard-blocked (stopped, then PERMISSION_AGENT_BLOCKED) even when the code cannot be \
-         sent; instead:\n{}",
-        problems.join("\n")
+        told(deny),
+        "the agent is told the code could not be sent: {deny}"
     );
+    assert_eq!(next["data"]["directive"]["stopped"], true, "{next}");
+    assert!(told(next), "each step tries to send a code again: {next}");
+    assert_eq!(
+        relaunch["error"]["code"], "PERMISSION_AGENT_BLOCKED",
+        "{relaunch}"
+    );
+    assert_eq!(answers[4]["success"], true, "a blocked agent may abort");
 }
 
 /// `tools/call` of `mcp_aql` at 2026-07-28 on stateless HTTP, by `caller`; a retry when
@@ -1589,10 +1602,9 @@ fn modern_answer(result: &Value) -> Value {
 }
 
 /// An approval answers for what the person was shown: at 2026-07-28 the retry that brings the
-/// person's yes must be the call they were asked about. The loop's approvals are held with
-/// empty params (`Held::new(.., &Map::new())` in safety_loop/mod.rs), so the sealed
-/// requestState binds the operation name only: the person approves starting agent 'scout' and
-/// lifting the pause of 'careful', and the model spends those yeses on 'intruder' and 'rogue'.
+/// person's yes must be the call they were asked about: the person approves starting agent
+/// 'scout' and lifting the pause of 'careful', and the model cannot spend those yeses on
+/// 'intruder' and 'rogue'.
 #[tokio::test]
 async fn an_approval_answers_only_for_the_agent_the_person_was_shown() {
     let api = demo_api().await;
@@ -1680,7 +1692,7 @@ async fn an_approval_answers_only_for_the_agent_the_person_was_shown() {
     child.kill().await.expect("stop the server");
     assert!(
         problems.is_empty(),
-        "SERVER BUG: an approval of the safety loop is not bound to the agent the person was \
+        "an approval of the safety loop must be bound to the agent the person was \
          shown; at 2026-07-28 the requestState of one agent's form answers a call for another \
          agent, where it should be refused with TOKEN_SCOPE_MISMATCH:\n{}",
         problems.join("\n")

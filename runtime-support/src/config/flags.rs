@@ -534,6 +534,11 @@ impl Config {
             stateless: matches.get_flag("stateless"),
             credential_header,
         };
+        if config.safety.safety_loop.mode == LoopMode::Enforcing
+            && config.safety.confirm.channel.is_none()
+        {
+            return Err("--safety-loop enforcing hard-blocks an agent on a deny match until a person types a code sent out of band (SPEC §8.8): give --verify-channel (terminal, file:PATH or a webhook URL)".to_owned());
+        }
         if config.safety.safety_loop.mode == LoopMode::Enforcing && config.state == Backend::Memory
         {
             return Err("--safety-loop enforcing keeps hard blocks across restarts (SPEC §8.8.3): give --state file:PATH or --state redis://...".to_owned());

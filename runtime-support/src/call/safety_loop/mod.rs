@@ -16,6 +16,7 @@ use aqlgen_model::DangerLevel;
 use serde_json::{Map, Value, json};
 
 use crate::adapter::Category;
+use crate::call::gate::audit::Event;
 use crate::call::gate::confirm::Held;
 use crate::call::gate::verify::{Subject, Verifier};
 use crate::call::gate::{About, Gate};
@@ -288,8 +289,7 @@ impl SafetyLoop {
                     .await?
             }
             AgentOp::RecordExecutionStep => {
-                self.record(name, params, &mut agent, gate.verifier())
-                    .await?
+                self.record(name, params, &mut agent, gate, context).await?
             }
             AgentOp::CompleteExecution | AgentOp::AbortExecution => end(op, name, &mut agent)?,
             AgentOp::ConfirmOperation => self.lift_pause(name, &mut agent, gate, context).await?,
@@ -328,12 +328,14 @@ impl SafetyLoop {
                 "every action the agent reports is then evaluated by the execution safety loop (SPEC §8.6.2)".to_owned(),
                 "a monitored execution starts only with a person's approval".to_owned(),
             ];
+            // The person's answer holds for exactly this agent and goal.
+            let scope = preview.as_object().cloned().unwrap_or_default();
             let held = Held::new(
                 about(LoopOp::Agent(AgentOp::ExecuteAgent)),
                 summary,
                 reasons,
                 preview,
-                &Map::new(),
+                &scope,
             );
             gate.approve(&held, context).await?;
         }
@@ -367,12 +369,13 @@ impl SafetyLoop {
     }
 
     /// `record_execution_step`: the directive for the reported action.
-    async fn record(
+    async fn record<O: Observer>(
         &self,
         name: &str,
         params: &Map<String, Value>,
         agent: &mut Agent,
-        verifier: &Verifier,
+        gate: &Gate,
+        context: &Context<'_, O>,
     ) -> Result<Value, AqlError> {
         let action = shorten(
             text(params, "nextActionHint").unwrap_or_default(),
@@ -392,7 +395,7 @@ impl SafetyLoop {
         let mut notifications = agents::unseen(&self.store, agent).await?;
         let enforcing = self.config.mode == LoopMode::Enforcing;
         if enforcing && let Some(block) = agent.block.as_mut() {
-            if let Some(fresh) = self.renew(name, block, verifier).await? {
+            if let Some(fresh) = self.renew(name, block, gate, context).await? {
                 notifications.push(fresh);
             }
             let directive = stopped(block);
@@ -469,12 +472,15 @@ impl SafetyLoop {
                 })
             }
             (Verdict::Stop { reason, factors }, true) => {
+                // The block holds whether or not the code could be sent: a channel that
+                // fails leaves the agent stopped, and its next step tries again.
                 let mut block = Block {
                     reason,
                     action,
                     challenge: None,
                 };
-                self.renew(name, &mut block, verifier).await?;
+                let renewed = self.renew(name, &mut block, gate, context).await?;
+                notifications.extend(renewed.filter(|notice| notice["type"] == "error"));
                 let live = block.challenge.clone();
                 let alert = agents::notification(
                     "danger_zone",
@@ -492,13 +498,19 @@ impl SafetyLoop {
         Ok(self.answer(name, agent, directive, notifications))
     }
 
-    /// A fresh challenge for `block` when it has no live one: sent to the person, and a
-    /// `danger_zone` notification naming it for the agent.
-    async fn renew(
+    /// A fresh challenge for `block` when it has no live one, sent to the person: a
+    /// `danger_zone` notification naming it, or an `error` one when the channel did not take
+    /// the code (the block stays; the next step tries again).
+    ///
+    /// # Errors
+    ///
+    /// `INTERNAL_ERROR` when the store does not answer.
+    async fn renew<O: Observer>(
         &self,
         name: &str,
         block: &mut Block,
-        verifier: &Verifier,
+        gate: &Gate,
+        context: &Context<'_, O>,
     ) -> Result<Option<Value>, AqlError> {
         let now = unix_millis(SystemTime::now());
         if block
@@ -508,13 +520,35 @@ impl SafetyLoop {
         {
             return Ok(None);
         }
+        let verifier = gate.verifier();
         let subject = Subject {
             operation: &format!("agent '{name}': {}", block.action),
             danger: evaluate::Tier::DangerZone.as_str(),
         };
-        let challenge = verifier
+        let about = about(LoopOp::VerifyChallenge);
+        let challenge = match verifier
             .issue(&agent_caller(name), &agent_scope(name), subject)
-            .await?;
+            .await
+        {
+            Ok(challenge) => challenge,
+            Err(error) => {
+                gate.audit(context, about, Event::Denied, None, Some(error.code));
+                return Ok(Some(agents::notification(
+                    "error",
+                    format!(
+                        "Agent '{name}' stays blocked, and its verification code could not be sent on the operator's channel; the operator must check it. The next step tries again."
+                    ),
+                    json!({"reason": "verification_channel_unavailable"}),
+                )));
+            }
+        };
+        gate.audit(
+            context,
+            about,
+            Event::ChallengeSent,
+            Some(&challenge.id),
+            None,
+        );
         agents::remember_challenge(&self.store, &challenge.id, name, verifier.ttl()).await?;
         let notification = agents::notification(
             "danger_zone",
@@ -573,12 +607,14 @@ impl SafetyLoop {
             "only a person may lift a pause (SPEC §8.7.3)".to_owned(),
         ];
         let preview = json!({"element_name": name, "paused_because": pause.reason, "next_action": pause.action});
+        // The person's answer holds for exactly this agent and the action it was paused on.
+        let scope = preview.as_object().cloned().unwrap_or_default();
         let held = Held::new(
             about(LoopOp::Agent(AgentOp::ConfirmOperation)),
             summary,
             reasons,
             preview,
-            &Map::new(),
+            &scope,
         );
         gate.approve(&held, context).await?;
         agent.pause = None;
@@ -618,8 +654,8 @@ impl SafetyLoop {
             .check(&agent_caller(&name), id, &agent_scope(&name), &code)
             .await;
         let (event, failure) = match &checked {
-            Ok(()) => (super::gate::audit::Event::ChallengePassed, None),
-            Err(error) => (super::gate::audit::Event::ChallengeFailed, Some(error.code)),
+            Ok(()) => (Event::ChallengePassed, None),
+            Err(error) => (Event::ChallengeFailed, Some(error.code)),
         };
         gate.audit(context, about, event, Some(id), failure);
         if let Some(block) = agent.block.as_mut()

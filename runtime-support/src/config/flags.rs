@@ -418,7 +418,7 @@ impl Config {
                     .long("safety-loop")
                     .env("MCP_AQL_SAFETY_LOOP")
                     .value_parser(LoopMode::parse)
-                    .help("Serve the execution safety loop (execute_agent, record_execution_step, ...): enforcing, monitoring, logging or disabled; enforcing keeps hard blocks in the state store, so it needs --state file:PATH or redis:// [default: disabled]"),
+                    .help("Serve the execution safety loop (execute_agent, record_execution_step, ...): enforcing, monitoring, logging or disabled; enforcing keeps hard blocks in the state store and sends codes out of band, so it needs --state file:PATH or redis:// and --verify-channel [default: disabled]"),
             )
             .arg(
                 Arg::new("max-autonomous-steps")

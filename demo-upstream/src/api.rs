@@ -8,6 +8,7 @@ use serde_json::json;
 
 use crate::call::{Call, Reply};
 use crate::github::Github;
+use crate::jobs::Jobs;
 use crate::todo::Todos;
 
 /// The credentials the server wants; `None` accepts anything.
@@ -21,6 +22,8 @@ pub(crate) struct Credentials<'a> {
 pub(crate) struct Api {
     github: Github,
     todos: Todos,
+    /// Behind the todo API's key, with its error shape.
+    jobs: Jobs,
 }
 
 impl Api {
@@ -28,6 +31,7 @@ impl Api {
         Self {
             github: Github::seeded(),
             todos: Todos::seeded(),
+            jobs: Jobs::default(),
         }
     }
 
@@ -50,7 +54,10 @@ impl Api {
                     StatusCode::UNAUTHORIZED,
                     json!({ "error": "missing or invalid API key" }),
                 ),
-                _ => self.todos.answer(&call, &segments),
+                _ => match segments.as_slice() {
+                    ["jobs", rest @ ..] => self.jobs.answer(&call, rest),
+                    _ => self.todos.answer(&call, &segments),
+                },
             }
         } else {
             let sent = parts
@@ -73,13 +80,13 @@ impl Api {
 }
 
 /// Whether `path` (as sent, still percent-encoded) belongs to the todo API rather than the
-/// GitHub-like one: its first segment decodes to `todos` or `activity`.
+/// GitHub-like one: its first segment decodes to `todos`, `activity` or `jobs`.
 pub(crate) fn is_todo_path(path: &str) -> bool {
     let first = path.split('/').find(|segment| !segment.is_empty());
     first.is_some_and(|segment| {
         matches!(
             &*percent_decode_str(segment).decode_utf8_lossy(),
-            "todos" | "activity"
+            "todos" | "activity" | "jobs"
         )
     })
 }

@@ -1,6 +1,7 @@
 //! What both fake APIs work with: the parsed call, the reply, and small shared helpers.
 
 use std::hash::{DefaultHasher, Hash, Hasher};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header};
@@ -16,8 +17,10 @@ pub(crate) struct Call {
     query: Vec<(String, String)>,
     /// The query string as sent, without `?`.
     raw_query: String,
-    /// `http://{Host}{path}`, the path as sent; `None` without a readable `Host` header.
-    url: Option<String>,
+    /// The path as sent, still percent-encoded.
+    path: String,
+    /// `http://{Host}`; `None` without a readable `Host` header.
+    origin: Option<String>,
     /// The `If-Match` header; an unreadable one is empty, so it matches nothing.
     if_match: Option<String>,
     /// The JSON body; an empty object when the request had no body.
@@ -37,11 +40,11 @@ impl Call {
         let query = form_urlencoded::parse(raw_query.as_bytes())
             .into_owned()
             .collect();
-        let url = parts
+        let origin = parts
             .headers
             .get(header::HOST)
             .and_then(|host| host.to_str().ok())
-            .map(|host| format!("http://{host}{}", parts.uri.path()));
+            .map(|host| format!("http://{host}"));
         let if_match = parts
             .headers
             .get(header::IF_MATCH)
@@ -64,7 +67,8 @@ impl Call {
             segments,
             query,
             raw_query,
-            url,
+            path: parts.uri.path().to_owned(),
+            origin,
             if_match,
             body,
         })
@@ -85,6 +89,11 @@ impl Call {
             .unwrap_or(default)
     }
 
+    /// `http://{Host}`, where this server is as the client sees it; `None` without a `Host`.
+    pub(crate) fn origin(&self) -> Option<&str> {
+        self.origin.as_deref()
+    }
+
     /// The body field `name` when it is a string.
     pub(crate) fn body_str(&self, name: &str) -> Option<&str> {
         self.body.get(name).and_then(Value::as_str)
@@ -93,7 +102,7 @@ impl Call {
     /// This request's absolute URL with the query param `name` set to `value`, in its place or
     /// appended; the other params keep their order and encoding. `None` without a `Host`.
     pub(crate) fn url_with(&self, name: &str, value: &str) -> Option<String> {
-        let url = self.url.as_deref()?;
+        let url = format!("{}{}", self.origin()?, self.path);
         let pair = form_urlencoded::Serializer::new(String::new())
             .append_pair(name, value)
             .finish();
@@ -213,6 +222,52 @@ pub(crate) fn timestamp(tick: u64) -> String {
     )
 }
 
+/// `time` in RFC 3339, UTC, to the second, as GitHub writes times: `2026-03-01T09:30:05Z`.
+/// Unlike [`timestamp`], a wall-clock time: for things that change as time passes.
+pub(crate) fn utc_seconds(time: SystemTime) -> String {
+    let millis = unix_millis(time);
+    format!("{}Z", utc(millis / 1000))
+}
+
+/// `time` in RFC 3339, UTC, to the millisecond: `2026-03-01T09:30:05.250Z`.
+pub(crate) fn utc_millis(time: SystemTime) -> String {
+    let millis = unix_millis(time);
+    format!("{}.{:03}Z", utc(millis / 1000), millis % 1000)
+}
+
+/// Milliseconds since the Unix epoch; 0 for a time before it.
+fn unix_millis(time: SystemTime) -> u64 {
+    time.duration_since(UNIX_EPOCH).map_or(0, |since| {
+        u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+    })
+}
+
+/// `YYYY-MM-DDTHH:MM:SS` of `seconds` since the Unix epoch, by Howard Hinnant's
+/// `civil_from_days` (proleptic Gregorian calendar).
+fn utc(seconds: u64) -> String {
+    let (days, second_of_day) = (seconds / 86_400, seconds % 86_400);
+    let shifted = days + 719_468; // days since 0000-03-01
+    let era = shifted / 146_097;
+    let day_of_era = shifted % 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let month_from_march = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * month_from_march + 2) / 5 + 1;
+    let month = if month_from_march < 10 {
+        month_from_march + 3
+    } else {
+        month_from_march - 9
+    };
+    let year = era * 400 + year_of_era + u64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}",
+        second_of_day / 3600,
+        second_of_day / 60 % 60,
+        second_of_day % 60
+    )
+}
+
 /// Splits `items` into pages of `per_page` and returns page `page` (1-based).
 pub(crate) fn page_of(items: Vec<Value>, page: u64, per_page: u64) -> Vec<Value> {
     let skip = page.saturating_sub(1).saturating_mul(per_page);
@@ -233,5 +288,24 @@ pub(crate) fn apply(target: &mut Value, changes: &Map<String, Value>, allowed: &
                 target.insert((*name).to_owned(), value.clone());
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn wall_clock_times_are_rfc_3339_utc() {
+        let at = |millis| UNIX_EPOCH + Duration::from_millis(millis);
+        assert_eq!(utc_seconds(at(0)), "1970-01-01T00:00:00Z");
+        assert_eq!(utc_millis(at(951_782_400_007)), "2000-02-29T00:00:00.007Z");
+        assert_eq!(utc_seconds(at(1_772_358_605_250)), "2026-03-01T09:50:05Z");
+        assert_eq!(
+            utc_millis(at(1_798_761_599_999)),
+            "2026-12-31T23:59:59.999Z"
+        );
     }
 }

@@ -1,16 +1,37 @@
 //! The GitHub-like API of `adapters/github-adapter.md`: every route it maps to, answering with
 //! the fields GitHub's own JSON has (a useful subset of them), GitHub's error shapes, its
 //! `Link` header on lists, and `ETag`s that `If-Match` checks on a `PATCH`.
+//!
+//! Workflow runs outlive the request that starts them, as GitHub's do: a dispatched (or rerun)
+//! run is `queued`, then `in_progress`, then `completed`, by the time since it started (see
+//! [`Run`]), and `POST .../actions/runs/{run_id}/cancel` stops one that has not completed.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, Instant, SystemTime};
 
 use axum::http::{Method, StatusCode, header};
 use serde_json::{Map, Value, json};
 
-use crate::call::{Call, Reply, apply, etag, page_of, timestamp};
+use crate::call::{Call, Reply, apply, etag, page_of, timestamp, utc_seconds};
 
 /// The user the bearer token belongs to: `POST /user/repos` creates repositories for them.
 const AUTHENTICATED_USER: &str = "octo";
+
+/// How long a dispatched or rerun workflow run stays `queued`.
+const RUN_QUEUED_FOR: Duration = Duration::from_millis(100);
+
+/// When a dispatched workflow run completes, unless its input `duration_ms` says otherwise.
+const RUN_DURATION: Duration = Duration::from_millis(600);
+
+/// The longest `duration_ms` input: a day.
+const MAX_RUN_DURATION_MS: u64 = 86_400_000;
+
+/// The workflow whose runs conclude `failure`; every other one's conclude `success`.
+const FAILING_WORKFLOW: &str = "fail.yml";
+
+/// Where GitHub documents the dispatch route, named in its 422 answers.
+const DISPATCH_DOCS: &str =
+    "https://docs.github.com/rest/actions/workflows#create-a-workflow-dispatch-event";
 
 /// One repository and everything that hangs off it.
 #[derive(Debug)]
@@ -21,7 +42,7 @@ struct Repo {
     /// Comments with the number of the issue they belong to.
     comments: Vec<(u64, Value)>,
     labels: Vec<Value>,
-    runs: Vec<Value>,
+    runs: Vec<Run>,
     /// Issues and pull requests share one sequence of numbers, as on GitHub.
     next_number: u64,
 }
@@ -33,6 +54,105 @@ pub(crate) struct Github {
     repos: BTreeMap<(String, String), Repo>,
     /// Source of ids and of the logical clock.
     tick: u64,
+}
+
+/// One workflow run.
+///
+/// An attempt that started while the server runs is `queued` for [`RUN_QUEUED_FOR`] (or until
+/// it completes, if sooner), then `in_progress`, then `completed` with `conclusion` once
+/// `duration` has passed since its start; a cancel before that completes it at once with
+/// conclusion `cancelled`.
+#[derive(Debug)]
+struct Run {
+    /// The fields that do not change with time: `id`, `name` (the workflow), `head_branch`,
+    /// `run_attempt`, `inputs` and `created_at`.
+    data: Value,
+    /// How long an attempt takes.
+    duration: Duration,
+    /// How an attempt ends when nobody cancels it: `success` or `failure`.
+    conclusion: &'static str,
+    /// The attempt in progress or last run; `None` for a seeded run, completed before the
+    /// server started.
+    attempt: Option<Attempt>,
+}
+
+/// One attempt of a [`Run`], started while the server runs.
+#[derive(Debug)]
+struct Attempt {
+    started: Instant,
+    started_at: SystemTime,
+    /// How long after its start it was canceled.
+    canceled_after: Option<Duration>,
+}
+
+impl Run {
+    /// `status`, `conclusion` (`None` until completed) and, for an attempt, how long after its
+    /// start that status began.
+    fn status(&self, now: Instant) -> (&'static str, Option<&'static str>, Option<Duration>) {
+        let Some(attempt) = &self.attempt else {
+            return ("completed", Some(self.conclusion), None);
+        };
+        if let Some(canceled) = attempt.canceled_after {
+            return ("completed", Some("cancelled"), Some(canceled));
+        }
+        let elapsed = now.saturating_duration_since(attempt.started);
+        if elapsed >= self.duration {
+            ("completed", Some(self.conclusion), Some(self.duration))
+        } else if elapsed < RUN_QUEUED_FOR {
+            ("queued", None, Some(Duration::ZERO))
+        } else {
+            ("in_progress", None, Some(RUN_QUEUED_FOR))
+        }
+    }
+
+    /// The run as GitHub shows it at `now`; `url` is below `origin`, the server as the client
+    /// sees it.
+    fn view(&self, (owner, repo): &(String, String), origin: &str, now: Instant) -> Value {
+        let (status, conclusion, since) = self.status(now);
+        let mut run = self.data.clone();
+        let path = format!("{owner}/{repo}/actions/runs/{}", run["id"]);
+        let (started_at, updated_at) = match (&self.attempt, since) {
+            (Some(attempt), Some(since)) => (
+                json!(utc_seconds(attempt.started_at)),
+                json!(utc_seconds(attempt.started_at + since)),
+            ),
+            _ => (run["created_at"].clone(), run["created_at"].clone()),
+        };
+        run["status"] = json!(status);
+        run["conclusion"] = json!(conclusion);
+        run["run_started_at"] = started_at;
+        run["updated_at"] = updated_at;
+        run["url"] = json!(format!("{origin}/repos/{path}"));
+        run["html_url"] = json!(format!("https://github.com/{path}"));
+        run
+    }
+
+    /// Starts a new attempt at `now`, `wall` on the wall clock.
+    fn start(&mut self, now: Instant, wall: SystemTime) {
+        self.attempt = Some(Attempt {
+            started: now,
+            started_at: wall,
+            canceled_after: None,
+        });
+    }
+
+    /// `POST .../actions/runs/{run_id}/cancel`: 202 `{}` unless the run has completed.
+    fn cancel(&mut self, now: Instant) -> Reply {
+        let completed = self.status(now).0 == "completed";
+        match &mut self.attempt {
+            Some(attempt) if !completed => {
+                attempt.canceled_after = Some(now.saturating_duration_since(attempt.started));
+                Reply::json(StatusCode::ACCEPTED, json!({}))
+            }
+            _ => Reply::json(
+                StatusCode::CONFLICT,
+                json!({
+                    "message": "Cannot cancel a workflow run that is completed.",
+                    "documentation_url": "https://docs.github.com/rest/actions/workflow-runs#cancel-a-workflow-run",
+                }),
+            ),
+        }
+    }
 }
 
 impl Github {
@@ -86,19 +206,19 @@ impl Github {
         let repo = github.repo_mut(&key);
         repo.labels
             .push(label("bug", "d73a4a", "Something isn't working", label_id));
-        for (run_id, (status, conclusion)) in run_ids
-            .into_iter()
-            .zip([("completed", "success"), ("completed", "failure")])
-        {
-            repo.runs.push(json!({
-                "id": run_id,
-                "name": "CI",
-                "head_branch": "main",
-                "status": status,
-                "conclusion": conclusion,
-                "run_attempt": 1,
-                "created_at": timestamp(run_id),
-            }));
+        for (run_id, conclusion) in run_ids.into_iter().zip(["success", "failure"]) {
+            repo.runs.push(Run {
+                data: json!({
+                    "id": run_id,
+                    "name": "CI",
+                    "head_branch": "main",
+                    "run_attempt": 1,
+                    "created_at": timestamp(run_id),
+                }),
+                duration: RUN_DURATION,
+                conclusion,
+                attempt: None,
+            });
         }
         github
     }
@@ -239,19 +359,21 @@ impl Github {
                 Reply::empty(StatusCode::NO_CONTENT)
             }
             ["actions", "runs"] if method == Method::GET => {
-                let repo = self.repo_mut(&key);
+                let now = Instant::now();
+                let origin = call.origin().unwrap_or_default();
                 let branch = call.query("branch");
                 let status = call.query("status");
-                let mut runs: Vec<Value> = repo
+                let mut runs: Vec<Value> = self
+                    .repo_mut(&key)
                     .runs
                     .iter()
+                    .map(|run| run.view(&key, origin, now))
                     .filter(|run| branch.is_none_or(|branch| run["head_branch"] == branch))
                     .filter(|run| {
                         status.is_none_or(|status| {
                             run["status"] == status || run["conclusion"] == status
                         })
                     })
-                    .cloned()
                     .collect();
                 runs.reverse();
                 let total = runs.len();
@@ -261,34 +383,28 @@ impl Github {
                     |runs| json!({ "total_count": total, "workflow_runs": runs }),
                 )
             }
-            ["actions", "runs", id, "rerun"] if method == Method::POST => {
+            ["actions", "runs", id, rest @ ..] => {
+                let now = Instant::now();
+                let origin = call.origin().unwrap_or_default().to_owned();
                 let repo = self.repo_mut(&key);
-                let Some(run) = repo.runs.iter_mut().find(|run| is_id(&run["id"], id)) else {
+                let Some(run) = repo.runs.iter_mut().find(|run| is_id(&run.data["id"], id)) else {
                     return not_found();
                 };
-                let attempt = run["run_attempt"].as_u64().unwrap_or(1) + 1;
-                run["run_attempt"] = json!(attempt);
-                run["status"] = json!("queued");
-                run["conclusion"] = Value::Null;
-                // GitHub answers 201 Created with an empty body.
-                Reply::empty(StatusCode::CREATED)
+                match rest {
+                    [] if method == Method::GET => Reply::ok(run.view(&key, &origin, now)),
+                    ["cancel"] if method == Method::POST => run.cancel(now),
+                    ["rerun"] if method == Method::POST => {
+                        let attempt = run.data["run_attempt"].as_u64().unwrap_or(1) + 1;
+                        run.data["run_attempt"] = json!(attempt);
+                        run.start(now, SystemTime::now());
+                        // GitHub answers 201 Created with an empty body.
+                        Reply::empty(StatusCode::CREATED)
+                    }
+                    _ => not_found(),
+                }
             }
             ["actions", "workflows", workflow, "dispatches"] if method == Method::POST => {
-                let Some(branch) = call.body_str("ref") else {
-                    return validation_failed("Workflow", "ref", "missing_field");
-                };
-                let id = self.next_id();
-                self.repo_mut(&key).runs.push(json!({
-                    "id": id,
-                    "name": workflow,
-                    "head_branch": branch,
-                    "status": "queued",
-                    "conclusion": null,
-                    "run_attempt": 1,
-                    "inputs": call.body.get("inputs").cloned().unwrap_or_else(|| json!({})),
-                    "created_at": timestamp(id),
-                }));
-                Reply::empty(StatusCode::NO_CONTENT)
+                self.dispatch(call, key, workflow)
             }
             _ => not_found(),
         }
@@ -345,6 +461,78 @@ impl Github {
                 Reply::ok(Value::Array(labels))
             }
             _ => not_found(),
+        }
+    }
+
+    /// `POST .../actions/workflows/{workflow}/dispatches`: starts a run of `workflow` and
+    /// answers 204, or 200 with where to find the run when `return_run_details` is `true`.
+    fn dispatch(&mut self, call: &Call, key: (String, String), workflow: &str) -> Reply {
+        let branch = match call.body.get("ref") {
+            Some(Value::String(branch)) => branch,
+            Some(other) => {
+                return invalid_request(&format!("For 'properties/ref', {other} is not a string."));
+            }
+            None => return invalid_request("\"ref\" wasn't supplied."),
+        };
+        let inputs = match call.body.get("inputs") {
+            None | Some(Value::Null) => json!({}),
+            Some(inputs @ Value::Object(_)) => inputs.clone(),
+            Some(other) => {
+                return invalid_request(&format!(
+                    "For 'properties/inputs', {other} is not an object."
+                ));
+            }
+        };
+        let details = match call.body.get("return_run_details") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(details)) => *details,
+            Some(other) => {
+                return invalid_request(&format!(
+                    "For 'properties/return_run_details', {other} is not a boolean."
+                ));
+            }
+        };
+        let duration = match inputs.get("duration_ms") {
+            None => RUN_DURATION,
+            Some(value) => match milliseconds(value) {
+                Some(millis) => Duration::from_millis(millis),
+                None => {
+                    return invalid_request(&format!(
+                        "For 'inputs/duration_ms', {value} is not 0 to {MAX_RUN_DURATION_MS} ms."
+                    ));
+                }
+            },
+        };
+        let id = self.next_id();
+        let (now, wall) = (Instant::now(), SystemTime::now());
+        let mut run = Run {
+            data: json!({
+                "id": id,
+                "name": workflow,
+                "head_branch": branch,
+                "run_attempt": 1,
+                "inputs": inputs,
+                "created_at": utc_seconds(wall),
+            }),
+            duration,
+            conclusion: if workflow == FAILING_WORKFLOW {
+                "failure"
+            } else {
+                "success"
+            },
+            attempt: None,
+        };
+        run.start(now, wall);
+        let view = run.view(&key, call.origin().unwrap_or_default(), now);
+        self.repo_mut(&key).runs.push(run);
+        if details {
+            Reply::ok(json!({
+                "workflow_run_id": id,
+                "run_url": view["url"],
+                "html_url": view["html_url"],
+            }))
+        } else {
+            Reply::empty(StatusCode::NO_CONTENT)
         }
     }
 
@@ -761,6 +949,27 @@ fn object(value: Value) -> Map<String, Value> {
     }
 }
 
+/// A `duration_ms` input: digits, as workflow inputs are strings, or a whole number; at most
+/// [`MAX_RUN_DURATION_MS`].
+fn milliseconds(value: &Value) -> Option<u64> {
+    let millis = match value {
+        Value::String(digits) if digits.bytes().all(|byte| byte.is_ascii_digit()) => {
+            digits.parse().ok()
+        }
+        Value::Number(number) => number.as_u64(),
+        _ => None,
+    };
+    millis.filter(|millis| *millis <= MAX_RUN_DURATION_MS)
+}
+
+/// GitHub's 422 for a dispatch body its schema refuses: `Invalid request.` and what is wrong.
+fn invalid_request(detail: &str) -> Reply {
+    Reply::json(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        json!({ "message": format!("Invalid request.\n\n{detail}"), "documentation_url": DISPATCH_DOCS }),
+    )
+}
+
 fn not_found() -> Reply {
     Reply::json(
         StatusCode::NOT_FOUND,
@@ -786,4 +995,81 @@ fn validation_failed(resource: &str, field: &str, code: &str) -> Reply {
             "documentation_url": "https://docs.github.com/rest",
         }),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(duration_ms: u64) -> (Run, Instant) {
+        let mut run = Run {
+            data: json!({ "id": 1, "created_at": "2026-01-01T00:00:01Z" }),
+            duration: Duration::from_millis(duration_ms),
+            conclusion: "success",
+            attempt: None,
+        };
+        let now = Instant::now();
+        run.start(now, SystemTime::UNIX_EPOCH);
+        (run, now)
+    }
+
+    fn after(start: Instant, millis: u64) -> Instant {
+        start + Duration::from_millis(millis)
+    }
+
+    #[test]
+    fn a_run_is_queued_then_in_progress_then_completed() {
+        let (run, start) = run(600);
+        for (millis, status, conclusion) in [
+            (0, "queued", None),
+            (99, "queued", None),
+            (100, "in_progress", None),
+            (599, "in_progress", None),
+            (600, "completed", Some("success")),
+            (60_000, "completed", Some("success")),
+        ] {
+            let (got, concluded, _) = run.status(after(start, millis));
+            assert_eq!((got, concluded), (status, conclusion), "{millis} ms");
+        }
+        let key = ("octo".to_owned(), "hello-world".to_owned());
+        let view = run.view(&key, "http://h", after(start, 300));
+        assert_eq!(view["run_started_at"], "1970-01-01T00:00:00Z");
+        assert_eq!(view["updated_at"], "1970-01-01T00:00:00Z");
+        assert_eq!(
+            view["url"],
+            "http://h/repos/octo/hello-world/actions/runs/1"
+        );
+        let view = run.view(&key, "http://h", after(start, 5_000));
+        assert_eq!(view["updated_at"], "1970-01-01T00:00:00Z");
+        assert_eq!(view["created_at"], "2026-01-01T00:00:01Z");
+    }
+
+    #[test]
+    fn a_short_run_completes_without_a_queue_and_a_canceled_one_stays_cancelled() {
+        let (run_now, start) = run(0);
+        assert_eq!(run_now.status(start).0, "completed");
+        let (short, start) = run(50);
+        assert_eq!(short.status(after(start, 49)).0, "queued");
+        assert_eq!(short.status(after(start, 50)).0, "completed");
+
+        let (mut canceled, start) = run(2_000);
+        let reply = canceled.cancel(after(start, 1_500));
+        assert_eq!(
+            axum::response::IntoResponse::into_response(reply).status(),
+            StatusCode::ACCEPTED
+        );
+        assert_eq!(
+            canceled.status(after(start, 60_000)),
+            (
+                "completed",
+                Some("cancelled"),
+                Some(Duration::from_millis(1_500))
+            )
+        );
+        let reply = canceled.cancel(after(start, 60_000));
+        assert_eq!(
+            axum::response::IntoResponse::into_response(reply).status(),
+            StatusCode::CONFLICT
+        );
+    }
 }

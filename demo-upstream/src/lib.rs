@@ -28,12 +28,31 @@
 //! get round-trips and tests can rely on the seed:
 //!
 //! - GitHub-like: users `octo` and `hubot`; `octo/hello-world` with open issue #1 (label `bug`,
-//!   comment id 5), closed issue #2, open pull request #3, label `bug`, workflow runs 9 and 10.
-//!   Errors look like GitHub's: `{"message": ...}`, 422 with `errors[]`.
+//!   comment id 5), closed issue #2, open pull request #3, label `bug`, workflow runs 9
+//!   (success) and 10 (failure), both completed. Errors look like GitHub's: `{"message": ...}`,
+//!   422 with `errors[]`.
 //! - Todo: items 1 "Buy milk", 2 "Write the report" (open) and 3 "Call the plumber"
 //!   (completed), and `GET /activity?limit=&cursor=`, a cursor-paginated log of what happened
 //!   to them (`{"entries": [...], "next_cursor": ...}`; four seeded entries). Errors look like
 //!   `{"error": ...}`.
+//!
+//! Two kinds of work outlive the request that starts them, for clients that start something
+//! and then poll it. Their state follows the wall-clock time since they started (no task runs
+//! them), and their times are wall-clock RFC 3339 UTC, where everything else uses a logical
+//! clock from 2026-01-01:
+//!
+//! - Jobs, behind the todo API's key and in its error shape: `POST /jobs`
+//!   `{"kind", "steps"?, "step_ms"?, "fail_at"?, "start_after_ms"?}` answers 202 with
+//!   `Location` and `Operation-Location: /jobs/job_<n>`; `GET /jobs/{id}` shows the state
+//!   (`queued`, `running`, `succeeded`, `failed` or `canceled`) and progress;
+//!   `POST /jobs/{id}/cancel` answers 202, or 409 once the job finished.
+//! - GitHub workflow runs: `POST /repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches`
+//!   (204, or 200 `{"workflow_run_id", "run_url", "html_url"}` with `"return_run_details":
+//!   true`) starts a run that is `queued` for 100 ms, `in_progress` until 600 ms (input
+//!   `duration_ms` changes that), then `completed` with conclusion `success` (`failure` for
+//!   workflow `fail.yml`); `GET .../actions/runs/{run_id}` shows it and
+//!   `POST .../actions/runs/{run_id}/cancel` completes it as `cancelled` (202 `{}`, or 409 once
+//!   completed). A rerun starts a new attempt the same way.
 //!
 //! Like GitHub, the GitHub-like list routes send a `Link` header (`rel="next"`, `"last"`,
 //! `"prev"`, `"first"`, absolute URLs from the request's `Host`) when there is more than one
@@ -46,6 +65,7 @@
 mod api;
 mod call;
 mod github;
+mod jobs;
 mod todo;
 
 use std::convert::Infallible;
@@ -81,8 +101,9 @@ pub struct Options {
     /// When set, every GitHub-like route wants `Authorization: Bearer <token>` and answers 401
     /// `{"message": "Bad credentials"}` otherwise. When unset, any or no credential passes.
     pub bearer_token: Option<String>,
-    /// When set, every todo route (`/todos...`, `/activity`) wants `X-Api-Key: <key>` and
-    /// answers 401 `{"error": "..."}` otherwise. When unset, any or no key passes.
+    /// When set, every todo route (`/todos...`, `/activity`, `/jobs...`) wants
+    /// `X-Api-Key: <key>` and answers 401 `{"error": "..."}` otherwise. When unset, any or no
+    /// key passes.
     pub api_key: Option<String>,
     /// Canned answers that replace the normal one, checked before auth and routing.
     pub faults: Vec<Fault>,

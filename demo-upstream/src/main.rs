@@ -17,7 +17,7 @@ struct Cli {
     /// Require `Authorization: Bearer <TOKEN>` on the GitHub-like routes.
     #[arg(long, value_name = "TOKEN")]
     token: Option<String>,
-    /// Require `X-Api-Key: <KEY>` on the todo routes (`/todos...`, `/activity`).
+    /// Require `X-Api-Key: <KEY>` on the todo routes (`/todos...`, `/activity`, `/jobs...`).
     #[arg(long, value_name = "KEY")]
     api_key: Option<String>,
     /// Calls the GitHub-like routes allow per hour, announced in `X-RateLimit-*` headers.

@@ -4,6 +4,7 @@
 //!
 //! `wire-adapter.md` puts params in every place and style a request has (headers, cookies,
 //! multipart files, path and query styles), so that every way of writing one is compiled.
+//! `jobs-adapter.md` starts long-running jobs and follows them (`lifecycle`).
 //!
 //! It also imports the OpenAPI documents of `real-apis/` (the shapes of Azure Key Vault,
 //! Stripe and Slack) the way `aqlgen import-openapi` does, and compiles the adapters that
@@ -15,6 +16,7 @@ use std::path::PathBuf;
 fn main() -> Result<(), aqlgen_build::Error> {
     aqlgen_build::Builder::new().compile("fixture-adapter.md")?;
     aqlgen_build::Builder::new().compile("wire-adapter.md")?;
+    aqlgen_build::Builder::new().compile("jobs-adapter.md")?;
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by Cargo"));
     for (name, document) in [
         ("azure", "real-apis/azure-keyvault.yaml"),

@@ -19,6 +19,7 @@
 mod features;
 mod format;
 mod gate;
+mod lifecycle;
 mod vocabulary;
 mod wire;
 
@@ -26,6 +27,7 @@ pub use features::{
     COLLECTION_MEMBERS, FeatureParam, IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES, Preset,
 };
 pub use gate::{Outcome, minimum_trust, outcome};
+pub use lifecycle::{ExecutionOperation, ExecutionState};
 pub use vocabulary::Vocabulary;
 pub use wire::{ContentType, OWNED_HEADERS, ParamLocation, ParamStyle, is_settable_header};
 

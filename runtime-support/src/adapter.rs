@@ -9,7 +9,8 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 pub use aqlgen_model::{
-    Category, ContentType, DangerLevel, FeatureParam, Method, Preset, TrustLevel, Window,
+    Category, ContentType, DangerLevel, ExecutionOperation, ExecutionState, FeatureParam, Method,
+    Preset, TrustLevel, Window,
 };
 
 use crate::params::ParamError;
@@ -123,6 +124,74 @@ pub struct Route {
     pub fields: Option<&'static FieldSelection>,
     /// How `first` and `after` map onto the upstream's paging, when the operation takes them.
     pub paging: Option<&'static Paging>,
+    /// How the execution an EXECUTE operation starts is followed, when it outlives the call.
+    pub lifecycle: Option<&'static Lifecycle>,
+}
+
+/// A path into a JSON answer: object members by name.
+pub type JsonPath = &'static [&'static str];
+
+/// How the execution a long-running EXECUTE operation starts upstream is followed (SPEC §8.4):
+/// where its state is read, how upstream states map onto the core ones, and how it is cancelled.
+#[derive(Debug)]
+pub struct Lifecycle {
+    /// Where the state is read.
+    pub poll: Poll,
+    /// Where the start answer holds the execution's upstream id, when an operation polls or
+    /// cancels it.
+    pub id: Option<JsonPath>,
+    /// Where the status answer holds the upstream state; the first present, non-null one wins.
+    pub state: &'static [JsonPath],
+    /// Upstream state to core state; an upstream state not listed leaves the state as it was.
+    pub states: &'static [(&'static str, ExecutionState)],
+    /// Where the status answer holds progress, when it reports any.
+    pub progress: Option<&'static ProgressPaths>,
+    /// Where a failed execution's status answer holds its error.
+    pub error: Option<JsonPath>,
+    /// Where a completed execution's status answer holds its result; the whole answer when
+    /// absent.
+    pub result: Option<JsonPath>,
+    /// The operation that cancels it, when the upstream can.
+    pub cancel: Option<IdCall>,
+    /// Seconds between two polls of the upstream.
+    pub poll_interval: u64,
+    /// Seconds after which an execution still running is given up as failed.
+    pub timeout: u64,
+}
+
+/// Where an execution's state is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Poll {
+    /// The URL of the start answer's `Operation-Location` (else `Location`) header, on the
+    /// upstream's own origin.
+    Location,
+    /// An operation of the adapter, called with the execution's id.
+    Operation(IdCall),
+}
+
+/// An operation called with an execution's id in one of its params, its other params taken
+/// from the start call's params of the same name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IdCall {
+    /// The operation.
+    pub operation: &'static str,
+    /// The param the id goes in.
+    pub id_param: &'static str,
+    /// The start call's params it is called with as well.
+    pub params: &'static [&'static str],
+}
+
+/// Where a status answer reports progress (SPEC §8.4.3): any of the four.
+#[derive(Debug)]
+pub struct ProgressPaths {
+    /// Work done so far.
+    pub current: Option<JsonPath>,
+    /// Work in all.
+    pub total: Option<JsonPath>,
+    /// Percent done, 0 to 100.
+    pub percentage: Option<JsonPath>,
+    /// A sentence on where it is.
+    pub message: Option<JsonPath>,
 }
 
 /// The field-selection presets of one operation (field-selection §3).

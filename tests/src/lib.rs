@@ -20,6 +20,12 @@ pub mod wire {
     include!(concat!(env!("OUT_DIR"), "/wire_adapter.rs"));
 }
 
+/// Long-running jobs followed until they end: `lifecycle` by a status operation and by the
+/// `Operation-Location` header.
+pub mod jobs {
+    include!(concat!(env!("OUT_DIR"), "/jobs_adapter.rs"));
+}
+
 /// Adapters imported from the OpenAPI documents of `real-apis/` by `build.rs`, as
 /// `aqlgen import-openapi` writes them: the shapes of three real APIs.
 pub mod real {

@@ -24,6 +24,7 @@ pub static CREATE_TODO_ROUTE: Route = Route {
     features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `create_todo` params and builds its upstream request.
@@ -83,6 +84,7 @@ pub static LIST_TODOS_ROUTE: Route = Route {
             max_limit: 100,
         },
     ),
+    lifecycle: None,
 };
 
 /// Parses `list_todos` params and builds its upstream request.
@@ -142,6 +144,7 @@ pub static GET_TODO_ROUTE: Route = Route {
         },
     ),
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `get_todo` params and builds its upstream request.
@@ -181,6 +184,7 @@ pub static LIST_ACTIVITY_ROUTE: Route = Route {
             max_limit: 50,
         },
     ),
+    lifecycle: None,
 };
 
 /// Parses `list_activity` params and builds its upstream request.
@@ -223,6 +227,7 @@ pub static UPDATE_TODO_ROUTE: Route = Route {
     features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `update_todo` params and builds its upstream request.
@@ -259,6 +264,7 @@ pub static DELETE_TODO_ROUTE: Route = Route {
     features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `delete_todo` params and builds its upstream request.
@@ -289,6 +295,7 @@ pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
     features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `clear_completed_todos` params and builds its upstream request.
@@ -321,6 +328,7 @@ pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
     features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `bulk_delete_todos` params and builds its upstream request.
@@ -353,6 +361,7 @@ pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
     features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `delete_all_todos` params and builds its upstream request.
@@ -385,6 +394,7 @@ pub static COMPLETE_TODO_ROUTE: Route = Route {
     features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `complete_todo` params and builds its upstream request.

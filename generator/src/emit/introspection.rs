@@ -5,7 +5,7 @@ use quote::quote;
 use serde_json::{Map, Value, json};
 
 use super::json;
-use aqlgen_model::{FeatureParam, IDENTIFYING_FIELDS, Preset};
+use aqlgen_model::{ExecutionState, FeatureParam, IDENTIFYING_FIELDS, Preset, Vocabulary};
 
 use crate::ir::{Adapter, Operation, Param, ParamLocation, ResultField};
 
@@ -78,7 +78,7 @@ fn operation_details(operation: &Operation) -> Value {
             .iter()
             .map(|param| feature_param_info(operation, *param)),
     );
-    json!({
+    let mut details = json!({
         "name": operation.name,
         "semantic_category": operation.category.semantic_name(),
         "endpoint": operation.category.family(),
@@ -90,7 +90,17 @@ fn operation_details(operation: &Operation) -> Value {
             "description": format!("Call {}", operation.name),
             "request": {"operation": operation.name, "params": example_params(operation)},
         }],
-    })
+    });
+    if let Some(lifecycle) = &operation.lifecycle {
+        // The runtime answers core states only: upstream states are mapped onto them.
+        details["lifecycle"] = json!({
+            "states": <ExecutionState as Vocabulary>::NAMES,
+            "supports_cancel": lifecycle.cancel.is_some(),
+            "supports_retry": false,
+            "progress_reporting": lifecycle.progress.is_some(),
+        });
+    }
+    details
 }
 
 /// What `input` means on every UPDATE operation (SPEC §4.5, §4.7.6).

@@ -6,8 +6,8 @@ use quote::quote;
 use super::{doc_lines, variant};
 use crate::ident::ident;
 use crate::ir::{
-    Adapter, ContentType, Operation, PageStyle, Param, ParamLocation, ParamStyle, ParamType,
-    PathSegment,
+    Adapter, ContentType, IdCall, Lifecycle, Operation, PageStyle, Param, ParamLocation,
+    ParamStyle, ParamType, PathSegment, Poll,
 };
 
 /// The items of `routes.rs`.
@@ -46,8 +46,24 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
         .iter()
         .any(|operation| operation.features.paging.is_some())
         .then(|| quote! { PageStyle, Paging, });
+    let lifecycles = || {
+        adapter
+            .operations
+            .iter()
+            .filter_map(|operation| operation.lifecycle.as_ref())
+    };
+    let lifecycle = lifecycles()
+        .next()
+        .is_some()
+        .then(|| quote! { ExecutionState, Lifecycle, Poll, });
+    let id_call = lifecycles()
+        .any(|lifecycle| matches!(lifecycle.poll, Poll::Operation(_)) || lifecycle.cancel.is_some())
+        .then(|| quote! { IdCall, });
+    let progress = lifecycles()
+        .any(|lifecycle| lifecycle.progress.is_some())
+        .then(|| quote! { ProgressPaths, });
     let mut items = vec![quote! {
-        use ::aqlgen_runtime::adapter::{#body Category, DangerLevel, #features #shaping Method, #paging Route, UpstreamRequest};
+        use ::aqlgen_runtime::adapter::{#body Category, DangerLevel, #lifecycle #id_call #features #shaping Method, #paging #progress Route, UpstreamRequest};
         use ::aqlgen_runtime::params::ParamError;
         #wire
         #style
@@ -128,6 +144,13 @@ fn emit_route(operation: &Operation) -> TokenStream {
         }
         None => quote! { None },
     };
+    let lifecycle = match &operation.lifecycle {
+        Some(lifecycle) => {
+            let lifecycle = emit_lifecycle(lifecycle);
+            quote! { Some(&#lifecycle) }
+        }
+        None => quote! { None },
+    };
     quote! {
         #doc
         pub static #static_name: Route = Route {
@@ -140,7 +163,72 @@ fn emit_route(operation: &Operation) -> TokenStream {
             features: &[#(#features),*],
             fields: #fields,
             paging: #paging,
+            lifecycle: #lifecycle,
         };
+    }
+}
+
+/// A `Lifecycle` literal.
+fn emit_lifecycle(lifecycle: &Lifecycle) -> TokenStream {
+    let path = |path: &Vec<String>| quote! { &[#(#path),*] };
+    let optional = |found: &Option<Vec<String>>| match found {
+        Some(found) => {
+            let found = path(found);
+            quote! { Some(#found) }
+        }
+        None => quote! { None },
+    };
+    let id_call = |call: &IdCall| {
+        let (operation, id_param, params) = (&call.operation, &call.id_param, &call.params);
+        quote! { IdCall { operation: #operation, id_param: #id_param, params: &[#(#params),*] } }
+    };
+    let poll = match &lifecycle.poll {
+        Poll::Location => quote! { Poll::Location },
+        Poll::Operation(call) => {
+            let call = id_call(call);
+            quote! { Poll::Operation(#call) }
+        }
+    };
+    let id = optional(&lifecycle.id);
+    let state = lifecycle.state.iter().map(path);
+    let states = lifecycle.states.iter().map(|(upstream, core)| {
+        let core = variant(*core);
+        quote! { (#upstream, ExecutionState::#core) }
+    });
+    let progress = match &lifecycle.progress {
+        Some([current, total, percentage, message]) => {
+            let [current, total, percentage, message] =
+                [current, total, percentage, message].map(optional);
+            quote! {
+                Some(&ProgressPaths { current: #current, total: #total, percentage: #percentage, message: #message })
+            }
+        }
+        None => quote! { None },
+    };
+    let error = optional(&lifecycle.error);
+    let result = optional(&lifecycle.result);
+    let cancel = match &lifecycle.cancel {
+        Some(call) => {
+            let call = id_call(call);
+            quote! { Some(#call) }
+        }
+        None => quote! { None },
+    };
+    let poll_interval = proc_macro2::Literal::u64_unsuffixed(lifecycle.poll_interval);
+    let timeout = proc_macro2::Literal::u64_unsuffixed(lifecycle.timeout);
+    quote! {
+        Lifecycle {
+            poll: #poll,
+            id: #id,
+            state: &[#(#state),*],
+            states: &[#(#states),*],
+            progress: #progress,
+            error: #error,
+            result: #result,
+            cancel: #cancel,
+            poll_interval: #poll_interval,
+            timeout: #timeout,
+        }
     }
 }
 

@@ -126,6 +126,7 @@ fn operation(operation: &OperationDefinition, types: &[TypeDefinition]) -> schem
         requires_confirmation: None,
         non_idempotent: None,
         content_type: None,
+        lifecycle: None,
     }
 }
 

@@ -9,7 +9,7 @@ use super::{
 use crate::features::PageRole;
 use crate::schema::maps_to::{self, PathPiece, QueryValue};
 use crate::schema::placement::{self, Placed};
-use crate::schema::{self, AdapterSchema, AuthKind};
+use crate::schema::{self, AdapterSchema, AuthKind, lifecycle};
 use crate::{features, ident};
 
 /// What the description of a multipart file param adds: how its bytes are passed.
@@ -24,7 +24,7 @@ pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
         .into_iter()
         .flat_map(|(category, list)| {
             list.iter()
-                .map(move |operation| lower_operation(category, operation))
+                .map(move |operation| lower_operation(schema, category, operation))
         })
         .collect();
     Adapter {
@@ -99,7 +99,11 @@ fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
     }
 }
 
-fn lower_operation(category: Category, operation: &schema::Operation) -> Operation {
+fn lower_operation(
+    schema: &AdapterSchema,
+    category: Category,
+    operation: &schema::Operation,
+) -> Operation {
     let parsed = maps_to::parse(&operation.maps_to).expect("validated: maps_to parses");
     let method = parsed.method;
     let content_type = placement::content_type(operation.content_type);
@@ -231,6 +235,10 @@ fn lower_operation(category: Category, operation: &schema::Operation) -> Operati
             })
             .unwrap_or_default(),
         features,
+        lifecycle: operation.lifecycle.as_ref().map(|declared| {
+            lifecycle::resolve(schema, category, operation, declared)
+                .expect("validated: the lifecycle resolves")
+        }),
     }
 }
 

@@ -13,6 +13,7 @@ use serde_json::Value;
 
 pub use crate::features::{Features, PageStyle};
 pub use crate::schema::ParamType;
+pub use crate::schema::lifecycle::{IdCall, Poll, Resolved as Lifecycle};
 
 /// Which input format a schema was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,6 +193,8 @@ pub struct Operation {
     pub returns_fields: Vec<ResultField>,
     /// Field selection, pagination and the feature params offered.
     pub features: Features,
+    /// How the execution it starts is followed (EXECUTE only).
+    pub lifecycle: Option<Lifecycle>,
 }
 
 /// A member of an operation's result.

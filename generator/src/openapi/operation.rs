@@ -144,6 +144,7 @@ pub fn import(
         requires_confirmation: deletes.then_some(true),
         non_idempotent: None,
         content_type,
+        lifecycle: None,
     };
     shaping::shape(context.refs, operation, category, &mut imported);
     Ok(imported)

@@ -183,12 +183,39 @@ pub const OPERATION: ObjectKeys = ObjectKeys {
         "requires_confirmation",
         "non_idempotent",
         "content_type",
+        "lifecycle",
     ]),
     required: &["name", "maps_to"],
     choices: &[
         ("danger_level", choice::<DangerLevel>(Code::InvalidValue)),
         ("content_type", choice::<ContentType>(Code::InvalidValue)),
     ],
+};
+
+/// An operation's `lifecycle` (an aqlgen addition).
+pub const LIFECYCLE: ObjectKeys = ObjectKeys {
+    known: Some(&[
+        "poll",
+        "id",
+        "id_param",
+        "state",
+        "states",
+        "progress",
+        "error",
+        "result",
+        "cancel",
+        "poll_interval",
+        "timeout",
+    ]),
+    required: &["poll", "state", "states"],
+    choices: &[],
+};
+
+/// A lifecycle's `progress`.
+pub const LIFECYCLE_PROGRESS: ObjectKeys = ObjectKeys {
+    known: Some(&["current", "total", "percentage", "message"]),
+    required: &[],
+    choices: &[],
 };
 
 /// One parameter.

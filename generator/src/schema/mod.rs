@@ -7,6 +7,7 @@
 //! from `aql-model`, the schema-only ones here.
 
 pub mod keys;
+pub mod lifecycle;
 pub mod maps_to;
 pub mod placement;
 
@@ -381,6 +382,67 @@ pub struct Operation {
     /// The media type of the request body (an aqlgen addition); JSON when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_type: Option<ContentType>,
+    /// How the execution a long-running EXECUTE operation starts is followed (an aqlgen
+    /// addition, SPEC §8.4).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
+}
+
+/// How the execution an EXECUTE operation starts upstream is followed until it ends.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lifecycle {
+    /// `location`: the start answer's `Operation-Location` or `Location` header is polled;
+    /// else the name of a READ operation of this adapter that answers the state.
+    pub poll: String,
+    /// Dot path of the execution's id in the start answer; needed when `poll` or `cancel`
+    /// names an operation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The param of the `poll` and `cancel` operations that takes the id; by default their
+    /// one required param the starting operation does not have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id_param: Option<String>,
+    /// Dot path of the upstream state in the status answer; `a|b` takes the first present.
+    pub state: String,
+    /// Each upstream state and the core state it means.
+    pub states: IndexMap<String, String>,
+    /// Dot paths of the progress the status answer reports.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub progress: Option<LifecycleProgress>,
+    /// Dot path of a failed execution's error in the status answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Dot path of a completed execution's result; the whole status answer by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// The operation that cancels the execution, called with its id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancel: Option<String>,
+    /// Seconds between two polls (default 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub poll_interval: Option<u64>,
+    /// Seconds after which a running execution is given up as failed (default 3600).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<u64>,
+}
+
+/// Where a status answer reports progress.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LifecycleProgress {
+    /// Dot path of the work done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<String>,
+    /// Dot path of the work in all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<String>,
+    /// Dot path of the percentage done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub percentage: Option<String>,
+    /// Dot path of a status sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// One parameter.

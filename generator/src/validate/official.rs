@@ -118,6 +118,15 @@ pub fn extensions(document: &Value) -> Vec<Diagnostic> {
         let family = family.as_str().unwrap_or_default();
         for (index, operation) in operations.as_sequence().into_iter().flatten().enumerate() {
             let at = format!("operations.{family}[{index}]");
+            if operation.get("lifecycle").is_some() {
+                out.push(
+                    extension(
+                        format!("{at}.lifecycle"),
+                        "the official schema has no way to say how a long-running execution is followed",
+                    )
+                    .expected("no `lifecycle`"),
+                );
+            }
             if operation.get("content_type").is_some() {
                 out.push(
                     extension(

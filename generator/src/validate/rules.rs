@@ -6,16 +6,18 @@ use indexmap::IndexMap;
 use regex::Regex;
 use serde_json::Value;
 
-use aqlgen_model::{Category, ContentType, ParamLocation, ParamStyle, StringFormat, Vocabulary};
+use aqlgen_model::{
+    Category, ContentType, ExecutionOperation, ParamLocation, ParamStyle, StringFormat, Vocabulary,
+};
 
 use super::finding::{Finding, ParamPart, Subject, Within};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::maps_to::{self, MapsTo, PathPiece, QueryValue};
-use crate::schema::placement;
 use crate::schema::{
     AdapterSchema, AuthConfig, AuthKind, Operation, Param, ParamType, Protocol,
     RESERVED_OPERATIONS, ResponseField, Serialization, Transport, is_reserved_param,
 };
+use crate::schema::{lifecycle, placement};
 use crate::{features, ident};
 
 /// The longest adapter name: ET §2.1 allows 64 characters.
@@ -130,8 +132,73 @@ pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
             }));
         }
     }
+    check_lifecycles(schema, &mut found);
     check_type_names(schema, &mut found);
     found
+}
+
+/// Each `lifecycle` resolves against the schema, and an adapter with one leaves the names of
+/// the execution operations the runtime serves free.
+fn check_lifecycles(schema: &AdapterSchema, found: &mut Vec<Finding>) {
+    let families = schema.operations.families();
+    let mut any = false;
+    for (category, list) in families {
+        for (index, operation) in list.iter().enumerate() {
+            let Some(declared) = &operation.lifecycle else {
+                continue;
+            };
+            any = true;
+            let Err(problems) = lifecycle::resolve(schema, category, operation, declared) else {
+                continue;
+            };
+            let path = format!("operations.{category}[{index}].lifecycle");
+            found.extend(problems.into_iter().map(|problem| {
+                let at = if problem.key.is_empty() {
+                    path.clone()
+                } else {
+                    format!("{path}.{}", problem.key)
+                };
+                Finding {
+                    subject: Subject::Operation {
+                        category,
+                        index,
+                        within: Within::Operation,
+                    },
+                    diagnostic: Diagnostic::new(problem.code, at, problem.message)
+                        .expected(problem.expected),
+                }
+            }));
+        }
+    }
+    if !any {
+        return;
+    }
+    for (category, list) in schema.operations.families() {
+        for (index, operation) in list.iter().enumerate() {
+            if ExecutionOperation::parse(&operation.name).is_none() {
+                continue;
+            }
+            found.push(Finding {
+                subject: Subject::Operation {
+                    category,
+                    index,
+                    within: Within::Operation,
+                },
+                diagnostic: Diagnostic::new(
+                    Code::ReservedName,
+                    format!("operations.{category}[{index}].name"),
+                    format!(
+                        "`{}` is served by the runtime for adapters with long-running operations",
+                        operation.name
+                    ),
+                )
+                .expected(format!(
+                    "a name other than {}",
+                    <ExecutionOperation as Vocabulary>::NAMES.join(", ")
+                )),
+            });
+        }
+    }
 }
 
 /// What an introspection type name stands for.

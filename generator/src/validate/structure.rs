@@ -58,10 +58,22 @@ fn check_operation(operation: &mut Mapping, path: &str, diagnostics: &mut Vec<Di
     for (key, object_keys) in [
         ("response", &keys::RESPONSE),
         ("pagination", &keys::PAGINATION),
+        ("lifecycle", &keys::LIFECYCLE),
     ] {
         if let Some(Value::Mapping(object)) = operation.get_mut(key) {
             check_object(object, &format!("{path}.{key}"), object_keys, diagnostics);
         }
+    }
+    if let Some(Value::Mapping(lifecycle)) = operation.get_mut("lifecycle")
+        && let Some(Value::Mapping(progress)) = lifecycle.get_mut("progress")
+    {
+        let progress_path = format!("{path}.lifecycle.progress");
+        check_object(
+            progress,
+            &progress_path,
+            &keys::LIFECYCLE_PROGRESS,
+            diagnostics,
+        );
     }
     if let Some(Value::Mapping(response)) = operation.get_mut("response")
         && let Some(Value::Mapping(fields)) = response.get_mut("fields")

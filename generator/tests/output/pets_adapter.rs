@@ -440,6 +440,7 @@ pub mod routes {
         features: &[],
         fields: None,
         paging: None,
+        lifecycle: None,
     };
     /// Parses `get_pet` params and builds its upstream request.
     fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
@@ -468,6 +469,7 @@ pub mod routes {
         features: &[],
         fields: None,
         paging: None,
+        lifecycle: None,
     };
     /// Parses `list_pets` params and builds its upstream request.
     fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
@@ -508,6 +510,7 @@ pub mod routes {
         features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
         fields: None,
         paging: None,
+        lifecycle: None,
     };
     /// Parses `rename_pet` params and builds its upstream request.
     fn build_rename_pet(
@@ -540,6 +543,7 @@ pub mod routes {
         features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
         fields: None,
         paging: None,
+        lifecycle: None,
     };
     /// Parses `remove_pet` params and builds its upstream request.
     fn build_remove_pet(

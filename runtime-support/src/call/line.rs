@@ -2,9 +2,11 @@
 //! known.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use super::executions::{Executions, Record};
 use super::gate::{Admission, Gate, Ticket};
 use super::metrics::Metrics;
 use super::preview::would_send;
@@ -14,7 +16,7 @@ use super::shape::cursor::Cursors;
 use super::shape::pages::PageRequest;
 use super::upstream::{Credential, Exchange, Upstream, UpstreamConfig};
 use super::{Context, Data, Observer, UpstreamCredential};
-use crate::adapter::{AdapterInfo, Route, UpstreamRequest};
+use crate::adapter::{AdapterInfo, ExecutionOperation, Lifecycle, Route, UpstreamRequest};
 use crate::config::{Config, LoopMode};
 use crate::error::{AqlError, ErrorCode};
 use crate::state::Store;
@@ -32,6 +34,10 @@ pub struct Line {
     credential_header: Option<String>,
     /// The execution safety loop's operations.
     safety_loop: SafetyLoop,
+    /// The executions long-running operations started, when the adapter has any.
+    executions: Option<Executions>,
+    /// How long a call that starts an execution follows it before answering its state.
+    execution_wait: Duration,
 }
 
 impl Line {
@@ -44,6 +50,8 @@ impl Line {
     /// schema whose auth is not one token.
     pub async fn new(
         info: &'static AdapterInfo,
+        routes: &'static [&'static Route],
+        route: fn(&str) -> Option<&'static Route>,
         config: &Config,
         store: Arc<Store>,
         metrics: Arc<Metrics>,
@@ -65,6 +73,10 @@ impl Line {
         }
         let cursors = Cursors::shared(&store).await;
         let safety_loop = SafetyLoop::new(config.safety.safety_loop.clone(), store.clone());
+        let executions = routes
+            .iter()
+            .any(|route| route.lifecycle.is_some())
+            .then(|| Executions::new(store.clone(), route));
         Ok(Self {
             gate,
             upstream,
@@ -73,6 +85,8 @@ impl Line {
             metrics,
             credential_header: config.credential_header.clone(),
             safety_loop,
+            executions,
+            execution_wait: config.execution_wait,
         })
     }
 
@@ -138,11 +152,7 @@ impl Line {
         let mut plan = Plan::take(route, &mut params, &self.cursors)?;
         // Parse first: nothing is issued, refused or counted for an invalid request.
         let request = (route.build)(&params)?;
-        let credential = match &context.caller.credential {
-            UpstreamCredential::Server => Credential::Environment,
-            UpstreamCredential::Request(value) => Credential::Request(value),
-            UpstreamCredential::Missing => return Err(self.missing_credential()),
-        };
+        let credential = self.credential(context)?;
         let ticket = Ticket {
             route,
             params: &params,
@@ -173,9 +183,11 @@ impl Line {
             true,
             json!({"event": "upstream_call", "operation": route.operation, "method": request.method.as_str()}),
         );
+        // One step, unless the call starts an execution, whose reads follow.
+        let steps = route.lifecycle.is_none().then_some(1.0);
         context
             .observer
-            .progress(0.0, 1.0, "calling the upstream API")
+            .progress(0.0, steps, "calling the upstream API")
             .await;
         let Exchange {
             answer,
@@ -193,11 +205,100 @@ impl Line {
         }
         context
             .observer
-            .progress(1.0, 1.0, "the upstream API answered")
+            .progress(1.0, steps, "the upstream API answered")
             .await;
+        if let (Some(lifecycle), Some(executions)) = (route.lifecycle, &self.executions) {
+            let (id, mut record) = executions
+                .start(route, lifecycle, &params, &answer?, &credential)
+                .await?;
+            self.follow(&id, lifecycle, &mut record, &credential, context)
+                .await?;
+            return Ok((Data::Value(record.response(&id)), warnings));
+        }
         let (data, mut shaped) = plan.shape(answer?, route.operation, &self.cursors);
         shaped.append(&mut warnings);
         Ok((data, shaped))
+    }
+
+    /// Whether the adapter has long-running operations, whose executions the runtime's
+    /// `get_execution` and `cancel_execution` answer.
+    pub fn has_executions(&self) -> bool {
+        self.executions.is_some()
+    }
+
+    /// `get_execution` or `cancel_execution` with `params` for `context`: the execution's
+    /// state response, after a fresh read of its state (and its cancel call).
+    ///
+    /// # Errors
+    ///
+    /// An invalid `execution_id`; an unknown or foreign execution; an ended one to cancel;
+    /// whatever stops the cancel call.
+    pub async fn run_execution<O: Observer>(
+        &self,
+        op: ExecutionOperation,
+        params: &Map<String, Value>,
+        context: &Context<'_, O>,
+    ) -> Result<Value, AqlError> {
+        let executions = self.executions.as_ref().ok_or_else(|| {
+            AqlError::new(
+                ErrorCode::NotFoundOperation,
+                "This adapter starts no executions",
+            )
+        })?;
+        let id = execution_id(params)?;
+        let credential = self.credential(context)?;
+        let (_, lifecycle, mut record) = executions.load(id, &credential).await?;
+        executions
+            .refresh(id, lifecycle, &mut record, &self.upstream, &credential)
+            .await?;
+        if op == ExecutionOperation::CancelExecution {
+            let (route, params) = executions.cancel_call(id, lifecycle, &record)?;
+            Box::pin(self.run(route, params, None, context)).await?;
+            executions.cancelled(id, lifecycle, &mut record).await?;
+        }
+        Ok(record.response(id))
+    }
+
+    /// Follows a started execution for up to the execution wait, telling the client its
+    /// progress at each read, and stops at its end.
+    async fn follow<O: Observer>(
+        &self,
+        id: &str,
+        lifecycle: &Lifecycle,
+        record: &mut Record,
+        credential: &Credential<'_>,
+        context: &Context<'_, O>,
+    ) -> Result<(), AqlError> {
+        let Some(executions) = &self.executions else {
+            return Ok(());
+        };
+        let until = Instant::now() + self.execution_wait;
+        let interval = Duration::from_secs(lifecycle.poll_interval);
+        // Each read is one more step after the start call's two reports (0 and 1 of 1).
+        let mut reads = 1.0;
+        loop {
+            executions
+                .refresh(id, lifecycle, record, &self.upstream, credential)
+                .await?;
+            reads += 1.0;
+            context
+                .observer
+                .progress(reads, None, &record.progress_message())
+                .await;
+            if record.status().is_terminal() || Instant::now() + interval > until {
+                return Ok(());
+            }
+            tokio::time::sleep(interval).await;
+        }
+    }
+
+    /// The upstream credential of `context`'s call.
+    fn credential<'a, O>(&self, context: &'a Context<'_, O>) -> Result<Credential<'a>, AqlError> {
+        match &context.caller.credential {
+            UpstreamCredential::Server => Ok(Credential::Environment),
+            UpstreamCredential::Request(value) => Ok(Credential::Request(value)),
+            UpstreamCredential::Missing => Err(self.missing_credential()),
+        }
     }
 
     /// `PERMISSION_DENIED` for a call that did not bring the upstream credential the operator
@@ -212,6 +313,33 @@ impl Line {
         )
         .with_detail("reason", "CREDENTIAL_REQUIRED")
         .with_detail("header", header)
+    }
+}
+
+/// The `execution_id` param of `get_execution` and `cancel_execution`.
+fn execution_id(params: &Map<String, Value>) -> Result<&str, AqlError> {
+    if let Some(unknown) = params.keys().find(|key| *key != "execution_id") {
+        return Err(AqlError::new(
+            ErrorCode::ValidationUnknownParam,
+            format!(
+                "Unknown parameter '{}'; it takes only 'execution_id'",
+                crate::text::shorten(unknown, 64)
+            ),
+        ));
+    }
+    match params.get("execution_id") {
+        Some(Value::String(id)) => Ok(id),
+        None | Some(Value::Null) => Err(AqlError::new(
+            ErrorCode::ValidationMissingParam,
+            "Missing required parameter 'execution_id': the id the starting call answered",
+        )
+        .with_detail("param", "execution_id")),
+        Some(_) => Err(AqlError::new(
+            ErrorCode::ValidationInvalidType,
+            "Parameter 'execution_id' must be a string",
+        )
+        .with_detail("param", "execution_id")
+        .with_detail("expected", "string")),
     }
 }
 

@@ -12,6 +12,7 @@
 //! through an [`Observer`].
 
 mod caller;
+pub mod executions;
 pub mod gate;
 mod line;
 pub mod metrics;
@@ -77,9 +78,14 @@ pub trait Observer: Sync {
     /// One event for the session's log; a `routine` one is logged at debug level.
     fn event(&self, routine: bool, data: Value);
 
-    /// How far the call is, `progress` of `total`.
-    fn progress(&self, progress: f64, total: f64, message: &str)
-    -> impl Future<Output = ()> + Send;
+    /// How far the call is: `progress` (increasing from one report to the next) of `total`,
+    /// when the total is known.
+    fn progress(
+        &self,
+        progress: f64,
+        total: Option<f64>,
+        message: &str,
+    ) -> impl Future<Output = ()> + Send;
 
     /// How the client lets the gate ask its user.
     fn reach(&self) -> Reach;

@@ -414,6 +414,13 @@ impl Config {
                     .help("Seconds a verification code stays valid (1..=3600) [default: 300]"),
             )
             .arg(
+                Arg::new("execution-wait")
+                    .long("execution-wait")
+                    .env("MCP_AQL_EXECUTION_WAIT")
+                    .value_parser(|text: &str| parse_limit(text, 0, 600))
+                    .help("Seconds a call that starts a long-running execution follows it (with progress notifications) before answering its state; get_execution follows it after (0..=600) [default: 20]"),
+            )
+            .arg(
                 Arg::new("safety-loop")
                     .long("safety-loop")
                     .env("MCP_AQL_SAFETY_LOOP")
@@ -533,6 +540,11 @@ impl Config {
                 .unwrap_or(Backend::Memory),
             stateless: matches.get_flag("stateless"),
             credential_header,
+            execution_wait: matches
+                .get_one::<usize>("execution-wait")
+                .map_or(defaults.execution_wait, |seconds| {
+                    Duration::from_secs(*seconds as u64)
+                }),
         };
         if config.safety.safety_loop.mode == LoopMode::Enforcing
             && config.safety.confirm.channel.is_none()

@@ -279,6 +279,9 @@ pub struct Config {
     /// The HTTP request header (lowercase) whose value is the upstream credential, in place
     /// of the server's environment; none means the environment's.
     pub credential_header: Option<String>,
+    /// How long a call that starts a long-running execution follows it before answering its
+    /// state.
+    pub execution_wait: Duration,
 }
 
 impl Default for Config {
@@ -296,6 +299,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             state: Backend::Memory,
             stateless: false,
+            execution_wait: Duration::from_secs(20),
             credential_header: None,
         }
     }

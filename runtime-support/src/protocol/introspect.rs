@@ -12,7 +12,8 @@ use std::time::SystemTime;
 use aqlgen_model::Vocabulary;
 use serde_json::{Map, Value, json};
 
-use crate::adapter::{Adapter, Category, Route};
+use crate::adapter::{Adapter, Category, ExecutionOperation, Route};
+use crate::call::executions::{execution_category, execution_description, execution_introspection};
 use crate::call::gate::limits::Limiter;
 use crate::call::gate::{self, Decision, Policy, TOKEN_PARAM};
 use crate::call::safety_loop::{LoopOp, SafetyLoop};
@@ -233,6 +234,19 @@ impl Catalog {
                     details: Details::Generated(doc.details_json),
                 }),
         );
+        if A::ROUTES.iter().any(|route| route.lifecycle.is_some()) {
+            operations.extend(ExecutionOperation::ALL.iter().map(|op| {
+                let category = execution_category(*op);
+                let (summary, details) = execution_introspection(*op, &tools.tool_for(category));
+                OperationEntry {
+                    name: op.as_str(),
+                    category,
+                    description: execution_description(*op),
+                    summary: Cow::Owned(summary.to_string()),
+                    details: Details::Ready(details.to_string()),
+                }
+            }));
+        }
         if safety_loop.mode() != LoopMode::Disabled {
             operations.extend(LoopOp::ALL.into_iter().map(|op| {
                 let (summary, details) = op.introspection(&tools.tool_for(op.category()));

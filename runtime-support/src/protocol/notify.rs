@@ -85,11 +85,13 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Reports `done` of `total` steps.
-    pub async fn report(&self, done: f64, total: f64, message: &str) {
-        let param = ProgressNotificationParam::new(self.token.clone(), done)
-            .with_total(total)
-            .with_message(message);
+    /// Reports `done` of `total` steps, or `done` alone when the total is unknown.
+    pub async fn report(&self, done: f64, total: Option<f64>, message: &str) {
+        let mut param =
+            ProgressNotificationParam::new(self.token.clone(), done).with_message(message);
+        if let Some(total) = total {
+            param = param.with_total(total);
+        }
         if let Err(error) = self.peer.notify_progress(param).await {
             tracing::debug!(%error, "a progress notification could not be sent");
         }
@@ -114,7 +116,7 @@ impl Observer for Listener<'_> {
         self.log.event(routine, data);
     }
 
-    async fn progress(&self, progress: f64, total: f64, message: &str) {
+    async fn progress(&self, progress: f64, total: Option<f64>, message: &str) {
         if let Some(to) = self.progress {
             to.report(progress, total, message).await;
         }

@@ -21,8 +21,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 
-use crate::adapter::{Adapter, Category, Route};
+use crate::adapter::{Adapter, Category, ExecutionOperation, Route};
 use crate::call::Caller;
+use crate::call::executions::execution_category;
 use crate::call::gate::Policy;
 use crate::call::gate::limits::LimitConfig;
 use crate::call::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
@@ -62,7 +63,15 @@ impl<A: Adapter> Shared<A> {
     /// When the request line cannot be built (see [`Line::new`]).
     pub async fn new(config: Config, store: Arc<Store>) -> Result<Self, AqlError> {
         let metrics = Arc::new(Metrics::default());
-        let line = Line::new(A::INFO, &config, store, metrics.clone()).await?;
+        let line = Line::new(
+            A::INFO,
+            A::ROUTES,
+            A::route,
+            &config,
+            store,
+            metrics.clone(),
+        )
+        .await?;
         let gate = line.gate();
         let tools = ToolSet::new::<A>(
             config.mode,
@@ -235,6 +244,10 @@ impl<A: Adapter> AqlServer<A> {
             Target::Introspect
         } else if let Some(op) = LoopOp::parse(operation).filter(|_| shared.line.loop_on()) {
             Target::Loop(op)
+        } else if let Some(op) =
+            ExecutionOperation::parse(operation).filter(|_| shared.line.has_executions())
+        {
+            Target::Execution(op)
         } else if let Some(route) = A::route(operation) {
             Target::Route(route)
         } else {
@@ -247,6 +260,7 @@ impl<A: Adapter> AqlServer<A> {
         let (name, category) = match target {
             Target::Introspect => (INTROSPECT, Category::Read),
             Target::Loop(op) => (op.name(), op.category()),
+            Target::Execution(op) => (op.as_str(), execution_category(op)),
             Target::Route(route) => (route.operation, route.category),
         };
         let introspect = matches!(target, Target::Introspect);
@@ -284,6 +298,11 @@ impl<A: Adapter> AqlServer<A> {
             Target::Loop(op) => shared
                 .line
                 .run_loop(op, &envelope.params, &context)
+                .await
+                .map(|data| (Data::Value(data), Vec::new())),
+            Target::Execution(op) => shared
+                .line
+                .run_execution(op, &envelope.params, &context)
                 .await
                 .map(|data| (Data::Value(data), Vec::new())),
             Target::Route(route) => {
@@ -404,6 +423,8 @@ enum Target {
     Introspect,
     /// A reserved operation of the execution safety loop, when it is on.
     Loop(LoopOp),
+    /// `get_execution` or `cancel_execution`, when the adapter has long-running operations.
+    Execution(ExecutionOperation),
     /// An operation of the adapter.
     Route(&'static Route),
 }

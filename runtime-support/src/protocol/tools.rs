@@ -252,6 +252,7 @@ mod tests {
             features: &[],
             fields: None,
             paging: None,
+            lifecycle: None,
         }))
     }
 

@@ -1,7 +1,8 @@
-//! The server of one adapter imported from `real-apis/`, or of `wire-adapter.md`, chosen by
-//! `REAL_API` (`azure`, `stripe`, `slack` or `wire`); the end-to-end tests find it through
-//! `CARGO_BIN_EXE_real-api-adapter`.
+//! The server of one adapter imported from `real-apis/`, or of `wire-adapter.md` or
+//! `jobs-adapter.md`, chosen by `REAL_API` (`azure`, `stripe`, `slack`, `wire` or `jobs`); the
+//! end-to-end tests find it through `CARGO_BIN_EXE_real-api-adapter`.
 
+use aqlgen_tests::jobs::JobsAdapter;
 use aqlgen_tests::real::{azure, slack, stripe};
 use aqlgen_tests::wire::WireAdapter;
 
@@ -11,8 +12,9 @@ fn main() -> std::process::ExitCode {
         Ok("stripe") => aqlgen_runtime::run::<stripe::StripeAdapter>(),
         Ok("slack") => aqlgen_runtime::run::<slack::SlackAdapter>(),
         Ok("wire") => aqlgen_runtime::run::<WireAdapter>(),
+        Ok("jobs") => aqlgen_runtime::run::<JobsAdapter>(),
         _ => {
-            eprintln!("set REAL_API to azure, stripe, slack or wire");
+            eprintln!("set REAL_API to azure, stripe, slack, wire or jobs");
             std::process::ExitCode::from(2)
         }
     }

@@ -38,13 +38,14 @@ mod multipart;
 mod response;
 mod untrusted;
 
+use std::borrow::Cow;
 use std::error::Error as StdError;
 use std::ffi::OsString;
 use std::net::IpAddr;
 use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::{
-    ACCEPT, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, IF_MATCH, LINK,
+    ACCEPT, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, IF_MATCH, LINK, LOCATION,
 };
 use reqwest::{Client, Url, redirect};
 use tracing::debug;
@@ -66,6 +67,9 @@ pub struct Answer {
     pub etag: Option<String>,
     /// The `Link` header.
     pub link: Option<String>,
+    /// Where the work the request started can be watched: `Operation-Location`, else
+    /// `Location`.
+    pub location: Option<String>,
 }
 
 /// One request's course: the answer (or the error a client is told), whether the upstream
@@ -206,6 +210,33 @@ impl Upstream {
     /// The base URL requests go to.
     pub fn base_url(&self) -> &str {
         self.base.as_str()
+    }
+
+    /// A `GET` of `location` (a `Location` or `Operation-Location` the upstream answered), as
+    /// a request under the base URL: only on the upstream's own origin and below its base
+    /// path, so polling never sends the credential elsewhere.
+    pub fn request_to(&self, location: &str) -> Option<UpstreamRequest> {
+        let url = self.base.join(location).ok()?;
+        if url.origin() != self.base.origin() {
+            return None;
+        }
+        let base_path = self.base.path().trim_end_matches('/');
+        let path = url.path().strip_prefix(base_path)?;
+        if !path.starts_with('/') || check_path(path).is_err() {
+            return None;
+        }
+        let query = url
+            .query_pairs()
+            .map(|(name, value)| (Cow::Owned(name.into_owned()), value.into_owned()))
+            .collect();
+        Some(UpstreamRequest {
+            method: Method::Get,
+            path: path.to_owned(),
+            query,
+            headers: Vec::new(),
+            cookies: Vec::new(),
+            body: None,
+        })
     }
 
     /// Sends `request`, conditional on `if_match` when given (`If-Match`), and returns the
@@ -349,6 +380,9 @@ impl Upstream {
             body,
             etag: response::etag(headers),
             link: response::header_str(headers, LINK.as_str()).map(str::to_owned),
+            location: response::header_str(headers, "operation-location")
+                .or_else(|| response::header_str(headers, LOCATION.as_str()))
+                .map(str::to_owned),
         })
     }
 

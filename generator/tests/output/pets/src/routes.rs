@@ -23,6 +23,7 @@ pub static GET_PET_ROUTE: Route = Route {
     features: &[],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `get_pet` params and builds its upstream request.
@@ -53,6 +54,7 @@ pub static LIST_PETS_ROUTE: Route = Route {
     features: &[],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `list_pets` params and builds its upstream request.
@@ -95,6 +97,7 @@ pub static RENAME_PET_ROUTE: Route = Route {
     features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `rename_pet` params and builds its upstream request.
@@ -127,6 +130,7 @@ pub static REMOVE_PET_ROUTE: Route = Route {
     features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `remove_pet` params and builds its upstream request.

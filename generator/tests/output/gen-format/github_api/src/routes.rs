@@ -22,6 +22,7 @@ pub static GET_REPO_ROUTE: Route = Route {
     features: &[],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `get_repo` params and builds its upstream request.
@@ -58,6 +59,7 @@ pub static DELETE_REPO_ROUTE: Route = Route {
     features: &[FeatureParam::IfMatch, FeatureParam::DryRun],
     fields: None,
     paging: None,
+    lifecycle: None,
 };
 
 /// Parses `delete_repo` params and builds its upstream request.

@@ -139,6 +139,27 @@ impl Record {
         response
     }
 
+    /// How far the execution is, in percent (mcp-integration §5.4), after `reported` was last
+    /// said: 10 while pending, 10 to 90 while running (by the upstream's progress, else
+    /// creeping a tenth of the way to 90 at each read), 100 once ended.
+    pub fn percent_done(&self, reported: f64) -> f64 {
+        let progress = self.progress.as_ref();
+        let number = |key: &str| progress.and_then(|p| p.get(key)).and_then(Value::as_f64);
+        let fraction = match (number("current"), number("total"), number("percentage")) {
+            (Some(current), Some(total), _) if total > 0.0 => Some(current / total),
+            (_, _, Some(percentage)) => Some(percentage / 100.0),
+            _ => None,
+        };
+        match self.status() {
+            ExecutionState::Pending => 10.0,
+            ExecutionState::Running => match fraction {
+                Some(fraction) => 10.0 + 80.0 * fraction.clamp(0.0, 1.0),
+                None => reported + (90.0 - reported).max(0.0) / 10.0,
+            },
+            ExecutionState::Completed | ExecutionState::Failed | ExecutionState::Cancelled => 100.0,
+        }
+    }
+
     /// A progress notification's message: the state and the upstream's progress.
     pub fn progress_message(&self) -> String {
         let progress = self.progress.as_ref();
@@ -546,6 +567,7 @@ mod tests {
             record.progress_message(),
             "execution running: 2 of 5, step 2"
         );
+        assert_eq!(record.percent_done(10.0), 42.0);
         read_state(
             &LIFECYCLE,
             &mut record,

@@ -183,11 +183,15 @@ impl Line {
             true,
             json!({"event": "upstream_call", "operation": route.operation, "method": request.method.as_str()}),
         );
-        // One step, unless the call starts an execution, whose reads follow.
-        let steps = route.lifecycle.is_none().then_some(1.0);
+        // One step; a call that starts an execution counts in percent (mcp-integration §5.4):
+        // starting takes the first 10, running up to 90, ending the rest.
+        let (total, answered) = match route.lifecycle {
+            Some(_) => (100.0, STARTED),
+            None => (1.0, 1.0),
+        };
         context
             .observer
-            .progress(0.0, steps, "calling the upstream API")
+            .progress(0.0, Some(total), "calling the upstream API")
             .await;
         let Exchange {
             answer,
@@ -205,7 +209,7 @@ impl Line {
         }
         context
             .observer
-            .progress(1.0, steps, "the upstream API answered")
+            .progress(answered, Some(total), "the upstream API answered")
             .await;
         if let (Some(lifecycle), Some(executions)) = (route.lifecycle, &self.executions) {
             let (id, mut record) = executions
@@ -274,17 +278,20 @@ impl Line {
         };
         let until = Instant::now() + self.execution_wait;
         let interval = Duration::from_secs(lifecycle.poll_interval);
-        // Each read is one more step after the start call's two reports (0 and 1 of 1).
-        let mut reads = 1.0;
+        let mut reported = STARTED;
         loop {
             executions
                 .refresh(id, lifecycle, record, &self.upstream, credential)
                 .await?;
-            reads += 1.0;
-            context
-                .observer
-                .progress(reads, None, &record.progress_message())
-                .await;
+            // Progress only ever increases: a read that says nothing new sends nothing.
+            let progress = record.percent_done(reported);
+            if progress > reported {
+                reported = progress;
+                context
+                    .observer
+                    .progress(progress, Some(100.0), &record.progress_message())
+                    .await;
+            }
             if record.status().is_terminal() || Instant::now() + interval > until {
                 return Ok(());
             }
@@ -315,6 +322,9 @@ impl Line {
         .with_detail("header", header)
     }
 }
+
+/// The percent a call that starts an execution reports once the upstream took it.
+const STARTED: f64 = 10.0;
 
 /// The `execution_id` param of `get_execution` and `cancel_execution`.
 fn execution_id(params: &Map<String, Value>) -> Result<&str, AqlError> {

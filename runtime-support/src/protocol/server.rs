@@ -14,8 +14,8 @@ use std::time::Instant;
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, PaginatedRequestParams,
-    ProtocolVersion, ServerCapabilities, ServerConfig,
+    InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, NumberOrString,
+    PaginatedRequestParams, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -441,6 +441,20 @@ pub struct Reached<'a> {
     pub retry: Option<&'a Retry>,
 }
 
+/// A `_meta.progressToken` in the operation object itself.
+fn carried_progress_token(arguments: &JsonObject) -> Option<ProgressToken> {
+    let token = arguments.get("_meta")?.get("progressToken")?;
+    match token {
+        serde_json::Value::String(text) => {
+            Some(ProgressToken(NumberOrString::String(text.as_str().into())))
+        }
+        serde_json::Value::Number(number) => number
+            .as_i64()
+            .map(|number| ProgressToken(NumberOrString::Number(number))),
+        _ => None,
+    }
+}
+
 /// See [`AqlServer::supported_protocol_versions`].
 const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_06_18,
@@ -558,7 +572,13 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
         let arguments = request
             .arguments
             .or_else(|| front::carried_arguments(&context));
-        let progress = context.meta.get_progress_token().map(|token| Progress {
+        // MCP carries the token in the request's `_meta`; the MCP-AQL documents show it in the
+        // operation object's (mcp-integration §5.2): both are honoured.
+        let token = context
+            .meta
+            .get_progress_token()
+            .or_else(|| arguments.as_ref().and_then(carried_progress_token));
+        let progress = token.map(|token| Progress {
             peer: context.peer.clone(),
             token,
         });

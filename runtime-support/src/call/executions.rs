@@ -66,6 +66,17 @@ pub fn execution_introspection(op: ExecutionOperation, tool: &str) -> (Value, Va
 /// How long a finished execution stays answerable.
 const KEPT_AFTER: Duration = Duration::from_secs(86_400);
 
+/// An execution a call just started, as a task announces it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Started {
+    /// Its id.
+    pub id: String,
+    /// When it started, RFC 3339.
+    pub created_at: String,
+    /// How often it is worth asking about it.
+    pub poll_interval: Duration,
+}
+
 /// Where the upstream's work is watched.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -116,6 +127,11 @@ impl Record {
         if state.is_terminal() {
             self.finished_at = Some(rfc3339(SystemTime::now()));
         }
+    }
+
+    /// When it started, RFC 3339.
+    pub fn started_at(&self) -> &str {
+        &self.started_at
     }
 
     /// The state response (SPEC §8.4.3) of execution `id`.

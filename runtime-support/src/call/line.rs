@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::executions::{Executions, Record};
+use super::executions::{Executions, Record, Started};
 use super::gate::{Admission, Gate, Ticket};
 use super::metrics::Metrics;
 use super::preview::would_send;
@@ -215,8 +215,15 @@ impl Line {
             let (id, mut record) = executions
                 .start(route, lifecycle, &params, &answer?, &credential)
                 .await?;
-            self.follow(&id, lifecycle, &mut record, &credential, context)
-                .await?;
+            let started = Started {
+                id: id.clone(),
+                created_at: record.started_at().to_owned(),
+                poll_interval: Duration::from_secs(lifecycle.poll_interval),
+            };
+            if !context.observer.task(&started) {
+                self.follow(&id, lifecycle, &mut record, &credential, context)
+                    .await?;
+            }
             return Ok((Data::Value(record.response(&id)), warnings));
         }
         let (data, mut shaped) = plan.shape(answer?, route.operation, &self.cursors);
@@ -243,22 +250,11 @@ impl Line {
         params: &Map<String, Value>,
         context: &Context<'_, O>,
     ) -> Result<Value, AqlError> {
-        let executions = self.executions.as_ref().ok_or_else(|| {
-            AqlError::new(
-                ErrorCode::NotFoundOperation,
-                "This adapter starts no executions",
-            )
-        })?;
         let id = execution_id(params)?;
-        let credential = self.credential(context)?;
-        let (_, lifecycle, mut record) = executions.load(id, &credential).await?;
-        executions
-            .refresh(id, lifecycle, &mut record, &self.upstream, &credential)
-            .await?;
+        let (mut record, lifecycle) = self.execution(id, context).await?;
         if op == ExecutionOperation::CancelExecution {
-            let (route, params) = executions.cancel_call(id, lifecycle, &record)?;
-            Box::pin(self.run(route, params, None, context)).await?;
-            executions.cancelled(id, lifecycle, &mut record).await?;
+            self.cancel(self.executions()?, id, lifecycle, &mut record, context)
+                .await?;
         }
         Ok(record.response(id))
     }
@@ -295,8 +291,58 @@ impl Line {
             if record.status().is_terminal() || Instant::now() + interval > until {
                 return Ok(());
             }
-            tokio::time::sleep(interval).await;
+            tokio::select! {
+                () = tokio::time::sleep(interval) => {}
+                () = context.observer.cancelled() => {
+                    // The client gave up on the call: the work it started stops too.
+                    return self.cancel(executions, id, lifecycle, record, context).await;
+                }
+            }
         }
+    }
+
+    /// Cancels execution `id` upstream with its lifecycle's cancel operation, through the
+    /// gate, and keeps it cancelled.
+    async fn cancel<O: Observer>(
+        &self,
+        executions: &Executions,
+        id: &str,
+        lifecycle: &Lifecycle,
+        record: &mut Record,
+        context: &Context<'_, O>,
+    ) -> Result<(), AqlError> {
+        let (route, params) = executions.cancel_call(id, lifecycle, record)?;
+        Box::pin(self.run(route, params, None, context)).await?;
+        executions.cancelled(id, lifecycle, record).await
+    }
+
+    /// The state of execution `id`, read again from the upstream, for `credential`'s caller:
+    /// its record and lifecycle.
+    ///
+    /// # Errors
+    ///
+    /// An unknown or foreign execution; an unreachable store.
+    pub async fn execution<O: Observer>(
+        &self,
+        id: &str,
+        context: &Context<'_, O>,
+    ) -> Result<(Record, &'static Lifecycle), AqlError> {
+        let executions = self.executions()?;
+        let credential = self.credential(context)?;
+        let (_, lifecycle, mut record) = executions.load(id, &credential).await?;
+        executions
+            .refresh(id, lifecycle, &mut record, &self.upstream, &credential)
+            .await?;
+        Ok((record, lifecycle))
+    }
+
+    fn executions(&self) -> Result<&Executions, AqlError> {
+        self.executions.as_ref().ok_or_else(|| {
+            AqlError::new(
+                ErrorCode::NotFoundOperation,
+                "This adapter starts no executions",
+            )
+        })
     }
 
     /// The upstream credential of `context`'s call.

@@ -27,6 +27,7 @@ use std::future::Future;
 use serde_json::Value;
 
 pub use caller::{Caller, UpstreamCredential};
+pub use executions::Started;
 pub use line::Line;
 pub use person::{Answer, Form, Reach, Retry};
 
@@ -96,4 +97,12 @@ pub trait Observer: Sync {
     /// Answers the call with `form` and the sealed `state` for the client's retry
     /// ([`Reach::Later`]).
     fn defer(&self, form: Form, state: String);
+
+    /// Whether the client takes the execution the call `started` as a task it polls itself
+    /// (MCP Tasks); the call then answers at once instead of following it.
+    fn task(&self, started: &Started) -> bool;
+
+    /// Resolves when the client cancelled the call (`notifications/cancelled`); never, when
+    /// it cannot.
+    fn cancelled(&self) -> impl Future<Output = ()> + Send;
 }

@@ -5,7 +5,7 @@
 //! [`batch`]), finds the route, answers `introspect` from [`introspect`] and hands every
 //! other operation to the call line; [`result`] wraps what comes back. [`session`] names the
 //! session and the caller, [`notify`] sends log and progress notifications, [`person`] asks
-//! the client's user to confirm, and [`front`] reads what the HTTP front hands the handler.
+//! the client's user to confirm, [`tasks`] answers MCP Tasks for long-running executions, and [`front`] reads what the HTTP front hands the handler.
 
 pub mod batch;
 pub mod envelope;
@@ -16,5 +16,6 @@ pub mod person;
 pub mod result;
 pub mod server;
 pub mod session;
+pub mod tasks;
 pub mod tool_schema;
 pub mod tools;

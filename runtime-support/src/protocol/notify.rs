@@ -21,8 +21,11 @@ use rmcp::model::{
 use rmcp::service::Peer;
 use serde_json::Value;
 
-use crate::call::{Answer, Form, Observer, Reach};
+use tokio_util::sync::CancellationToken;
+
+use crate::call::{Answer, Form, Observer, Reach, Started};
 use crate::protocol::person::Person;
+use crate::protocol::tasks::TaskSlot;
 
 /// The logger name events are sent under.
 const LOGGER: &str = "mcp-aql";
@@ -109,6 +112,10 @@ pub struct Listener<'a> {
     pub person: &'a Person,
     /// Whether the call is an item of a batch.
     pub in_batch: bool,
+    /// Whether the call may answer with a task, and the task it answered with.
+    pub task: &'a TaskSlot,
+    /// Cancelled when the client cancels the call.
+    pub cancel: Option<&'a CancellationToken>,
 }
 
 impl Observer for Listener<'_> {
@@ -132,6 +139,17 @@ impl Observer for Listener<'_> {
 
     fn defer(&self, form: Form, state: String) {
         self.person.defer(form, state);
+    }
+
+    fn task(&self, started: &Started) -> bool {
+        self.task.take(started, self.in_batch)
+    }
+
+    async fn cancelled(&self) {
+        match self.cancel {
+            Some(token) => token.cancelled().await,
+            None => std::future::pending().await,
+        }
     }
 }
 

@@ -13,13 +13,15 @@ use std::time::Instant;
 #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`
 use rmcp::model::SetLevelRequestParams;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation,
-    InitializeRequestParams, InitializeResult, JsonObject, ListToolsResult, NumberOrString,
-    PaginatedRequestParams, ProgressToken, ProtocolVersion, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, GetTaskParams,
+    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, JsonObject,
+    ListToolsResult, NumberOrString, PaginatedRequestParams, ProgressToken, ProtocolVersion,
+    ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
+use tokio_util::sync::CancellationToken;
 
 use crate::adapter::{Adapter, Category, ExecutionOperation, Route};
 use crate::call::Caller;
@@ -39,6 +41,7 @@ use crate::protocol::notify::{Listener, Progress, SessionLog};
 use crate::protocol::person::{self, Person};
 use crate::protocol::result::{self, Outcome};
 use crate::protocol::session::Session;
+use crate::protocol::tasks::{self, TaskSlot};
 use crate::protocol::tools::{Surface, ToolSet, base_name};
 use crate::state::Store;
 use crate::text::shorten;
@@ -278,6 +281,8 @@ impl<A: Adapter> AqlServer<A> {
             progress: call.progress,
             person: call.person,
             in_batch,
+            task: call.task,
+            cancel: call.cancel,
         };
         let context = Context {
             caller,
@@ -361,6 +366,19 @@ impl<A: Adapter> AqlServer<A> {
         result::batch_success(report.finish())
     }
 
+    /// The observer of a request that is not a tool call (`tasks/*`): no progress, no
+    /// person to ask, no task to start.
+    fn quiet_listener<'a>(&'a self, person: &'a Person, task: &'a TaskSlot) -> Listener<'a> {
+        Listener {
+            log: &self.log,
+            progress: None,
+            person,
+            in_batch: false,
+            task,
+            cancel: None,
+        }
+    }
+
     fn not_found(&self, operation: &str) -> AqlError {
         // Suggestions cost time in the product of the lengths: only for names of sane length.
         let suggestions = if operation.len() <= MAX_SUGGESTED_NAME {
@@ -439,6 +457,10 @@ pub struct Reached<'a> {
     pub person: &'a Person,
     /// The `requestState` and `inputResponses` of a retry.
     pub retry: Option<&'a Retry>,
+    /// Whether the call may answer with a task (MCP Tasks), and the task it answered with.
+    pub task: &'a TaskSlot,
+    /// Cancelled when the client cancels the call.
+    pub cancel: Option<&'a CancellationToken>,
 }
 
 /// A `_meta.progressToken` in the operation object itself.
@@ -502,10 +524,15 @@ fn edit_distance(a: &str, b: &str) -> usize {
 impl<A: Adapter> ServerHandler for AqlServer<A> {
     #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let builder = ServerCapabilities::builder()
             .enable_tools()
-            .enable_logging()
-            .build();
+            .enable_logging();
+        // Long-running executions are offered as tasks to clients that take them.
+        let capabilities = if self.shared.line.has_executions() {
+            builder.enable_tasks().build()
+        } else {
+            builder.build()
+        };
         ServerConfig::new(capabilities)
             .with_server_info(Implementation::new(A::INFO.name, A::INFO.version))
             .with_instructions(self.shared.instructions.clone())
@@ -591,16 +618,20 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             self.shared.config.stateless,
             self.shared.config.safety.confirm.answer_timeout,
         );
+        let task = TaskSlot::of(&context, self.shared.line.has_executions());
         let call = Reached {
             progress: progress.as_ref(),
             person: &person,
             retry: retry.as_ref(),
+            task: &task,
+            cancel: Some(&context.ct),
         };
         let result = self.call(surface, arguments, &caller, call).await;
         self.log.flush(&context.peer).await;
-        Ok(match person.input_required() {
-            Some(question) => CallToolResponse::InputRequired(question),
-            None => result.into(),
+        Ok(match (person.input_required(), task.created()) {
+            (Some(question), _) => CallToolResponse::InputRequired(question),
+            (None, Some(created)) => CallToolResponse::Task(created),
+            (None, None) => result.into(),
         })
     }
 
@@ -609,6 +640,61 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
     /// the intake refuses: a client asking for them is offered 2025-11-25 instead.
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
         Cow::Borrowed(SUPPORTED_VERSIONS)
+    }
+
+    /// `tasks/get`: an execution's task, its state read again from the upstream.
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        let caller = self.session.caller(
+            front::headers(&context),
+            self.shared.config.credential_header.as_deref(),
+        );
+        let (person, task) = (Person::Unreachable, TaskSlot::default());
+        let listener = self.quiet_listener(&person, &task);
+        let call = Context {
+            caller: &caller,
+            session: self.session.id(),
+            observer: &listener,
+            retry: None,
+        };
+        let id = &request.task_id;
+        match self.shared.line.execution(id, &call).await {
+            Ok((record, lifecycle)) => {
+                Ok(GetTaskResult::new(tasks::detailed(id, &record, lifecycle)))
+            }
+            Err(error) => Err(McpError::invalid_params(error.message, None)),
+        }
+    }
+
+    /// `tasks/cancel`: cancels the execution upstream, through the gate.
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let caller = self.session.caller(
+            front::headers(&context),
+            self.shared.config.credential_header.as_deref(),
+        );
+        let (person, task) = (Person::Unreachable, TaskSlot::default());
+        let listener = self.quiet_listener(&person, &task);
+        let call = Context {
+            caller: &caller,
+            session: self.session.id(),
+            observer: &listener,
+            retry: None,
+        };
+        let mut params = JsonObject::new();
+        params.insert("execution_id".to_owned(), request.task_id.into());
+        self.shared
+            .line
+            .run_execution(ExecutionOperation::CancelExecution, &params, &call)
+            .await
+            .map(drop)
+            .map_err(|error| McpError::invalid_params(error.message, None))
     }
 
     #[allow(deprecated)] // rmcp marks MCP logging deprecated (SEP-2577); see `notify`

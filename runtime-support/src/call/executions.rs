@@ -66,6 +66,12 @@ pub fn execution_introspection(op: ExecutionOperation, tool: &str) -> (Value, Va
 /// How long a finished execution stays answerable.
 const KEPT_AFTER: Duration = Duration::from_secs(86_400);
 
+/// How long an execution of `lifecycle` stays answerable after it started: its timeout, then
+/// a day.
+pub fn kept(lifecycle: &Lifecycle) -> Duration {
+    Duration::from_secs(lifecycle.timeout) + KEPT_AFTER
+}
+
 /// An execution a call just started, as a task announces it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Started {
@@ -75,6 +81,8 @@ pub struct Started {
     pub created_at: String,
     /// How often it is worth asking about it.
     pub poll_interval: Duration,
+    /// How long it stays answerable.
+    pub kept: Duration,
 }
 
 /// Where the upstream's work is watched.
@@ -101,6 +109,9 @@ pub struct Record {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     upstream_state: Option<String>,
     started_at: String,
+    /// When its state or progress last changed, RFC 3339.
+    #[serde(default)]
+    updated_at: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     finished_at: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,10 +131,11 @@ impl Record {
     }
 
     fn set(&mut self, state: ExecutionState) {
-        if self.status().is_terminal() {
+        if self.status().is_terminal() || self.status() == state {
             return;
         }
         self.status = state.as_str().to_owned();
+        self.updated_at = rfc3339(SystemTime::now());
         if state.is_terminal() {
             self.finished_at = Some(rfc3339(SystemTime::now()));
         }
@@ -132,6 +144,15 @@ impl Record {
     /// When it started, RFC 3339.
     pub fn started_at(&self) -> &str {
         &self.started_at
+    }
+
+    /// When its state or progress last changed, RFC 3339.
+    pub fn updated_at(&self) -> &str {
+        if self.updated_at.is_empty() {
+            &self.started_at
+        } else {
+            &self.updated_at
+        }
     }
 
     /// The state response (SPEC §8.4.3) of execution `id`.
@@ -261,6 +282,7 @@ impl Executions {
             status: ExecutionState::Pending.as_str().to_owned(),
             upstream_state: None,
             started_at: rfc3339(now),
+            updated_at: rfc3339(now),
             finished_at: None,
             progress: None,
             error: None,
@@ -460,8 +482,10 @@ fn read_state(lifecycle: &Lifecycle, record: &mut Record, body: &Value) {
                 found.insert(key.to_owned(), value.clone());
             }
         }
-        if !found.is_empty() {
-            record.progress = Some(Value::Object(found));
+        let found = Some(Value::Object(found)).filter(|found| found != &json!({}));
+        if found.is_some() && found != record.progress {
+            record.progress = found;
+            record.updated_at = rfc3339(SystemTime::now());
         }
     }
     let Some(upstream_state) = upstream_state else {
@@ -561,6 +585,7 @@ mod tests {
             status: "pending".into(),
             upstream_state: None,
             started_at: "2026-11-26T00:00:00Z".into(),
+            updated_at: "2026-11-26T00:00:00Z".into(),
             finished_at: None,
             progress: None,
             error: None,

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::executions::{Executions, Record, Started};
+use super::executions::{self, Executions, Record, Started};
 use super::gate::{Admission, Gate, Ticket};
 use super::metrics::Metrics;
 use super::preview::would_send;
@@ -219,6 +219,7 @@ impl Line {
                 id: id.clone(),
                 created_at: record.started_at().to_owned(),
                 poll_interval: Duration::from_secs(lifecycle.poll_interval),
+                kept: executions::kept(lifecycle),
             };
             if !context.observer.task(&started) {
                 self.follow(&id, lifecycle, &mut record, &credential, context)

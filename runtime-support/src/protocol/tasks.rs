@@ -12,7 +12,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 
 use crate::adapter::{ExecutionState, Lifecycle};
-use crate::call::executions::Record;
+use crate::call::executions::{self, Record};
 use crate::call::{Data, Started};
 use crate::clock::rfc3339;
 use crate::protocol::result;
@@ -60,6 +60,7 @@ impl TaskSlot {
             .take()?;
         let now = rfc3339(std::time::SystemTime::now());
         let task = Task::new(started.id, TaskStatus::Working, started.created_at, now)
+            .with_ttl_ms(millis(started.kept))
             .with_poll_interval_ms(millis(started.poll_interval))
             .with_status_message("started upstream; poll tasks/get");
         Some(CreateTaskResult::new(task))
@@ -70,7 +71,6 @@ impl TaskSlot {
 /// progress as the status message); completed with the MCP-AQL answer (the state response,
 /// also when the execution failed, whose `error` it carries); cancelled.
 pub fn detailed(id: &str, record: &Record, lifecycle: &Lifecycle) -> DetailedTask {
-    let now = rfc3339(std::time::SystemTime::now());
     let payload = match record.status() {
         ExecutionState::Pending | ExecutionState::Running => TaskPayload::Working,
         ExecutionState::Completed | ExecutionState::Failed => TaskPayload::Completed {
@@ -81,9 +81,15 @@ pub fn detailed(id: &str, record: &Record, lifecycle: &Lifecycle) -> DetailedTas
         },
         ExecutionState::Cancelled => TaskPayload::Cancelled,
     };
-    let task = Task::new(id, TaskStatus::Working, record.started_at(), now)
-        .with_poll_interval_ms(lifecycle.poll_interval * 1000)
-        .with_status_message(record.progress_message());
+    let task = Task::new(
+        id,
+        TaskStatus::Working,
+        record.started_at(),
+        record.updated_at(),
+    )
+    .with_ttl_ms(millis(executions::kept(lifecycle)))
+    .with_poll_interval_ms(lifecycle.poll_interval * 1000)
+    .with_status_message(record.progress_message());
     DetailedTask::new(task, payload)
 }
 

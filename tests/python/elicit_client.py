@@ -22,7 +22,9 @@ The plan (tests/ts/elicit_client.mjs takes the same one):
                                                  # (re-read at each elicitation, trimmed)
       "timeout_seconds": 5,                      # optional: how long "timeout" waits before it cancels
       "tool": "mcp_aql_delete",
-      "calls": [{"arguments": {...}}, ...]
+      "calls": [{"arguments": {...}}, ...],
+      "progress": true,                          # optional: every call carries a progress token
+      "notifications": true                      # optional: print every progress notification
     }
 
 "none" declares no elicitation capability. Any other value declares it (this SDK declares form and
@@ -33,6 +35,14 @@ timeout sleeps timeout_seconds and then cancels, wrong_code accepts with code "W
 SDK routes both the 2025-11-25 server-to-client `elicitation/create` request and the 2026-07-28
 `input_required` result (its embedded requests, then the retry echoing `requestState`) through
 that one callback.
+
+With "progress": true each call is made with a `progress_callback` (so the SDK puts a progress
+token in the request's `_meta`), and each `notifications/progress` for it prints
+{"step": "progress", "progress": p, "total": t, "message": m} before the call's own line. With
+"notifications": true every `notifications/progress` the server sends, whatever its token (one the
+SDK issued, or one the caller put in the arguments, e.g. in the operation object's `_meta`),
+prints {"step": "notification", "progress_token": token, "progress": p, "total": t, "message": m}
+(through the client's message handler, which sees them all).
 
 Each call prints {"step": "call", "answer": <MCP-AQL JSON of the first text content>, "is_error"}
 or, when the call raises (a JSON-RPC error, a timeout), {"step": "call", "protocol_error": "..."}.
@@ -93,6 +103,9 @@ def load_plan(text):
     calls = plan.get("calls")
     if not isinstance(calls, list) or not all(isinstance(call, dict) for call in calls):
         raise HarnessError("\"calls\" must be a list of {\"arguments\": {...}} objects")
+    for flag in ("progress", "notifications"):
+        if not isinstance(plan.get(flag, False), bool):
+            raise HarnessError(f"\"{flag}\" must be true or false")
     return plan
 
 
@@ -164,6 +177,30 @@ def describe(error):
     return f"{type(error).__name__}: {str(error) or type(error).__name__}"
 
 
+async def on_progress(progress, total, message):
+    """The progress callback of each call when the plan asks for progress."""
+    emit({"step": "progress", "progress": progress, "total": total, "message": message})
+
+
+def make_message_handler(plan):
+    """With "notifications": every progress notification, whatever its token."""
+    if not plan.get("notifications"):
+        return None
+
+    async def on_message(message):
+        if isinstance(message, types.ProgressNotification):
+            params = message.params
+            emit({
+                "step": "notification",
+                "progress_token": params.progress_token,
+                "progress": params.progress,
+                "total": params.total,
+                "message": params.message,
+            })
+
+    return on_message
+
+
 def answer_line(result):
     """The MCP-AQL answer inside a tool result: the first text content, parsed as JSON."""
     text = next((block.text for block in result.content if isinstance(block, types.TextContent)), None)
@@ -193,6 +230,7 @@ async def run(plan):
         mode="legacy" if protocol == "2025-11-25" else protocol,
         read_timeout_seconds=REQUEST_TIMEOUT_SECONDS,
         elicitation_callback=make_elicitation_callback(plan, harness_errors),
+        message_handler=make_message_handler(plan),
         client_info=types.Implementation(name="aqlgen-elicit-client-py", version="1.0.0"),
         cache=None,
     )
@@ -205,10 +243,19 @@ async def run(plan):
             raise HarnessError(f"asked for protocol {protocol}, the connection negotiated {client.protocol_version}")
         for call in plan["calls"]:
             try:
-                result = await client.call_tool(plan["tool"], call.get("arguments") or {})
+                result = await client.call_tool(
+                    plan["tool"],
+                    call.get("arguments") or {},
+                    progress_callback=on_progress if plan.get("progress") else None,
+                )
             except Exception as error:
                 emit({"step": "call", "protocol_error": describe(error)})
                 continue
+            if plan.get("progress") or plan.get("notifications"):
+                # The SDK runs notification callbacks as tasks of their own: let those of
+                # notifications that came before the answer print before it.
+                for _ in range(5):
+                    await anyio.sleep(0)
             emit(answer_line(result))
     finally:
         try:

@@ -24,7 +24,9 @@
 //                                                // (re-read at each elicitation, trimmed)
 //     "timeout_seconds": 5,                      // optional: how long "timeout" waits before it cancels
 //     "tool": "mcp_aql_delete",
-//     "calls": [{"arguments": {...}}, ...]
+//     "calls": [{"arguments": {...}}, ...],
+//     "progress": true,                          // optional: every call carries a progress token
+//     "notifications": true                      // optional: print every progress notification
 //   }
 //
 // "none" declares no elicitation capability and registers no handler. Any other value declares
@@ -35,6 +37,20 @@
 // SDK calls that same handler for a 2025-11-25 server-to-client `elicitation/create` request and
 // for the requests embedded in a 2026-07-28 `input_required` result (it then retries the call
 // with the answers and the echoed `requestState`, up to 10 rounds).
+//
+// With "progress": true each call is made with an `onprogress` request option (so the SDK puts a
+// progress token in the request's `_meta`), and each `notifications/progress` that comes while it
+// runs prints {"step":"progress","progress":p,"total":t,"message":m} before the call's own line.
+// With "notifications": true each `notifications/progress`, whatever its token (one the SDK
+// issued, or one the caller put in the arguments, e.g. in the operation object's `_meta`), prints
+// {"step":"notification","progress_token":token,"progress":p,"total":t,"message":m}.
+//
+// Both are printed from a `notifications/progress` handler of the harness's own, which replaces
+// the SDK's: this SDK runs notification handlers a microtask late but settles a response at once,
+// so a progress notification read in the same chunk as the call's answer reaches `onprogress`
+// after the SDK has forgotten its token, and is dropped ("unknown token"); and the SDK hands no
+// notification with a token it did not issue to anyone. Calls run one at a time, so every
+// notification during a call is that call's.
 //
 // Each call prints {"step":"call","answer":<MCP-AQL JSON of the first text content>,"is_error"}
 // or, when the call rejects (a JSON-RPC error, a timeout), {"step":"call","protocol_error":"..."}.
@@ -98,6 +114,9 @@ function loadPlan(text) {
     if (typeof plan.tool !== 'string') throw new HarnessError('the plan needs "tool"');
     if (!Array.isArray(plan.calls) || !plan.calls.every(call => call !== null && typeof call === 'object')) {
         throw new HarnessError('"calls" must be a list of {"arguments": {...}} objects');
+    }
+    for (const flag of ['progress', 'notifications']) {
+        if (plan[flag] !== undefined && typeof plan[flag] !== 'boolean') throw new HarnessError(`"${flag}" must be true or false`);
     }
     return plan;
 }
@@ -185,6 +204,14 @@ async function run(plan) {
         }
     );
     if (elicit) client.setRequestHandler('elicitation/create', makeElicitationHandler(plan, harnessErrors));
+    if (plan.progress || plan.notifications) {
+        client.setNotificationHandler('notifications/progress', notification => {
+            const { progressToken, progress, total, message } = notification.params;
+            const rest = { progress, total: total ?? null, message: message ?? null };
+            if (plan.progress) emit({ step: 'progress', ...rest });
+            if (plan.notifications) emit({ step: 'notification', progress_token: progressToken, ...rest });
+        });
+    }
     // Transport hiccups after the plan ran (e.g. the server gone at close) are not the tests' business.
     client.onerror = error => process.stderr.write(`elicit_client: ${describe(error)}\n`);
 
@@ -212,7 +239,10 @@ async function run(plan) {
         for (const call of plan.calls) {
             let result;
             try {
-                result = await client.callTool({ name: plan.tool, arguments: call.arguments ?? {} }, { timeout: REQUEST_TIMEOUT_MS });
+                const options = { timeout: REQUEST_TIMEOUT_MS };
+                // The token goes in the request; the harness's own handler prints (see above).
+                if (plan.progress) options.onprogress = () => {};
+                result = await client.callTool({ name: plan.tool, arguments: call.arguments ?? {} }, options);
             } catch (error) {
                 emit({ step: 'call', protocol_error: describe(error) });
                 continue;

@@ -11,9 +11,8 @@
 //! stateless HTTP requests (two instances on one `redis-server`, per-caller credentials) or
 //! both SDKs again (a progress token inside the operation object's `_meta`). demo-upstream's
 //! own view of each job (`GET /jobs/{id}`) and its request log prove what reached it. The
-//! cancel passes the safety gate: a person confirms it through the Python SDK's form; two
-//! tests reproduce server bugs (a cancel under token confirmation cannot be confirmed; a
-//! cancel of an execution that ended since the last read answers the upstream's 409).
+//! cancel passes the safety gate: a person confirms it through the Python SDK's form, or a
+//! token does; a cancel of an execution that ended since the last read is refused as ended.
 
 mod support;
 
@@ -1195,12 +1194,8 @@ async fn the_person_confirms_a_cancel_through_the_gate() {
 
 /// With token confirmation (`--confirm-by all=token`) `cancel_execution` answers
 /// `CONFIRMATION_REQUIRED`, whose message says to call again with the same params plus
-/// `confirmation_token`; doing so must cancel the execution.
-///
-/// BUG (runtime-support/src/call/line.rs `execution_id`): `cancel_execution` takes only
-/// `execution_id` and refuses `confirmation_token` with `VALIDATION_UNKNOWN_PARAM`, and the
-/// token (issued for `cancel_job` with the upstream job id, which the model never saw) cannot
-/// reach the gate: under a token policy an execution cannot be cancelled at all.
+/// `confirmation_token`; doing so must cancel the execution (the token, issued for `cancel_job`
+/// with the upstream job id the model never saw, reaches the gate through `cancel_execution`).
 #[tokio::test]
 async fn a_cancel_asked_to_be_confirmed_with_a_token_can_be_confirmed() {
     let api = jobs_api().await;
@@ -1242,7 +1237,7 @@ async fn a_cancel_asked_to_be_confirmed_with_a_token_can_be_confirmed() {
     .await;
     assert_eq!(
         confirmed["success"], true,
-        "BUG: cancel_execution called again with the confirmation_token its CONFIRMATION_REQUIRED asked for is refused, so under --confirm-by token no execution can be cancelled: {confirmed}"
+        "cancel_execution called again with the confirmation_token its CONFIRMATION_REQUIRED asked for cancels the execution: {confirmed}"
     );
     assert_eq!(status(&confirmed), "cancelled", "{confirmed}");
     assert_eq!(requested(&api, "POST"), ["/jobs", "/jobs/job_1/cancel"]);
@@ -1251,12 +1246,8 @@ async fn a_cancel_asked_to_be_confirmed_with_a_token_can_be_confirmed() {
 
 /// An execution that ended upstream after the adapter last read it (within the poll
 /// interval, so the cancel does not read it again) is still an ended execution: cancelling it
-/// must answer `VALIDATION_INVALID_VALUE` with its status, as for one the adapter saw end.
-///
-/// BUG (runtime-support/src/call/line.rs `run_execution`): the cancel call goes upstream,
-/// which refuses it (409 "already finished"), and that refusal is answered as
-/// `CONFLICT_ALREADY_EXISTS`; the execution's state is not read again, so the caller is told
-/// neither that it ended nor how (the next `get_execution` says `completed`).
+/// must answer `VALIDATION_INVALID_VALUE` with its status, as for one the adapter saw end: a
+/// cancel reads the state again first, and again after the upstream refuses it.
 #[tokio::test]
 async fn cancelling_an_execution_that_ended_since_the_last_read_is_refused_as_ended() {
     let api = jobs_api().await;
@@ -1287,7 +1278,7 @@ async fn cancelling_an_execution_that_ended_since_the_last_read_is_refused_as_en
                 refused["details"]["status"].as_str()
             ),
             (Some("VALIDATION_INVALID_VALUE"), Some("completed")),
-            "BUG: cancelling an execution that has ended (upstream, since the adapter's last read) answers the upstream's 409 instead of VALIDATION_INVALID_VALUE with details.status: {cancel}"
+            "cancelling an execution that has ended (upstream, since the adapter's last read) answers VALIDATION_INVALID_VALUE with details.status: {cancel}"
         );
     }
     client.cancel().await.expect("close");

@@ -16,6 +16,7 @@ use crate::adapter::{
     Category, ExecutionOperation, ExecutionState, IdCall, JsonPath, Lifecycle, Poll, Route,
     UpstreamRequest,
 };
+use crate::call::gate::TOKEN_PARAM;
 use crate::clock::rfc3339;
 use crate::digest::{hex, random_hex};
 use crate::error::{AqlError, ErrorCode};
@@ -57,10 +58,24 @@ pub fn execution_introspection(op: ExecutionOperation, tool: &str) -> (Value, Va
         "endpoint": category.as_str(),
         "description": execution_description(op),
         "permissions": {"readOnly": category == Category::Read, "destructive": false},
-        "parameters": [{"name": "execution_id", "type": "string", "required": true, "description": "The execution_id the starting call answered."}],
+        "parameters": execution_params(op),
         "returns": {"name": "OperationResult", "kind": "union"},
     });
     (summary, details)
+}
+
+/// The params of a runtime execution operation, for introspection.
+fn execution_params(op: ExecutionOperation) -> Value {
+    let id = json!({"name": "execution_id", "type": "string", "required": true, "description": "The execution_id the starting call answered."});
+    match op {
+        ExecutionOperation::GetExecution => json!([id]),
+        ExecutionOperation::CancelExecution => json!([id, {
+            "name": TOKEN_PARAM,
+            "type": "string",
+            "required": false,
+            "description": "When the cancel operation needs confirmation by token: the token the first call answered.",
+        }]),
+    }
 }
 
 /// How long a finished execution stays answerable.
@@ -83,6 +98,15 @@ pub struct Started {
     pub poll_interval: Duration,
     /// How long it stays answerable.
     pub kept: Duration,
+}
+
+/// When a refresh reads the upstream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Read {
+    /// When the poll interval has passed since the last read, by any instance.
+    WhenDue,
+    /// Now: before a cancel, which must not act on a state the upstream has left.
+    Now,
 }
 
 /// Where the upstream's work is watched.
@@ -340,10 +364,11 @@ impl Executions {
         record: &mut Record,
         upstream: &Upstream,
         credential: &Credential<'_>,
+        read: Read,
     ) -> Result<(), AqlError> {
         let now = unix_millis(SystemTime::now());
-        if record.status().is_terminal() || now < record.polled_ms + lifecycle.poll_interval * 1000
-        {
+        let due = read == Read::Now || now >= record.polled_ms + lifecycle.poll_interval * 1000;
+        if record.status().is_terminal() || !due {
             return Ok(());
         }
         record.polled_ms = now;

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
-use super::executions::{self, Executions, Record, Started};
-use super::gate::{Admission, Gate, Ticket};
+use super::executions::{self, Executions, Read, Record, Started};
+use super::gate::{Admission, Gate, TOKEN_PARAM, Ticket};
 use super::metrics::Metrics;
 use super::preview::would_send;
 use super::safety_loop::{LoopOp, SafetyLoop};
@@ -251,10 +251,15 @@ impl Line {
         params: &Map<String, Value>,
         context: &Context<'_, O>,
     ) -> Result<Value, AqlError> {
-        let id = execution_id(params)?;
-        let (mut record, lifecycle) = self.execution(id, context).await?;
+        let id = execution_id(op, params)?;
+        let read = match op {
+            ExecutionOperation::GetExecution => Read::WhenDue,
+            ExecutionOperation::CancelExecution => Read::Now,
+        };
+        let (mut record, lifecycle) = self.execution(id, context, read).await?;
         if op == ExecutionOperation::CancelExecution {
-            self.cancel(self.executions()?, id, lifecycle, &mut record, context)
+            let token = params.get(TOKEN_PARAM).cloned();
+            self.cancel(id, lifecycle, &mut record, token, context)
                 .await?;
         }
         Ok(record.response(id))
@@ -278,7 +283,14 @@ impl Line {
         let mut reported = STARTED;
         loop {
             executions
-                .refresh(id, lifecycle, record, &self.upstream, credential)
+                .refresh(
+                    id,
+                    lifecycle,
+                    record,
+                    &self.upstream,
+                    credential,
+                    Read::WhenDue,
+                )
                 .await?;
             // Progress only ever increases: a read that says nothing new sends nothing.
             let progress = record.percent_done(reported);
@@ -296,24 +308,43 @@ impl Line {
                 () = tokio::time::sleep(interval) => {}
                 () = context.observer.cancelled() => {
                     // The client gave up on the call: the work it started stops too.
-                    return self.cancel(executions, id, lifecycle, record, context).await;
+                    return self.cancel(id, lifecycle, record, None, context).await;
                 }
             }
         }
     }
 
     /// Cancels execution `id` upstream with its lifecycle's cancel operation, through the
-    /// gate, and keeps it cancelled.
+    /// gate (with the confirmation `token` the caller brought), and keeps it cancelled. A
+    /// cancel the upstream refuses because the execution ended meanwhile is answered as ended.
     async fn cancel<O: Observer>(
         &self,
-        executions: &Executions,
         id: &str,
         lifecycle: &Lifecycle,
         record: &mut Record,
+        token: Option<Value>,
         context: &Context<'_, O>,
     ) -> Result<(), AqlError> {
-        let (route, params) = executions.cancel_call(id, lifecycle, record)?;
-        Box::pin(self.run(route, params, None, context)).await?;
+        let executions = self.executions()?;
+        let (route, mut params) = executions.cancel_call(id, lifecycle, record)?;
+        if let Some(token) = token {
+            params.insert(TOKEN_PARAM.to_owned(), token);
+        }
+        if let Err(error) = Box::pin(self.run(route, params, None, context)).await {
+            let credential = self.credential(context)?;
+            executions
+                .refresh(
+                    id,
+                    lifecycle,
+                    record,
+                    &self.upstream,
+                    &credential,
+                    Read::Now,
+                )
+                .await?;
+            executions.cancel_call(id, lifecycle, record)?;
+            return Err(error);
+        }
         executions.cancelled(id, lifecycle, record).await
     }
 
@@ -327,12 +358,20 @@ impl Line {
         &self,
         id: &str,
         context: &Context<'_, O>,
+        read: Read,
     ) -> Result<(Record, &'static Lifecycle), AqlError> {
         let executions = self.executions()?;
         let credential = self.credential(context)?;
         let (_, lifecycle, mut record) = executions.load(id, &credential).await?;
         executions
-            .refresh(id, lifecycle, &mut record, &self.upstream, &credential)
+            .refresh(
+                id,
+                lifecycle,
+                &mut record,
+                &self.upstream,
+                &credential,
+                read,
+            )
             .await?;
         Ok((record, lifecycle))
     }
@@ -373,14 +412,21 @@ impl Line {
 /// The percent a call that starts an execution reports once the upstream took it.
 const STARTED: f64 = 10.0;
 
-/// The `execution_id` param of `get_execution` and `cancel_execution`.
-fn execution_id(params: &Map<String, Value>) -> Result<&str, AqlError> {
-    if let Some(unknown) = params.keys().find(|key| *key != "execution_id") {
+/// The `execution_id` param of `get_execution` and `cancel_execution` (which also takes a
+/// confirmation token for its cancel call).
+fn execution_id(op: ExecutionOperation, params: &Map<String, Value>) -> Result<&str, AqlError> {
+    let known: &[&str] = match op {
+        ExecutionOperation::GetExecution => &["execution_id"],
+        ExecutionOperation::CancelExecution => &["execution_id", TOKEN_PARAM],
+    };
+    if let Some(unknown) = params.keys().find(|key| !known.contains(&key.as_str())) {
         return Err(AqlError::new(
             ErrorCode::ValidationUnknownParam,
             format!(
-                "Unknown parameter '{}'; it takes only 'execution_id'",
-                crate::text::shorten(unknown, 64)
+                "Unknown parameter '{}' for '{}'; it takes {}",
+                crate::text::shorten(unknown, 64),
+                op.as_str(),
+                known.join(", ")
             ),
         ));
     }

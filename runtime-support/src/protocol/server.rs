@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::adapter::{Adapter, Category, ExecutionOperation, Route};
 use crate::call::Caller;
-use crate::call::executions::execution_category;
+use crate::call::executions::{Read, execution_category};
 use crate::call::gate::Policy;
 use crate::call::gate::limits::LimitConfig;
 use crate::call::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
@@ -661,7 +661,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             retry: None,
         };
         let id = &request.task_id;
-        match self.shared.line.execution(id, &call).await {
+        match self.shared.line.execution(id, &call, Read::WhenDue).await {
             Ok((record, lifecycle)) => {
                 Ok(GetTaskResult::new(tasks::detailed(id, &record, lifecycle)))
             }

@@ -24,7 +24,11 @@ The plan (tests/ts/elicit_client.mjs takes the same one):
       "tool": "mcp_aql_delete",
       "calls": [{"arguments": {...}}, ...],
       "progress": true,                          # optional: every call carries a progress token
-      "notifications": true                      # optional: print every progress notification
+      "notifications": true,                     # optional: print every progress notification
+      "tasks": true,                             # optional: declare the MCP Tasks extension
+                                                 # (2026-07-28 only, see below)
+      "cancel_after_ms": 500                     # optional, with tasks: tasks/cancel this long
+                                                 # after the task was created
     }
 
 "none" declares no elicitation capability. Any other value declares it (this SDK declares form and
@@ -46,6 +50,28 @@ prints {"step": "notification", "progress_token": token, "progress": p, "total":
 
 Each call prints {"step": "call", "answer": <MCP-AQL JSON of the first text content>, "is_error"}
 or, when the call raises (a JSON-RPC error, a timeout), {"step": "call", "protocol_error": "..."}.
+With "tasks": true the client declares the MCP Tasks extension (SEP-2663,
+`io.modelcontextprotocol/tasks`, capabilities.extensions) through the SDK's own extension
+mechanism: a `ClientExtension` whose `ResultClaim` claims the `tools/call` result type "task",
+which `Client.call_tool` hands to the claim's resolver. The resolver prints
+{"step": "task", "task_id", "status", "poll_interval_ms"}, then polls `tasks/get` (sent with
+`ClientSession.send_request` and a permissive result type) at the task's pollIntervalMs, printing
+{"step": "task_status", "task_id", "status", "status_message"} each time, until a terminal
+status (60 s at most, then the call's protocol_error); with "cancel_after_ms" it sends
+`tasks/cancel` that long after the task was created and prints {"step": "task_cancel"} (or
+{"step": "task_cancel", "protocol_error": "..."}). A completed (or failed) task with a `result`
+then prints the usual call line from that result (a CallToolResult); a cancelled one prints
+{"step": "call", "cancelled": true}; a failed one without a result
+{"step": "call", "task_failed": true, "error": <its error>}. A call the server answers without a
+task (e.g. an operation that is not long-running) prints its call line as usual.
+
+This SDK activates result claims on the 2026-07-28 revision only (mcp/client/session.py
+`_claim_active`): on a 2025-11-25 session it drops a claim-bearing extension from the capabilities
+it declares at `initialize` (`ClientSession._build_capabilities`), and an advertise-only
+declaration gets a task answer its `send_request` refuses (`mcp_types.methods.
+validate_server_result` checks the `tools/call` result against the 2025-11-25 CallToolResult,
+which requires `content`). So "tasks" with "protocol": "2025-11-25" is a harness error.
+
 stdout carries those JSON lines only. Exit status 0 when the plan ran, even if calls failed; 2
 with a message on stderr for harness errors (bad plan, connection failure, unreadable code file).
 At 2026-07-28 nothing is sent before the first call, so there an unreachable server shows as each
@@ -56,13 +82,16 @@ import json
 import os
 import sys
 import traceback
+from typing import Any, Literal
 
 import anyio
 import mcp_types as types
 from mcp.client.client import Client
+from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
+from pydantic import ConfigDict, Field, TypeAdapter
 
 REQUEST_TIMEOUT_SECONDS = 60.0
 """Generous, so that the server's own timeouts are the ones the tests observe."""
@@ -103,9 +132,20 @@ def load_plan(text):
     calls = plan.get("calls")
     if not isinstance(calls, list) or not all(isinstance(call, dict) for call in calls):
         raise HarnessError("\"calls\" must be a list of {\"arguments\": {...}} objects")
-    for flag in ("progress", "notifications"):
+    for flag in ("progress", "notifications", "tasks"):
         if not isinstance(plan.get(flag, False), bool):
             raise HarnessError(f"\"{flag}\" must be true or false")
+    if plan.get("tasks") and plan["protocol"] != "2026-07-28":
+        raise HarnessError(
+            "\"tasks\" needs \"protocol\": \"2026-07-28\": this SDK activates the extension's result "
+            "claim (the `task` answer of tools/call) at 2026-07-28 only"
+        )
+    cancel_after_ms = plan.get("cancel_after_ms")
+    if cancel_after_ms is not None:
+        if not plan.get("tasks"):
+            raise HarnessError("\"cancel_after_ms\" needs \"tasks\": true")
+        if isinstance(cancel_after_ms, bool) or not isinstance(cancel_after_ms, (int, float)) or cancel_after_ms < 0:
+            raise HarnessError("\"cancel_after_ms\" must be a number of milliseconds")
     return plan
 
 
@@ -201,6 +241,114 @@ def make_message_handler(plan):
     return on_message
 
 
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TASK_FOLLOW_SECONDS = 60.0
+"""How long a task is polled before the harness gives up on it."""
+TERMINAL_TASK_STATUSES = ("completed", "failed", "cancelled")
+RAW_RESULT = TypeAdapter(dict[str, Any])
+"""A permissive result type: the raw result object, as the server sent it."""
+
+
+class TaskCreated(types.Result):
+    """The `tools/call` answer that created a task (SEP-2663): `resultType: "task"`."""
+
+    model_config = ConfigDict(extra="allow")
+    result_type: Literal["task"]
+    task_id: str = Field(alias="taskId")
+    status: str
+    poll_interval_ms: int | None = Field(default=None, alias="pollIntervalMs")
+
+
+class GetTask(types.GetTaskRequest):
+    """`tasks/get`; SEP-2663 mirrors the task id into the Mcp-Name header."""
+
+    name_param = "taskId"
+
+
+class CancelTask(types.CancelTaskRequest):
+    """`tasks/cancel`; SEP-2663 mirrors the task id into the Mcp-Name header."""
+
+    name_param = "taskId"
+
+
+class TaskCancelled(Exception):
+    """The task the call created ended cancelled: there is no tool result."""
+
+
+class TaskFailed(Exception):
+    """The task ended failed without a result."""
+
+    def __init__(self, error):
+        super().__init__("the task failed")
+        self.error = error
+
+
+class TaskTimedOut(Exception):
+    """The task was still working after TASK_FOLLOW_SECONDS."""
+
+
+def poll_seconds(task):
+    interval = task.get("pollIntervalMs")
+    if isinstance(interval, bool) or not isinstance(interval, (int, float)) or interval <= 0:
+        interval = 1000
+    return interval / 1000
+
+
+class TasksExtension(ClientExtension):
+    """Declares the tasks extension and follows the tasks `tools/call` answers with."""
+
+    identifier = TASKS_EXTENSION
+
+    def __init__(self, plan):
+        self.cancel_after = plan.get("cancel_after_ms")
+
+    def claims(self):
+        return [ResultClaim(result_type="task", model=TaskCreated, resolve=self.follow)]
+
+    async def follow(self, created: TaskCreated, context: ClaimContext) -> types.CallToolResult:
+        started = anyio.current_time()
+        session = context.session
+        task_id = created.task_id
+        emit({
+            "step": "task",
+            "task_id": task_id,
+            "status": created.status,
+            "poll_interval_ms": created.poll_interval_ms,
+        })
+        cancel_at = None if self.cancel_after is None else started + self.cancel_after / 1000
+        task = created.model_dump(by_alias=True, mode="json")
+        while task.get("status") not in TERMINAL_TASK_STATUSES:
+            now = anyio.current_time()
+            if now - started > TASK_FOLLOW_SECONDS:
+                raise TaskTimedOut(f"task {task_id} still {task.get('status')} after {TASK_FOLLOW_SECONDS:.0f} s")
+            wake = now + poll_seconds(task)
+            if cancel_at is not None and cancel_at < wake:
+                await anyio.sleep(max(0.0, cancel_at - now))
+                cancel_at = None
+                try:
+                    await session.send_request(
+                        CancelTask(params=types.CancelTaskRequestParams(task_id=task_id)), RAW_RESULT
+                    )
+                    emit({"step": "task_cancel", "task_id": task_id})
+                except Exception as error:
+                    emit({"step": "task_cancel", "task_id": task_id, "protocol_error": describe(error)})
+            else:
+                await anyio.sleep(wake - now)
+            task = await session.send_request(GetTask(params=types.GetTaskRequestParams(task_id=task_id)), RAW_RESULT)
+            emit({
+                "step": "task_status",
+                "task_id": task.get("taskId"),
+                "status": task.get("status"),
+                "status_message": task.get("statusMessage"),
+            })
+        result = task.get("result")
+        if isinstance(result, dict):
+            return types.CallToolResult.model_validate(result, by_name=False)
+        if task["status"] == "cancelled":
+            raise TaskCancelled()
+        raise TaskFailed(task.get("error"))
+
+
 def answer_line(result):
     """The MCP-AQL answer inside a tool result: the first text content, parsed as JSON."""
     text = next((block.text for block in result.content if isinstance(block, types.TextContent)), None)
@@ -233,6 +381,7 @@ async def run(plan):
         message_handler=make_message_handler(plan),
         client_info=types.Implementation(name="aqlgen-elicit-client-py", version="1.0.0"),
         cache=None,
+        extensions=[TasksExtension(plan)] if plan.get("tasks") else None,
     )
     try:
         await client.__aenter__()
@@ -248,6 +397,12 @@ async def run(plan):
                     call.get("arguments") or {},
                     progress_callback=on_progress if plan.get("progress") else None,
                 )
+            except TaskCancelled:
+                emit({"step": "call", "cancelled": True})
+                continue
+            except TaskFailed as failed:
+                emit({"step": "call", "task_failed": True, "error": failed.error})
+                continue
             except Exception as error:
                 emit({"step": "call", "protocol_error": describe(error)})
                 continue

@@ -26,7 +26,11 @@
 //     "tool": "mcp_aql_delete",
 //     "calls": [{"arguments": {...}}, ...],
 //     "progress": true,                          // optional: every call carries a progress token
-//     "notifications": true                      // optional: print every progress notification
+//     "notifications": true,                     // optional: print every progress notification
+//     "tasks": true,                             // optional: declare the MCP Tasks extension
+//                                                // (2025-11-25 only, see below)
+//     "cancel_after_ms": 500                     // optional, with tasks: tasks/cancel this long
+//                                                // after the task was created
 //   }
 //
 // "none" declares no elicitation capability and registers no handler. Any other value declares
@@ -54,6 +58,28 @@
 //
 // Each call prints {"step":"call","answer":<MCP-AQL JSON of the first text content>,"is_error"}
 // or, when the call rejects (a JSON-RPC error, a timeout), {"step":"call","protocol_error":"..."}.
+// With "tasks": true the client declares the MCP Tasks extension (SEP-2663,
+// `io.modelcontextprotocol/tasks`) in its capabilities ({extensions: {...: {}}}) and sends each
+// call with the low-level `client.request({method: 'tools/call', params}, schema)` and a
+// permissive Standard Schema (this SDK has no tasks client; `callTool` would lift a task answer
+// into a CallToolResult with empty content). An answer carrying a `taskId` is a task: the harness
+// prints {"step":"task","task_id","status","poll_interval_ms"}, then polls `tasks/get` (the same
+// low-level request) at the task's pollIntervalMs, printing
+// {"step":"task_status","task_id","status","status_message"} each time, until a terminal status
+// (60 s at most, then the call's protocol_error); with "cancel_after_ms" it sends `tasks/cancel`
+// that long after the task was created and prints {"step":"task_cancel"} (or
+// {"step":"task_cancel","protocol_error":"..."}). A completed (or failed) task with a `result`
+// then prints the usual call line from that result (a CallToolResult); a cancelled one prints
+// {"step":"call","cancelled":true}; a failed one without a result
+// {"step":"call","task_failed":true,"error":<its error>}. An answer without a task prints its
+// call line as usual.
+//
+// Tasks need a 2025-11-25 session: on the 2026-07-28 wire this SDK refuses a `tools/call` answer
+// with `resultType: "task"` locally, whatever schema the caller passes (the 2026 codec's
+// `decodeResult` in dist/src-*.mjs, reached from `Protocol._requestWithSchemaViaCodec`, rejects
+// every resultType but "complete" and "input_required" with SdkError UNSUPPORTED_RESULT_TYPE). So
+// "tasks" with "protocol": "2026-07-28" is a harness error.
+//
 // stdout carries those JSON lines only. Exit status 0 when the plan ran, even if calls failed; 2
 // with a message on stderr for harness errors (bad plan, connection failure, unreadable code file).
 
@@ -115,10 +141,83 @@ function loadPlan(text) {
     if (!Array.isArray(plan.calls) || !plan.calls.every(call => call !== null && typeof call === 'object')) {
         throw new HarnessError('"calls" must be a list of {"arguments": {...}} objects');
     }
-    for (const flag of ['progress', 'notifications']) {
+    for (const flag of ['progress', 'notifications', 'tasks']) {
         if (plan[flag] !== undefined && typeof plan[flag] !== 'boolean') throw new HarnessError(`"${flag}" must be true or false`);
     }
+    if (plan.tasks && plan.protocol !== '2025-11-25') {
+        throw new HarnessError('"tasks" needs "protocol": "2025-11-25": this SDK refuses a task answer to tools/call on the 2026-07-28 wire (UNSUPPORTED_RESULT_TYPE)');
+    }
+    if (plan.cancel_after_ms !== undefined) {
+        if (!plan.tasks) throw new HarnessError('"cancel_after_ms" needs "tasks": true');
+        if (typeof plan.cancel_after_ms !== 'number' || !(plan.cancel_after_ms >= 0)) {
+            throw new HarnessError('"cancel_after_ms" must be a number of milliseconds');
+        }
+    }
     return plan;
+}
+
+const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+// How long a task is polled before the harness gives up on it.
+const TASK_FOLLOW_MS = 60_000;
+const TERMINAL_TASK_STATUSES = ['completed', 'failed', 'cancelled'];
+
+// A permissive Standard Schema (what `client.request` takes as its result schema): any result,
+// as the SDK decoded it.
+const ANY_RESULT = {
+    '~standard': { version: 1, vendor: 'aqlgen-elicit-client', validate: value => ({ value }) }
+};
+
+class TaskCancelled extends Error {}
+
+class TaskFailed extends Error {
+    constructor(error) {
+        super('the task failed');
+        this.error = error;
+    }
+}
+
+function pollMs(task) {
+    const interval = task.pollIntervalMs;
+    return typeof interval === 'number' && interval > 0 ? interval : 1000;
+}
+
+// Follows the task `created` until it ends: the CallToolResult of its `result`.
+async function followTask(client, plan, created) {
+    const started = Date.now();
+    const taskId = created.taskId;
+    emit({ step: 'task', task_id: taskId, status: created.status ?? null, poll_interval_ms: created.pollIntervalMs ?? null });
+    let cancelAt = plan.cancel_after_ms === undefined ? undefined : started + plan.cancel_after_ms;
+    const options = { timeout: REQUEST_TIMEOUT_MS };
+    let task = created;
+    while (!TERMINAL_TASK_STATUSES.includes(task.status)) {
+        const now = Date.now();
+        if (now - started > TASK_FOLLOW_MS) throw new Error(`task ${taskId} still ${task.status} after ${TASK_FOLLOW_MS / 1000} s`);
+        const wake = now + pollMs(task);
+        if (cancelAt !== undefined && cancelAt < wake) {
+            await sleep(Math.max(0, cancelAt - now));
+            cancelAt = undefined;
+            try {
+                await client.request({ method: 'tasks/cancel', params: { taskId } }, ANY_RESULT, options);
+                emit({ step: 'task_cancel', task_id: taskId });
+            } catch (error) {
+                emit({ step: 'task_cancel', task_id: taskId, protocol_error: describe(error) });
+            }
+        } else {
+            await sleep(wake - now);
+        }
+        task = await client.request({ method: 'tasks/get', params: { taskId } }, ANY_RESULT, options);
+        emit({ step: 'task_status', task_id: task.taskId ?? null, status: task.status ?? null, status_message: task.statusMessage ?? null });
+    }
+    if (task.result !== null && typeof task.result === 'object') return task.result;
+    if (task.status === 'cancelled') throw new TaskCancelled();
+    throw new TaskFailed(task.error ?? null);
+}
+
+// One call with the tasks extension declared: a task is followed to its end.
+async function callWithTasks(client, plan, params, options) {
+    const answer = await client.request({ method: 'tools/call', params }, ANY_RESULT, options);
+    if (typeof answer?.taskId === 'string' && !Array.isArray(answer.content)) return followTask(client, plan, answer);
+    return answer;
 }
 
 // The `elicitation/create` handler: (request, ctx) => ElicitResult. The SDK validates the request
@@ -194,7 +293,10 @@ async function run(plan) {
     const client = new sdk.Client(
         { name: 'aqlgen-elicit-client-ts', version: '1.0.0' },
         {
-            capabilities: elicit ? { elicitation: { form: {} } } : {},
+            capabilities: {
+                ...(elicit ? { elicitation: { form: {} } } : {}),
+                ...(plan.tasks ? { extensions: { [TASKS_EXTENSION]: {} } } : {})
+            },
             ...(plan.protocol === '2026-07-28'
                 ? // Modern era at exactly this revision: connect() sends server/discover (no
                   // initialize); every request then carries the _meta envelope with these capabilities.
@@ -242,8 +344,17 @@ async function run(plan) {
                 const options = { timeout: REQUEST_TIMEOUT_MS };
                 // The token goes in the request; the harness's own handler prints (see above).
                 if (plan.progress) options.onprogress = () => {};
-                result = await client.callTool({ name: plan.tool, arguments: call.arguments ?? {} }, options);
+                const params = { name: plan.tool, arguments: call.arguments ?? {} };
+                result = plan.tasks ? await callWithTasks(client, plan, params, options) : await client.callTool(params, options);
             } catch (error) {
+                if (error instanceof TaskCancelled) {
+                    emit({ step: 'call', cancelled: true });
+                    continue;
+                }
+                if (error instanceof TaskFailed) {
+                    emit({ step: 'call', task_failed: true, error: error.error });
+                    continue;
+                }
                 emit({ step: 'call', protocol_error: describe(error) });
                 continue;
             }

@@ -444,6 +444,7 @@ fn import_openapi(
         operations: imported.categories.clone(),
         operations_complete: imported.completeness.complete,
         operations_losing_required: imported.completeness.losing_required,
+        operations_long_running: imported.long_running,
         warnings: imported
             .warnings
             .iter()

@@ -119,6 +119,9 @@ pub struct Imported {
     /// Operations written that lost a param, body or credential their description
     /// requires: always 0, as such an operation is not written.
     pub operations_losing_required: usize,
+    /// Operations written with a `lifecycle`: they start work upstream that the server
+    /// follows until it ends.
+    pub operations_long_running: usize,
     pub warnings: Vec<ImportWarning>,
     pub notes: Vec<String>,
 }
@@ -262,8 +265,12 @@ impl Report {
                     .iter()
                     .map(|(category, count)| format!("{category} {count}"))
                     .collect();
+                let long_running = match report.operations_long_running {
+                    0 => String::new(),
+                    count => format!("; {count} long-running"),
+                };
                 out!(
-                    "wrote {} ({}; {} of {} operations complete; {} warnings)",
+                    "wrote {} ({}; {} of {} operations complete{long_running}; {} warnings)",
                     report.files_generated.first().map_or("", String::as_str),
                     counts.join(", "),
                     report.operations_complete,

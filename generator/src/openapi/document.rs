@@ -272,6 +272,25 @@ pub struct Response {
     /// Its forms, by media type.
     #[serde(deserialize_with = "entries")]
     pub content: Option<BTreeMap<String, MediaType>>,
+    /// The operations its values lead to, by name.
+    #[serde(deserialize_with = "entries")]
+    pub links: Option<BTreeMap<String, RefOr<Link>>>,
+}
+
+/// A link from a response to an operation its values can be passed to.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Link {
+    /// The `operationId` of the operation.
+    #[serde(deserialize_with = "lenient")]
+    pub operation_id: Option<String>,
+    /// A reference to the operation, `#/paths/~1jobs~1{id}/get`.
+    #[serde(deserialize_with = "lenient")]
+    pub operation_ref: Option<String>,
+    /// The operation's params, by name (`id` or `path.id`), each a value or a runtime
+    /// expression such as `$response.body#/id`.
+    #[serde(deserialize_with = "entries")]
+    pub parameters: Option<BTreeMap<String, Value>>,
 }
 
 /// One form of a body.

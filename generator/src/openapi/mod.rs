@@ -6,7 +6,8 @@
 //! ([`operation`], [`body`], [`params`]); a READ gets field selection, presets and
 //! pagination from its params and success response ([`shaping`]). Before anything is
 //! written, the schema is held to the rules `check` uses and what they would refuse is left
-//! out ([`settle`]). What the adapter format cannot carry becomes a [`Warning`] naming the
+//! out ([`settle`]); then an operation that starts work the document shows how to follow
+//! gets a `lifecycle` ([`lifecycle`]). What the adapter format cannot carry becomes a [`Warning`] naming the
 //! operation and the reason.
 
 mod audit;
@@ -15,6 +16,7 @@ mod body;
 mod classify;
 mod document;
 mod html;
+mod lifecycle;
 mod naming;
 mod operation;
 mod params;
@@ -61,6 +63,9 @@ pub struct Imported {
     pub warnings: Vec<Warning>,
     /// What the operations written carry of their description.
     pub completeness: Completeness,
+    /// Operations written with a `lifecycle`: they start work upstream the adapter follows
+    /// until it ends.
+    pub long_running: usize,
 }
 
 /// How many of the operations written carry everything their description asks for.
@@ -274,6 +279,13 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         modified: None,
     };
     settle::settle(&mut schema, &mut warnings)?;
+    let followed = lifecycle::recognise(
+        &refs,
+        &mut schema,
+        &mut endpoints,
+        &mut readings,
+        &mut warnings,
+    );
     let mut completeness = Completeness::default();
     for (_, list) in schema.operations.families() {
         for operation in list {
@@ -301,7 +313,10 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         title,
         version,
         auth.notes.as_deref(),
-        &readings,
+        text::Review {
+            readings: &readings,
+            followed: &followed,
+        },
         &warnings,
         &completeness,
     )?;
@@ -317,6 +332,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         categories: text::counts(&schema.operations),
         warnings,
         completeness,
+        long_running: followed.len(),
     })
 }
 

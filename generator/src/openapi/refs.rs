@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::document::{Parameter, PathItem, RefOr, RequestBody, Response, Schema, SecurityScheme};
+use super::document::{
+    Link, Parameter, PathItem, RefOr, RequestBody, Response, Schema, SecurityScheme,
+};
 
 /// The longest chain of `$ref`s followed.
 const MAX_LINKS: usize = 32;
@@ -34,6 +36,7 @@ pub struct Targets {
     response: OnceCell<Response>,
     path_item: OnceCell<PathItem>,
     security_scheme: OnceCell<SecurityScheme>,
+    link: OnceCell<Link>,
 }
 
 /// A kind of object a `$ref` may point at.
@@ -59,6 +62,7 @@ target! {
     Response => response,
     PathItem => path_item,
     SecurityScheme => security_scheme,
+    Link => link,
 }
 
 impl<'a> Resolver<'a> {

@@ -6,14 +6,23 @@ use std::collections::BTreeMap;
 use aqlgen_model::{Category, DangerLevel, Vocabulary};
 
 use super::classify::Meaning;
+use super::lifecycle::Followed;
 use super::{Completeness, Warning};
 use crate::Error;
 use crate::schema::{AdapterSchema, Operation, Operations};
 
+/// What the adapter's Markdown lists for review.
+#[derive(Debug, Clone, Copy)]
+pub struct Review<'a> {
+    /// The operations whose words decided their category or danger level.
+    pub readings: &'a [Reading],
+    /// The operations followed as long-running.
+    pub followed: &'a [Followed],
+}
+
 /// The adapter file for `schema`, imported from the OpenAPI `version` description of the API
 /// called `title`, with what the import left out, how to obtain the credential
-/// (`auth_notes`, Markdown) and the operations whose words decided their category or danger
-/// level.
+/// (`auth_notes`, Markdown) and what to `review`.
 ///
 /// # Errors
 ///
@@ -23,7 +32,7 @@ pub fn adapter(
     title: &str,
     version: &str,
     auth_notes: Option<&str>,
-    readings: &[Reading],
+    review: Review<'_>,
     warnings: &[Warning],
     completeness: &Completeness,
 ) -> Result<String, Error> {
@@ -31,7 +40,7 @@ pub fn adapter(
         .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;
     let yaml = quote_yaml_1_1(&yaml);
     Ok(format!(
-        "---\n{yaml}---\n\n{}{}{}",
+        "---\n{yaml}---\n\n{}{}{}{}",
         summary(
             title,
             version,
@@ -40,7 +49,8 @@ pub fn adapter(
             completeness
         ),
         auth_notes.unwrap_or_default(),
-        decided_by_words(&schema.operations, readings)
+        decided_by_words(&schema.operations, review.readings),
+        long_running(review.followed)
     ))
 }
 
@@ -80,6 +90,55 @@ impl Reading {
             why,
         }
     }
+
+    /// Files the reading of `name` under `category`, where the operation now is.
+    pub fn recategorise(&mut self, name: &str, category: Category) {
+        if self.name == name {
+            self.category = category;
+        }
+    }
+}
+
+/// The Markdown table of the operations followed as long-running, for review.
+fn long_running(followed: &[Followed]) -> String {
+    if followed.is_empty() {
+        return String::new();
+    }
+    let cell = |text: &str| text.replace('|', "\\|");
+    let count = match followed.len() {
+        1 => "1 operation starts".to_owned(),
+        count => format!("{count} operations start"),
+    };
+    let mut text = format!(
+        "\n## Long-running operations\n\n{count} work upstream that goes on after the \
+         call answers, as the description shows: the adapter follows it until it ends \
+         (`lifecycle`, an aqlgen extension), mapping the upstream states onto pending, running, \
+         completed, failed and cancelled by their names. Review them.\n\n\
+         | Operation | Endpoint | Category | Followed through | States |\n|---|---|---|---|---|\n"
+    );
+    for operation in followed {
+        let category = match operation.was {
+            Some(was) => format!("execute (imported as {})", was.family()),
+            None => "execute".to_owned(),
+        };
+        let poll = if operation.poll == "location" {
+            "the `Operation-Location` or `Location` it answers".to_owned()
+        } else {
+            format!("`{}`", operation.poll)
+        };
+        let states: Vec<String> = operation
+            .states
+            .iter()
+            .map(|(upstream, core)| format!("{upstream} → {core}"))
+            .collect();
+        text.push_str(&format!(
+            "| {} | {} | {category} | {poll} | {} |\n",
+            operation.name,
+            cell(&operation.maps_to),
+            cell(&states.join(", "))
+        ));
+    }
+    text
 }
 
 /// The Markdown table of the `readings` whose operations are still in `operations`.

@@ -21,7 +21,7 @@ const MAX_STANDARD: usize = 12;
 const MAX_DEPTH: usize = 16;
 
 /// Properties of an object schema, each with its resolved schema, by name.
-type Properties<'a> = Vec<(&'a str, &'a Schema)>;
+pub(super) type Properties<'a> = Vec<(&'a str, &'a Schema)>;
 
 /// What a successful answer is, as far as shaping cares.
 enum Answer<'a> {
@@ -81,7 +81,10 @@ pub fn shape(
 }
 
 /// The `200` response, else the first `2XX` one (by status, `2XX` itself included).
-fn success_response<'a>(refs: &'a Resolver<'_>, operation: &'a Described) -> Option<&'a Answered> {
+pub(super) fn success_response<'a>(
+    refs: &'a Resolver<'_>,
+    operation: &'a Described,
+) -> Option<&'a Answered> {
     let responses = operation.responses.as_ref()?;
     let response = responses.get("200").or_else(|| {
         responses
@@ -102,7 +105,10 @@ fn declares_link(response: &Answered) -> bool {
 }
 
 /// The schema of the response's JSON content, resolved.
-fn json_schema<'a>(refs: &'a Resolver<'_>, response: &'a Answered) -> Option<&'a Schema> {
+pub(super) fn json_schema<'a>(
+    refs: &'a Resolver<'_>,
+    response: &'a Answered,
+) -> Option<&'a Schema> {
     let schema = document::json_form(response.content.as_ref())?
         .schema
         .as_ref()?;
@@ -312,7 +318,7 @@ fn array_items(schema: &Schema) -> Option<&RefOr<Schema>> {
 /// The properties of an object schema (resolved), its `allOf` parts' first, the first of a
 /// name kept; `None` when the schema is no object. A property whose `$ref` leads nowhere
 /// counts as a schema that says nothing.
-fn properties<'a>(
+pub(super) fn properties<'a>(
     refs: &'a Resolver<'_>,
     schema: &'a Schema,
     depth: usize,

@@ -34,10 +34,10 @@ pub const fn execution_category(op: ExecutionOperation) -> Category {
 pub const fn execution_description(op: ExecutionOperation) -> &'static str {
     match op {
         ExecutionOperation::GetExecution => {
-            "The state of an execution a long-running operation started: execution_id, status (pending, running, completed, failed or cancelled), started_at, finished_at, progress, and the error or result once it ended. Reads the upstream at most once per poll interval."
+            "The state of an execution a long-running operation started: execution_id, status (pending, running, completed, failed or cancelled), started_at, finished_at, progress, and the error or result once it ended. Reads the upstream no more than once per poll interval."
         }
         ExecutionOperation::CancelExecution => {
-            "Cancel an execution that has not ended, with the upstream's own cancel operation; an ended execution cannot be cancelled."
+            "Cancel an execution which has not ended, with the upstream's own cancel operation; an ended execution cannot be cancelled."
         }
     }
 }

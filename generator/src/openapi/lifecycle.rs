@@ -40,26 +40,11 @@ use super::document::{Link, Operation as Described, Response as Answered, Schema
 use super::operation::Endpoint;
 use super::refs::Resolver;
 use super::shaping::{self, Properties};
-use super::text::Reading;
+use super::text::{Followed, Reading};
 use super::{Warning, naming};
 use crate::schema::lifecycle::{self, Poll};
 use crate::schema::{AdapterSchema, Lifecycle, LifecycleProgress, Operation, ParamType};
 use crate::validate::rules;
-
-/// An operation the adapter follows as long-running, for the adapter's Markdown.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Followed {
-    /// The operation.
-    pub name: String,
-    /// Its `maps_to`.
-    pub maps_to: String,
-    /// The category it was imported as, when that was not EXECUTE.
-    pub was: Option<Category>,
-    /// What is polled: `location` or an operation.
-    pub poll: String,
-    /// The upstream states, each with its core state.
-    pub states: Vec<(String, String)>,
-}
 
 /// Upstream state names, compared lowercase without separators, by the core state they
 /// mean.

@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use aqlgen_model::{Category, DangerLevel, Vocabulary};
 
 use super::classify::Meaning;
-use super::lifecycle::Followed;
 use super::{Completeness, Warning};
 use crate::Error;
 use crate::schema::{AdapterSchema, Operation, Operations};
@@ -52,6 +51,21 @@ pub fn adapter(
         decided_by_words(&schema.operations, review.readings),
         long_running(review.followed)
     ))
+}
+
+/// An operation the adapter follows as long-running, for the adapter's Markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Followed {
+    /// The operation.
+    pub name: String,
+    /// Its `maps_to`.
+    pub maps_to: String,
+    /// The category it was imported as, when that was not EXECUTE.
+    pub was: Option<Category>,
+    /// What is polled: `location` or an operation.
+    pub poll: String,
+    /// The upstream states, each with its core state.
+    pub states: Vec<(String, String)>,
 }
 
 /// An operation whose verb, not its method, decided its category or raised its danger

@@ -135,8 +135,11 @@ async fn assert_every_operation_answers(file: &str, minimum: usize) {
         let response = request.send().await.expect("send");
         let status = response.status();
         let text = response.text().await.expect("body");
+        // The seeded runs have completed: cancelling one is GitHub's 409, which still shows
+        // the route is there (tests/long_running.rs cancels a running one).
+        let completed_run = name == "cancel_workflow_run" && status.as_u16() == 409;
         assert!(
-            status.is_success(),
+            status.is_success() || completed_run,
             "{name}: {path} answered {status}: {text}"
         );
         if !text.is_empty() {

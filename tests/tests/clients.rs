@@ -4,45 +4,12 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-
 use serde_json::{Value, json};
+use support::sdk::{python, workspace};
 use support::{assert_introspection, assert_result};
 
 const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
 const KEY: &str = "python-test-key";
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The venv's interpreter; runs `scripts/setup` first when the venv is missing.
-fn python() -> PathBuf {
-    let venv = std::env::var_os("AQLGEN_PY_VENV")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| workspace().join("target/py-mcp"));
-    let venv = if venv.is_absolute() {
-        venv
-    } else {
-        workspace().join(venv)
-    };
-    let python = venv.join("bin/python");
-    let ready = std::process::Command::new(&python)
-        .args(["-c", "import mcp"])
-        .output()
-        .is_ok_and(|output| output.status.success());
-    if !ready {
-        let status = std::process::Command::new(workspace().join("scripts/setup"))
-            .env("AQLGEN_PY_VENV", &venv)
-            .status()
-            .expect("run scripts/setup");
-        assert!(
-            status.success(),
-            "scripts/setup failed: the Python mcp client is needed"
-        );
-    }
-    python
-}
 
 #[tokio::test]
 async fn python_mcp_client_lists_introspects_and_calls() {

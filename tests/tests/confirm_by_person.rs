@@ -13,18 +13,19 @@
 mod support;
 
 use std::future::Future;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::State;
 use axum::routing::post;
 use serde_json::{Value, json};
+use support::sdk::{SDKS, Sdk};
 use support::{Redis, TODO_KEY, assert_result, demo_api, http_server_for};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 
 const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
 const DELETE_TOOL: &str = "mcp_aql_delete";
@@ -38,94 +39,6 @@ const PARALLEL: usize = 3;
 
 // ---------------------------------------------------------------------------------------------
 // The third-party clients
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn absolute(path: PathBuf) -> PathBuf {
-    if path.is_absolute() {
-        path
-    } else {
-        workspace().join(path)
-    }
-}
-
-fn venv() -> PathBuf {
-    absolute(
-        std::env::var_os("AQLGEN_PY_VENV")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("target/py-mcp")),
-    )
-}
-
-fn ts_dir() -> PathBuf {
-    absolute(
-        std::env::var_os("AQLGEN_TS_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("target/ts-mcp")),
-    )
-}
-
-/// Runs `scripts/setup` once when either SDK is missing.
-fn clients_ready() {
-    static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| {
-        let python = std::process::Command::new(venv().join("bin/python"))
-            .args(["-c", "import mcp"])
-            .output()
-            .is_ok_and(|output| output.status.success());
-        let ts = ts_dir()
-            .join("node_modules/@modelcontextprotocol/client/package.json")
-            .is_file();
-        if !(python && ts) {
-            let status = std::process::Command::new(workspace().join("scripts/setup"))
-                .env("AQLGEN_PY_VENV", venv())
-                .env("AQLGEN_TS_DIR", ts_dir())
-                .status()
-                .expect("run scripts/setup");
-            assert!(
-                status.success(),
-                "scripts/setup failed: the Python and TypeScript MCP clients are needed"
-            );
-        }
-    });
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sdk {
-    Python,
-    Ts,
-}
-
-const SDKS: [Sdk; 2] = [Sdk::Python, Sdk::Ts];
-
-impl Sdk {
-    fn command(self) -> Command {
-        clients_ready();
-        let mut command = match self {
-            Self::Python => {
-                let mut command = Command::new(venv().join("bin/python"));
-                command.arg(workspace().join("tests/python/elicit_client.py"));
-                command
-            }
-            Self::Ts => {
-                let mut command = Command::new("node");
-                command
-                    .arg(workspace().join("tests/ts/elicit_client.mjs"))
-                    .env("AQLGEN_TS_DIR", ts_dir());
-                command
-            }
-        };
-        // The harness hands its environment to a stdio server: no operator flags from ours.
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("MCP_AQL_") {
-                command.env_remove(key);
-            }
-        }
-        command
-    }
-}
 
 /// What a harness printed: its JSON steps, and stdout as it came.
 struct Run {

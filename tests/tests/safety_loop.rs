@@ -16,7 +16,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use axum::Json;
@@ -24,8 +24,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use serde_json::{Value, json};
+use support::sdk::Sdk;
 use support::{TODO_KEY, assert_introspection, assert_result, call, demo_api, todo_client};
-use tokio::process::Command;
 
 const TODO_BIN: &str = env!("CARGO_BIN_EXE_todo-adapter-server");
 /// The 2025-11-25 session protocol: forms arrive as `elicitation/create`.
@@ -44,43 +44,6 @@ const LOOP_OPS: [(&str, &str); 6] = [
 
 // ---------------------------------------------------------------------------------------------
 // The Python client
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The venv's interpreter; runs `scripts/setup` once when the venv lacks the `mcp` package.
-fn python() -> PathBuf {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let venv = std::env::var_os("AQLGEN_PY_VENV")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from("target/py-mcp"));
-            let venv = if venv.is_absolute() {
-                venv
-            } else {
-                workspace().join(venv)
-            };
-            let python = venv.join("bin/python");
-            let ready = std::process::Command::new(&python)
-                .args(["-c", "import mcp"])
-                .output()
-                .is_ok_and(|output| output.status.success());
-            if !ready {
-                let status = std::process::Command::new(workspace().join("scripts/setup"))
-                    .env("AQLGEN_PY_VENV", &venv)
-                    .status()
-                    .expect("run scripts/setup");
-                assert!(
-                    status.success(),
-                    "scripts/setup failed: the Python mcp client is needed"
-                );
-            }
-            python
-        })
-        .clone()
-}
 
 /// What one harness run printed.
 struct Run {
@@ -118,15 +81,8 @@ impl Run {
 
 /// Runs the Python harness on `plan`.
 async fn harness(plan: &Value) -> Run {
-    let mut command = Command::new(python());
-    command.arg(workspace().join("tests/python/elicit_client.py"));
-    // The harness hands its environment to a stdio server: no operator flags from ours.
-    for (key, _) in std::env::vars_os() {
-        if key.to_string_lossy().starts_with("MCP_AQL_") {
-            command.env_remove(key);
-        }
-    }
-    let output = command
+    let output = Sdk::Python
+        .command()
         .arg(plan.to_string())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -12,14 +12,12 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::{Value, json};
 use support::assert_result;
-use tokio::process::Command;
+use support::sdk::Sdk;
 
 const BIN: &str = env!("CARGO_BIN_EXE_real-api-adapter");
 /// The key demo-upstream's job API wants.
@@ -64,97 +62,11 @@ async fn upstream_job(api: &demo_upstream::Running, id: &str) -> Value {
 // ---------------------------------------------------------------------------------------------
 // The third-party clients (as in tests/tests/executions.rs)
 
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn absolute(path: PathBuf) -> PathBuf {
-    if path.is_absolute() {
-        path
-    } else {
-        workspace().join(path)
-    }
-}
-
-fn venv() -> PathBuf {
-    absolute(
-        std::env::var_os("AQLGEN_PY_VENV")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("target/py-mcp")),
-    )
-}
-
-fn ts_dir() -> PathBuf {
-    absolute(
-        std::env::var_os("AQLGEN_TS_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("target/ts-mcp")),
-    )
-}
-
-/// Runs `scripts/setup` once when either SDK is missing.
-fn clients_ready() {
-    static READY: OnceLock<()> = OnceLock::new();
-    READY.get_or_init(|| {
-        let python = std::process::Command::new(venv().join("bin/python"))
-            .args(["-c", "import mcp"])
-            .output()
-            .is_ok_and(|output| output.status.success());
-        let ts = ts_dir()
-            .join("node_modules/@modelcontextprotocol/client/package.json")
-            .is_file();
-        if !(python && ts) {
-            let status = std::process::Command::new(workspace().join("scripts/setup"))
-                .env("AQLGEN_PY_VENV", venv())
-                .env("AQLGEN_TS_DIR", ts_dir())
-                .status()
-                .expect("run scripts/setup");
-            assert!(
-                status.success(),
-                "scripts/setup failed: the Python and TypeScript MCP clients are needed"
-            );
-        }
-    });
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Sdk {
-    Python,
-    Ts,
-}
-
-impl Sdk {
-    /// The revision on which the SDK carries tasks (see the module documentation).
-    fn protocol(self) -> &'static str {
-        match self {
-            Self::Python => "2026-07-28",
-            Self::Ts => "2025-11-25",
-        }
-    }
-
-    fn command(self) -> Command {
-        clients_ready();
-        let mut command = match self {
-            Self::Python => {
-                let mut command = Command::new(venv().join("bin/python"));
-                command.arg(workspace().join("tests/python/elicit_client.py"));
-                command
-            }
-            Self::Ts => {
-                let mut command = Command::new("node");
-                command
-                    .arg(workspace().join("tests/ts/elicit_client.mjs"))
-                    .env("AQLGEN_TS_DIR", ts_dir());
-                command
-            }
-        };
-        // The harness hands its environment to a stdio server: no operator flags from ours.
-        for (key, _) in std::env::vars_os() {
-            if key.to_string_lossy().starts_with("MCP_AQL_") {
-                command.env_remove(key);
-            }
-        }
-        command
+/// The revision on which `sdk` carries tasks (see the module documentation).
+fn tasks_protocol(sdk: Sdk) -> &'static str {
+    match sdk {
+        Sdk::Python => "2026-07-28",
+        Sdk::Ts => "2025-11-25",
     }
 }
 
@@ -173,7 +85,7 @@ fn plan(sdk: Sdk, api: &demo_upstream::Running, params: Value, extra: Value) -> 
             "JOBS_API_KEY": KEY,
             "RUST_LOG": "warn",
         },
-        "protocol": sdk.protocol(),
+        "protocol": tasks_protocol(sdk),
         "elicitation": "none",
         "tool": TOOL,
         "calls": [{"arguments": {"operation": "start_export", "params": params}}],

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each test file uses a different subset of these helpers
 
+pub mod sdk;
+
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::OnceLock;

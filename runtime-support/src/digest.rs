@@ -23,6 +23,21 @@ pub fn hex(bytes: &[u8]) -> String {
     text
 }
 
+/// The first `bytes` bytes (at most 32) of the hash of `operation` and its `params`, as hex:
+/// what a cursor or a person's confirmation is bound to.
+pub fn call_digest(operation: &str, params: &Map<String, Value>, bytes: usize) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(operation.as_bytes());
+    hasher.update([0]);
+    feed_object(&mut hasher, params);
+    hex(&hasher.finalize()[..bytes.min(32)])
+}
+
+/// Who brings `credential`, as a name that never shows it: `cred_` and 128 bits of its hash.
+pub fn credential_id(credential: &str) -> String {
+    format!("cred_{}", hex(&Sha256::digest(credential.as_bytes())[..16]))
+}
+
 /// Feeds `object` to `hasher` in one canonical form: keys sorted, scalars as compact JSON.
 pub fn feed_object(hasher: &mut Sha256, object: &Map<String, Value>) {
     let mut keys: Vec<&String> = object.keys().collect();

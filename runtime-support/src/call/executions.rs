@@ -9,7 +9,6 @@ use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 use super::upstream::{Answer, Credential, Upstream};
 use crate::adapter::{
@@ -18,7 +17,7 @@ use crate::adapter::{
 };
 use crate::call::gate::TOKEN_PARAM;
 use crate::clock::rfc3339;
-use crate::digest::{hex, random_hex};
+use crate::digest::{credential_id, random_hex};
 use crate::error::{AqlError, ErrorCode};
 use crate::state::{Store, unix_millis};
 
@@ -560,10 +559,7 @@ fn at(value: &Value, path: JsonPath) -> Option<&Value> {
 fn owner(credential: &Credential<'_>) -> String {
     match credential {
         Credential::Environment => "server".to_owned(),
-        Credential::Request(value) => {
-            let digest = Sha256::digest(value.as_bytes());
-            format!("cred_{}", hex(&digest[..16]))
-        }
+        Credential::Request(value) => credential_id(value),
     }
 }
 

@@ -12,7 +12,7 @@ use http::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
 
 use crate::call::{Caller, UpstreamCredential};
-use crate::digest::{hex, random_hex};
+use crate::digest::{credential_id, hex, random_hex};
 
 /// The state of one connection. Dropped with the connection's handler, which takes every
 /// session-scoped value with it.
@@ -62,8 +62,7 @@ impl Session {
             // session's id is not enough to redeem its tokens with another credential.
             None => match &credential {
                 UpstreamCredential::Request(value) => {
-                    let digest = Sha256::digest(value.as_bytes());
-                    format!("{}:cred_{}", self.id(), hex(&digest[..16]))
+                    format!("{}:{}", self.id(), credential_id(value))
                 }
                 UpstreamCredential::Server | UpstreamCredential::Missing => self.id().to_owned(),
             },

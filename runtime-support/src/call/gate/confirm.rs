@@ -14,7 +14,6 @@
 use std::time::SystemTime;
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use super::audit::Event;
 use super::policy::{ConfirmReason, confirmation_context};
@@ -25,7 +24,7 @@ use crate::call::person::{Answer, Field, Form, Reach, Retry};
 use crate::call::preview::would_send;
 use crate::call::{Context, Observer};
 use crate::config::{ConfirmBy, Fallback};
-use crate::digest::{feed_object, hex};
+use crate::digest::call_digest;
 use crate::error::{AqlError, ErrorCode};
 use crate::redact::scrub_registered;
 
@@ -394,11 +393,7 @@ impl Gate {
 
 /// 128 bits of the hash of the operation and the confirmed scope (params and precondition).
 fn scope_digest(operation: &str, scope: &Map<String, Value>) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(operation.as_bytes());
-    hasher.update([0]);
-    feed_object(&mut hasher, scope);
-    hex(&hasher.finalize()[..16])
+    call_digest(operation, scope, 16)
 }
 
 /// `PERMISSION_CONFIRMATION_UNAVAILABLE`: a person must confirm and cannot be asked.

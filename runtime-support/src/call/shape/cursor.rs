@@ -12,9 +12,9 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
-use crate::digest::{feed_object, hex, random_key};
+use crate::digest::{call_digest, random_key};
 use crate::error::{AqlError, ErrorCode};
 use crate::state::{Store, shared_key};
 
@@ -258,11 +258,7 @@ impl Default for Cursors {
 
 /// 64 bits of the hash of the operation and its params: what a cursor is bound to.
 fn scope(operation: &str, params: &Map<String, Value>) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(operation.as_bytes());
-    hasher.update([0]);
-    feed_object(&mut hasher, params);
-    hex(&hasher.finalize()[..8])
+    call_digest(operation, params, 8)
 }
 
 /// `VALIDATION_INVALID_VALUE` for a cursor in `param` that is not one of ours.

@@ -149,7 +149,7 @@ const TTL_FLAGS: [NumberFlag<TokenConfig>; 4] = [
     },
 ];
 
-const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 7] = [
+const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 8] = [
     NumberFlag {
         flag: "max-sessions",
         env: "MCP_AQL_MAX_SESSIONS",
@@ -212,6 +212,15 @@ const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 7] = [
         seconds: true,
         help: "Seconds to wait for the next piece of an upstream answer (1..=300) [default: 10]",
         set: |t, v| t.upstream_read_timeout = Duration::from_secs(v),
+    },
+    NumberFlag {
+        flag: "drain-timeout",
+        env: "MCP_AQL_DRAIN_TIMEOUT",
+        min: 0,
+        max: 3_600,
+        seconds: true,
+        help: "Seconds calls in flight get to finish once the server stops taking connections, on SIGTERM or after handing over to a new binary (0..=3600) [default: 30]",
+        set: |t, v| t.drain_timeout = Duration::from_secs(v),
     },
 ];
 

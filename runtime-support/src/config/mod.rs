@@ -104,6 +104,9 @@ pub struct TransportLimits {
     pub idle_timeout: Duration,
     /// Longest wait for the next piece of an upstream answer.
     pub upstream_read_timeout: Duration,
+    /// How long calls in flight get to finish once the server stops accepting connections
+    /// (on SIGTERM, or after handing its socket to a new binary).
+    pub drain_timeout: Duration,
 }
 
 impl Default for TransportLimits {
@@ -116,6 +119,7 @@ impl Default for TransportLimits {
             body_timeout: Duration::from_secs(30),
             idle_timeout: Duration::from_secs(60),
             upstream_read_timeout: Duration::from_secs(10),
+            drain_timeout: Duration::from_secs(30),
         }
     }
 }

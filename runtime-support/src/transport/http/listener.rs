@@ -30,10 +30,9 @@ pub struct Connections {
     pub max: usize,
     pub header_timeout: Duration,
     pub idle_timeout: Duration,
+    /// How long open connections get to finish after shutdown begins.
+    pub drain: Duration,
 }
-
-/// How long open connections get to finish after shutdown begins.
-const DRAIN: Duration = Duration::from_secs(5);
 
 /// Serves `router` on `listener` until `shutdown` is cancelled, then drains.
 pub async fn serve(
@@ -71,8 +70,14 @@ pub async fn serve(
         });
     }
     tracker.close();
-    if tokio::time::timeout(DRAIN, tracker.wait()).await.is_err() {
-        tracing::info!("closing connections still open after {} s", DRAIN.as_secs());
+    if tokio::time::timeout(limits.drain, tracker.wait())
+        .await
+        .is_err()
+    {
+        tracing::info!(
+            "closing connections still open after {} s",
+            limits.drain.as_secs()
+        );
     }
 }
 
@@ -95,8 +100,16 @@ async fn connection(
     let connection = builder.serve_connection(io, TowerToHyperService::new(router));
     tokio::pin!(connection);
     let mut draining = false;
+    let mut closing = false;
     loop {
-        let deadline = activity.last() + limits.idle_timeout;
+        // Once draining, a connection idle for a moment is closed: its client sent nothing
+        // since its last answer, which told it `connection: close` (see `drain_notice`).
+        let idle_for = if draining {
+            DRAINING_IDLE.min(limits.idle_timeout)
+        } else {
+            limits.idle_timeout
+        };
+        let deadline = activity.last() + idle_for;
         tokio::select! {
             result = connection.as_mut() => {
                 if let Err(error) = result {
@@ -104,18 +117,44 @@ async fn connection(
                 }
                 return;
             }
-            () = tokio::time::sleep_until(deadline) => {
-                if activity.last() + limits.idle_timeout <= Instant::now() {
+            () = tokio::time::sleep_until(deadline), if !closing => {
+                if activity.last() + idle_for <= Instant::now() {
+                    if draining {
+                        // Ends the connection once any answer under way is sent.
+                        connection.as_mut().graceful_shutdown();
+                        closing = true;
+                        continue;
+                    }
                     tracing::debug!(%peer, "closed an idle connection");
                     return;
                 }
             }
-            () = shutdown.cancelled(), if !draining => {
-                connection.as_mut().graceful_shutdown();
-                draining = true;
-            }
+            () = shutdown.cancelled(), if !draining => draining = true,
         }
     }
+}
+
+/// How long a connection may sit idle once the server drains before it is closed. Closing a
+/// kept-alive connection at once races a request its client is sending on it; every answer
+/// while draining says `connection: close` instead, and only a connection whose client stays
+/// silent is closed.
+const DRAINING_IDLE: Duration = Duration::from_secs(1);
+
+/// Marks every answer sent while the server drains `connection: close`, so that clients
+/// open their next connection to the process that takes over.
+pub async fn drain_notice(
+    shutdown: axum::extract::State<CancellationToken>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let mut response = next.run(request).await;
+    if shutdown.is_cancelled() {
+        response.headers_mut().insert(
+            hyper::header::CONNECTION,
+            hyper::header::HeaderValue::from_static("close"),
+        );
+    }
+    response
 }
 
 /// Answers a connection over the cap with `503` and closes it.

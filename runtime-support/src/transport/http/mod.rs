@@ -1,7 +1,10 @@
 //! The streamable HTTP transport: `/mcp` behind an intake that judges every request before
 //! rmcp reads it, sessions reaped when idle, a listener that bounds connections and slow
-//! clients, and the probes an orchestrator asks.
+//! clients, the probes an orchestrator asks, and the handover of the listening socket to a
+//! new binary.
 
+#[cfg(unix)]
+pub mod handover;
 pub mod idle;
 pub mod intake;
 pub mod listener;
@@ -97,18 +100,25 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
     let router = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(intake, guard))
-        .merge(probes::router(shared.clone(), shutdown.clone()));
-    let listener = tokio::net::TcpListener::bind(address)
-        .await
-        .map_err(|error| format!("cannot listen on {address}: {error}"))?;
+        .merge(probes::router(shared.clone(), shutdown.clone()))
+        .layer(axum::middleware::from_fn_with_state(
+            shutdown.clone(),
+            listener::drain_notice,
+        ));
+    let (listener, inherited) = listen(address).await?;
     let local = listener
         .local_addr()
         .map_err(|error| format!("cannot read the listening address: {error}"))?;
-    tracing::info!(url = %format!("http://{local}/mcp"), "streamable HTTP endpoint listening");
+    tracing::info!(
+        url = %format!("http://{local}/mcp"),
+        socket = if inherited { "inherited" } else { "bound" },
+        "streamable HTTP endpoint listening"
+    );
     let connections = Connections {
         max: usize::try_from(transport.max_connections).unwrap_or(usize::MAX),
         header_timeout: transport.header_timeout,
         idle_timeout: transport.idle_timeout,
+        drain: transport.drain_timeout,
     };
     if transport.idle_timeout < Duration::from_secs(20) {
         tracing::warn!(
@@ -116,36 +126,94 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
             "an idle timeout under 20 s can close event streams between their 15 s keep-alives"
         );
     }
-    let signal = shutdown.clone();
-    tokio::spawn(async move {
-        wait_for_signal().await;
-        signal.cancel();
-    });
+    tokio::spawn(watch_signals(shutdown.clone(), raw_fd(&listener)));
+    #[cfg(unix)]
+    handover::notify_ready().await;
     listener::serve(listener, router, connections, shutdown).await;
     sessions_end.cancel();
     tracing::info!("stopped");
     Ok(())
 }
 
-async fn wait_for_signal() {
+/// The socket to serve on: the one this process was handed, else a new one on `address`;
+/// and whether it was handed over.
+async fn listen(address: SocketAddr) -> Result<(tokio::net::TcpListener, bool), String> {
+    #[cfg(unix)]
+    if let Some(listener) = handover::inherited()? {
+        let listener = tokio::net::TcpListener::from_std(listener)
+            .map_err(|error| format!("cannot serve on the inherited socket: {error}"))?;
+        return Ok((listener, true));
+    }
+    let listener = tokio::net::TcpListener::bind(address)
+        .await
+        .map_err(|error| format!("cannot listen on {address}: {error}"))?;
+    Ok((listener, false))
+}
+
+#[cfg(unix)]
+type RawSocket = std::os::fd::RawFd;
+#[cfg(not(unix))]
+type RawSocket = ();
+
+fn raw_fd(listener: &tokio::net::TcpListener) -> RawSocket {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut terminate) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = terminate.recv() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
+        use std::os::fd::AsRawFd;
+        listener.as_raw_fd()
     }
     #[cfg(not(unix))]
     {
+        let _ = listener;
+    }
+}
+
+/// Starts the shutdown on SIGTERM or Ctrl-C, and after a handover of `socket` to a new
+/// binary on SIGUSR2 (see [`handover`]).
+#[cfg(unix)]
+async fn watch_signals(shutdown: CancellationToken, socket: RawSocket) {
+    use tokio::signal::unix::{SignalKind, signal};
+    let relaunch = handover::Relaunch::capture();
+    let (Ok(mut terminate), Ok(mut upgrade)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::user_defined2()),
+    ) else {
         let _ = tokio::signal::ctrl_c().await;
+        shutdown.cancel();
+        return;
+    };
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => break,
+            _ = terminate.recv() => break,
+            _ = upgrade.recv() => {
+                let relaunch = match &relaunch {
+                    Ok(relaunch) => relaunch,
+                    Err(error) => {
+                        tracing::warn!(%error, "cannot start a new binary: the path of this one is unknown");
+                        continue;
+                    }
+                };
+                tracing::info!("SIGUSR2: handing the listening socket to a new binary");
+                tokio::select! {
+                    started = relaunch.start(socket) => match started {
+                        Ok(pid) => {
+                            tracing::info!(pid, "the new binary is serving; this one stops taking connections and drains");
+                            break;
+                        }
+                        Err(error) => tracing::error!("the handover failed, so this binary keeps serving: {error}"),
+                    },
+                    _ = terminate.recv() => break,
+                }
+            }
+        }
     }
     tracing::info!("shutting down");
+    shutdown.cancel();
+}
+
+#[cfg(not(unix))]
+async fn watch_signals(shutdown: CancellationToken, _socket: RawSocket) {
+    let _ = tokio::signal::ctrl_c().await;
+    tracing::info!("shutting down");
+    shutdown.cancel();
 }

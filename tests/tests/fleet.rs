@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use axum::extract::Path;
 use serde_json::{Value, json};
-use support::{Redis, assert_result, http_server, start_upstream};
+use support::{Redis, http_server, start_upstream, stateless_call as call};
 use tokio::process::{Child, Command};
 
 /// Two stateless instances of the fixture adapter on `upstream`, sharing `redis`, with
@@ -26,42 +26,6 @@ async fn pair(upstream: &str, redis: &Redis, extra: &[&str]) -> [(Child, String)
         http_server(upstream, &args).await,
         http_server(upstream, &args).await,
     ]
-}
-
-/// One stateless MCP request, as an agent's client sends it through a load balancer.
-async fn call(url: &str, caller: &str, tool: &str, arguments: Value) -> Value {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    });
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("authorization", format!("Bearer {caller}"))
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("the instance answers");
-    assert_eq!(response.status().as_u16(), 200, "{url}");
-    let text = response.text().await.expect("a body");
-    // A JSON body, or an event stream whose data line carries it.
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let message: Value = serde_json::from_str(json).expect("a JSON-RPC answer");
-    let answer: Value = serde_json::from_str(
-        message["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_else(|| panic!("a tool result: {message}")),
-    )
-    .expect("MCP-AQL JSON");
-    assert_result(&answer);
-    answer
 }
 
 async fn delete(url: &str, caller: &str, id: &str, token: Option<&str>) -> Value {

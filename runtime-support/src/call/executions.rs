@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::upstream::{Answer, Credential, Upstream};
+use super::upstream::{Answer, Credential, Preconditions, Upstream};
 use crate::adapter::{
     Category, ExecutionOperation, ExecutionState, IdCall, JsonPath, Lifecycle, Poll, Route,
     UpstreamRequest,
@@ -372,7 +372,10 @@ impl Executions {
         }
         record.polled_ms = now;
         if let Some(request) = self.status_request(lifecycle, record, upstream)
-            && let Ok(answer) = upstream.send(request, None, credential).await.answer
+            && let Ok(answer) = upstream
+                .send(request, Preconditions::default(), credential)
+                .await
+                .answer
         {
             let body: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
             read_state(lifecycle, record, &body);

@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
+use super::cache::Cache;
 use super::executions::{self, Executions, Read, Record, Started};
 use super::gate::{Admission, Gate, TOKEN_PARAM, Ticket};
 use super::metrics::Metrics;
@@ -14,7 +15,7 @@ use super::safety_loop::{LoopOp, SafetyLoop};
 use super::shape::Plan;
 use super::shape::cursor::Cursors;
 use super::shape::pages::PageRequest;
-use super::upstream::{Credential, Exchange, Upstream, UpstreamConfig};
+use super::upstream::{Credential, Exchange, Preconditions, Upstream, UpstreamConfig};
 use super::{Context, Data, Observer, UpstreamCredential};
 use crate::adapter::{AdapterInfo, ExecutionOperation, Lifecycle, Route, UpstreamRequest};
 use crate::config::{Config, LoopMode};
@@ -38,6 +39,8 @@ pub struct Line {
     executions: Option<Executions>,
     /// How long a call that starts an execution follows it before answering its state.
     execution_wait: Duration,
+    /// Kept READ answers, unless the operator turned the cache off.
+    cache: Option<Cache>,
 }
 
 impl Line {
@@ -71,6 +74,17 @@ impl Line {
                 "--credential-header needs a schema whose auth is one bearer token or API key",
             ));
         }
+        for (operation, _) in &config.cache.ttl.operations {
+            if route(operation).is_none() {
+                return Err(AqlError::new(
+                    ErrorCode::InternalError,
+                    format!(
+                        "--cache-ttl names '{operation}', which is no operation of this adapter"
+                    ),
+                ));
+            }
+        }
+        let cache = Cache::new(&config.cache, &store, metrics.clone());
         let cursors = Cursors::shared(&store).await;
         let safety_loop = SafetyLoop::new(config.safety.safety_loop.clone(), store.clone());
         let executions = routes
@@ -87,6 +101,7 @@ impl Line {
             safety_loop,
             executions,
             execution_wait: config.execution_wait,
+            cache,
         })
     }
 
@@ -193,14 +208,29 @@ impl Line {
             .observer
             .progress(0.0, Some(total), "calling the upstream API")
             .await;
+        let preconditions = Preconditions {
+            if_match: plan.if_match.as_deref(),
+            ..Preconditions::default()
+        };
+        let (exchange, cached) = match &self.cache {
+            Some(cache) => {
+                cache
+                    .fetch(&self.upstream, route, request, preconditions, &credential)
+                    .await
+            }
+            None => (
+                self.upstream
+                    .send(request, preconditions, &credential)
+                    .await,
+                None,
+            ),
+        };
+        warnings.extend(cached);
         let Exchange {
             answer,
             reached,
             backoff,
-        } = self
-            .upstream
-            .send(request, plan.if_match.as_deref(), &credential)
-            .await;
+        } = exchange;
         if let Some(reached) = reached {
             self.metrics.upstream(reached);
         }

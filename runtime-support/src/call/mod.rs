@@ -4,13 +4,14 @@
 //! route + params -> shape::Plan::take   the feature params (fields, paging, dry run) out
 //!                -> Route::build        typed params, the upstream request (generated)
 //!                -> gate::Gate::admit   policy, limits and quotas, confirmation
-//!                -> upstream::Upstream::send
+//!                -> cache::Cache::fetch a kept answer, or upstream::Upstream::send
 //!                -> Plan::shape         pagination, field selection, warnings
 //! ```
 //!
 //! [`Line`] runs it; the protocol layer above gives it the route and hears of what happens
 //! through an [`Observer`].
 
+pub mod cache;
 mod caller;
 pub mod executions;
 pub mod gate;

@@ -10,14 +10,15 @@ use std::time::Duration;
 use aqlgen_model::{DangerLevel, TrustLevel};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
+use super::cache::parse_bytes;
 use super::values::{
     parse_danger, parse_header_name, parse_limit, parse_mode, parse_number, parse_origin,
     parse_prefix, parse_trust,
 };
 use super::{
-    Backend, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Glob, Limits, LogFormat,
-    LoopConfig, LoopMode, Quota, SafetyConfig, TokenConfig, ToolSchema, Transport, TransportLimits,
-    parse_rate_limit,
+    Backend, CacheConfig, CacheTtl, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Glob,
+    Limits, LogFormat, LoopConfig, LoopMode, Quota, SafetyConfig, TokenConfig, ToolSchema,
+    Transport, TransportLimits, parse_rate_limit,
 };
 use crate::adapter::{AdapterInfo, RateLimit};
 
@@ -273,6 +274,29 @@ impl Config {
                          across restarts) or redis://[:password@]host:port[/db], shared by \
                          every instance on it",
                     ),
+            )
+            .arg(
+                Arg::new("cache")
+                    .long("cache")
+                    .env("MCP_AQL_CACHE")
+                    .value_parser(["on", "off"])
+                    .help("Keep READ answers the upstream lets be kept (Cache-Control, Expires, ETag), per upstream credential, revalidated with If-None-Match / If-Modified-Since and dropped when a mutation touches their path [default: on]"),
+            )
+            .arg(
+                Arg::new("cache-max-bytes")
+                    .long("cache-max-bytes")
+                    .env("MCP_AQL_CACHE_MAX_BYTES")
+                    .value_parser(parse_bytes)
+                    .help("Bytes of answers one instance keeps, least recently used dropped first; bytes or with a KiB, MiB or GiB suffix [default: 16MiB]"),
+            )
+            .arg(
+                Arg::new("cache-ttl")
+                    .long("cache-ttl")
+                    .env("MCP_AQL_CACHE_TTL")
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .value_parser(CacheTtl::parse_item)
+                    .help("Seconds answers stay fresh: OPERATION=SECONDS for one operation (wins over the upstream's freshness, never over its no-store), SECONDS alone for answers whose upstream gives none (0..=86400) [default: the upstream's only]"),
             )
             .arg(
                 Arg::new("stateless")
@@ -548,6 +572,22 @@ impl Config {
                 .cloned()
                 .unwrap_or(Backend::Memory),
             stateless: matches.get_flag("stateless"),
+            cache: CacheConfig {
+                enabled: matches
+                    .get_one::<String>("cache")
+                    .is_none_or(|on| on == "on"),
+                max_bytes: matches
+                    .get_one::<u64>("cache-max-bytes")
+                    .copied()
+                    .unwrap_or(defaults.cache.max_bytes),
+                ttl: CacheTtl::from_items(
+                    matches
+                        .get_many::<(Option<String>, Duration)>("cache-ttl")
+                        .into_iter()
+                        .flatten()
+                        .cloned(),
+                ),
+            },
             credential_header,
             execution_wait: matches
                 .get_one::<usize>("execution-wait")

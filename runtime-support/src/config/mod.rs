@@ -2,6 +2,7 @@
 //! or in the environment ([`Config::command`] and [`Config::from_matches`] read them), with
 //! the specification's defaults. Every layer reads its part; nothing here acts on them.
 
+mod cache;
 mod confirm;
 mod flags;
 mod safety;
@@ -12,6 +13,7 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use cache::{CacheConfig, CacheTtl};
 pub use confirm::{Channel, ConfirmBy, ConfirmConfig, Fallback};
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
 pub use safety_loop::{Glob, LoopConfig, LoopMode};
@@ -280,6 +282,8 @@ pub struct Config {
     /// Whether HTTP serves every request on its own, without sessions, for any protocol
     /// revision (2026-07-28 requests always are).
     pub stateless: bool,
+    /// How READ answers are kept.
+    pub cache: CacheConfig,
     /// The HTTP request header (lowercase) whose value is the upstream credential, in place
     /// of the server's environment; none means the environment's.
     pub credential_header: Option<String>,
@@ -303,6 +307,7 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             state: Backend::Memory,
             stateless: false,
+            cache: CacheConfig::default(),
             execution_wait: Duration::from_secs(20),
             credential_header: None,
         }

@@ -88,6 +88,15 @@ impl Store {
         }
     }
 
+    /// Whether every instance pointing at the same backend shares what is stored.
+    pub fn is_shared(&self) -> bool {
+        match self {
+            Self::Memory(_) => false,
+            #[cfg(feature = "redis")]
+            Self::Redis(_) => true,
+        }
+    }
+
     /// An in-process store, for tests.
     #[cfg(test)]
     pub fn memory() -> Self {

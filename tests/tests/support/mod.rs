@@ -322,6 +322,42 @@ pub async fn http_server_for(binary: &str, args: &[&str], env: &[(&str, &str)]) 
     (child, url)
 }
 
+/// One stateless MCP request, as an agent's client sends it through a load balancer.
+pub async fn stateless_call(url: &str, caller: &str, tool: &str, arguments: Value) -> Value {
+    let body = json!({
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments},
+    });
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("authorization", format!("Bearer {caller}"))
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the instance answers");
+    assert_eq!(response.status().as_u16(), 200, "{url}");
+    let text = response.text().await.expect("a body");
+    // A JSON body, or an event stream whose data line carries it.
+    let json = text
+        .lines()
+        .find_map(|line| line.strip_prefix("data: "))
+        .unwrap_or(&text);
+    let message: Value = serde_json::from_str(json).expect("a JSON-RPC answer");
+    let answer: Value = serde_json::from_str(
+        message["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a tool result: {message}")),
+    )
+    .expect("MCP-AQL JSON");
+    assert_result(&answer);
+    answer
+}
+
 /// Calls `tool` and returns the parsed JSON text and `isError`.
 pub async fn call(peer: &Peer<RoleClient>, tool: &str, arguments: Value) -> (Value, bool) {
     let Value::Object(arguments) = arguments else {

@@ -1,6 +1,6 @@
 //! Prometheus metrics of one instance, served at `/metrics` over HTTP: calls by operation and
-//! outcome with their latency, upstream answers by status class, gate decisions, and tokens
-//! issued and redeemed. Each instance counts its own; a fleet's totals are sums in the query.
+//! outcome with their latency, upstream answers by status class, gate decisions, tokens
+//! issued and redeemed, and what the response cache did. Each instance counts its own; a fleet's totals are sums in the query.
 //!
 //! Every label value is a name the adapter or the runtime owns (an operation of the schema,
 //! an error code, a gate event), never text a client sent, so a hostile client cannot grow
@@ -33,6 +33,17 @@ pub enum CallOutcome {
     Failed(ErrorCode),
 }
 
+/// What the response cache did for a READ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CacheOutcome {
+    /// Answered from the cache, fresh.
+    Hit,
+    /// Answered from the cache after the upstream said it is unchanged (304).
+    Revalidated,
+    /// Answered by the upstream.
+    Miss,
+}
+
 /// Without the `metrics` feature nothing is counted, and nothing serves `/metrics`.
 #[cfg(not(feature = "metrics"))]
 #[derive(Debug, Default)]
@@ -48,4 +59,7 @@ impl Metrics {
 
     /// Counts nothing.
     pub fn decision(&self, _event: Event) {}
+
+    /// Counts nothing.
+    pub fn cache(&self, _outcome: CacheOutcome) {}
 }

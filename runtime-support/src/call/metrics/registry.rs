@@ -8,7 +8,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::{Metric, Registry};
 
-use super::CallOutcome;
+use super::{CacheOutcome, CallOutcome};
 use crate::call::gate::audit::Event;
 use crate::call::gate::tokens::TokenKind;
 use crate::call::upstream::Reached;
@@ -21,6 +21,15 @@ const fn outcome_label(call: CallOutcome) -> &'static str {
     match call {
         CallOutcome::Success => "success",
         CallOutcome::Failed(code) => code.as_str(),
+    }
+}
+
+/// The `outcome` label of a cache lookup.
+const fn cache_label(outcome: CacheOutcome) -> &'static str {
+    match outcome {
+        CacheOutcome::Hit => "hit",
+        CacheOutcome::Revalidated => "revalidated",
+        CacheOutcome::Miss => "miss",
     }
 }
 
@@ -77,6 +86,12 @@ pub struct Metrics {
     decisions: Family<DecisionLabels, Counter>,
     issued: Family<KindLabels, Counter>,
     redeemed: Family<KindLabels, Counter>,
+    cache: Family<OutcomeLabels, Counter>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
 }
 
 impl Default for Metrics {
@@ -118,6 +133,12 @@ impl Default for Metrics {
             "Confirmation and quota continuation tokens redeemed",
             Family::default(),
         );
+        let cache = registered(
+            &mut registry,
+            "cache_lookups",
+            "READ answers by how the response cache served them: hit, revalidated (a 304) or miss",
+            Family::default(),
+        );
         Self {
             registry,
             calls,
@@ -126,6 +147,7 @@ impl Default for Metrics {
             decisions,
             issued,
             redeemed,
+            cache,
         }
     }
 }
@@ -193,6 +215,15 @@ impl Metrics {
             .inc();
     }
 
+    /// Counts one READ the response cache looked up.
+    pub fn cache(&self, outcome: CacheOutcome) {
+        self.cache
+            .get_or_create(&OutcomeLabels {
+                outcome: cache_label(outcome),
+            })
+            .inc();
+    }
+
     /// The OpenMetrics text exposition, as Prometheus scrapes it.
     pub fn render(&self) -> String {
         let mut text = String::new();
@@ -222,6 +253,7 @@ mod tests {
         metrics.decision(Event::ConfirmationIssued);
         metrics.decision(Event::TokenAccepted);
         metrics.decision(Event::Allowed);
+        metrics.cache(CacheOutcome::Revalidated);
         let text = metrics.render();
         for line in [
             r#"mcp_aql_calls_total{operation="get_repo",outcome="success"} 1"#,
@@ -232,6 +264,7 @@ mod tests {
             r#"mcp_aql_gate_decisions_total{decision="allowed"} 1"#,
             r#"mcp_aql_tokens_issued_total{kind="confirmation"} 1"#,
             r#"mcp_aql_tokens_redeemed_total{kind="confirmation"} 1"#,
+            r#"mcp_aql_cache_lookups_total{outcome="revalidated"} 1"#,
         ] {
             assert!(text.contains(line), "{line} missing from:\n{text}");
         }

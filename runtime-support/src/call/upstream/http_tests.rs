@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, SystemTime};
 
 use crate::adapter::{AdapterInfo, ApiKeyLocation, Auth, Body, Method, Part, UpstreamRequest};
-use crate::call::upstream::{Credential, Upstream, UpstreamConfig};
+use crate::call::upstream::{Credential, Preconditions, Upstream, UpstreamConfig};
 use crate::error::{AqlError, ErrorCode};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -25,7 +25,7 @@ const PASSWORD: &str = "pw-SECRET-55d1";
 impl Upstream {
     /// `send` with no precondition, for the answer's body.
     async fn send_plain(&self, request: UpstreamRequest) -> Result<String, AqlError> {
-        self.send(request, None, &Credential::Environment)
+        self.send(request, Preconditions::default(), &Credential::Environment)
             .await
             .answer
             .map(|answer| answer.body)

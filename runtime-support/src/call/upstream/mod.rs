@@ -45,7 +45,8 @@ use std::net::IpAddr;
 use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::{
-    ACCEPT, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, IF_MATCH, LINK, LOCATION,
+    ACCEPT, CONTENT_TYPE, COOKIE, HeaderMap, HeaderName, HeaderValue, IF_MATCH, IF_MODIFIED_SINCE,
+    IF_NONE_MATCH, LINK, LOCATION,
 };
 use reqwest::{Client, Url, redirect};
 use tracing::debug;
@@ -58,10 +59,13 @@ use auth::{AuthPlan, Secrets};
 pub use backoff::Backoff;
 use response::UpstreamResponse;
 
-/// An upstream answer and the headers shaping uses.
+/// An upstream answer and the headers shaping and caching use.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Answer {
-    /// The body as compact JSON text (`null` when empty).
+    /// The HTTP status: a 2xx, or 304 to a request made conditional with
+    /// [`Preconditions::if_none_match`] or [`Preconditions::if_modified_since`].
+    pub status: u16,
+    /// The body as compact JSON text (`null` when empty, and for a 304).
     pub body: String,
     /// The `ETag` header, when it is printable ASCII of sane length.
     pub etag: Option<String>,
@@ -70,6 +74,57 @@ pub struct Answer {
     /// Where the work the request started can be watched: `Operation-Location`, else
     /// `Location`.
     pub location: Option<String>,
+    /// What the answer says about keeping it.
+    pub freshness: FreshnessHeaders,
+}
+
+/// The headers that say whether and how long an answer may be kept (RFC 9111), as sent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct FreshnessHeaders {
+    /// `Cache-Control`.
+    pub cache_control: Option<String>,
+    /// `Expires`.
+    pub expires: Option<String>,
+    /// `Date`.
+    pub date: Option<String>,
+    /// `Age`.
+    pub age: Option<String>,
+    /// `Last-Modified`.
+    pub last_modified: Option<String>,
+    /// `Vary`.
+    pub vary: Option<String>,
+}
+
+impl FreshnessHeaders {
+    fn of(headers: &HeaderMap) -> Self {
+        let value = |name: &str| response::header_str(headers, name).map(str::to_owned);
+        Self {
+            cache_control: value("cache-control"),
+            expires: value("expires"),
+            date: value("date"),
+            age: value("age"),
+            last_modified: value("last-modified"),
+            vary: value("vary"),
+        }
+    }
+}
+
+/// The conditions a request is sent under.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Preconditions<'a> {
+    /// `If-Match`: change the resource only in this version (the agent's `if_match`).
+    pub if_match: Option<&'a str>,
+    /// `If-None-Match`: answer 304 while the resource has this `ETag`.
+    pub if_none_match: Option<&'a str>,
+    /// `If-Modified-Since`: answer 304 while the resource is unchanged since then.
+    pub if_modified_since: Option<&'a str>,
+}
+
+impl Preconditions<'_> {
+    /// Whether a 304 is an answer, not an error: the request asked whether it changed.
+    fn revalidates(&self) -> bool {
+        self.if_none_match.is_some() || self.if_modified_since.is_some()
+    }
 }
 
 /// One request's course: the answer (or the error a client is told), whether the upstream
@@ -239,9 +294,9 @@ impl Upstream {
         })
     }
 
-    /// Sends `request`, conditional on `if_match` when given (`If-Match`), and returns the
-    /// upstream's JSON as compact text (`null` for an empty 2xx body) with the `ETag` and
-    /// `Link` headers shaping needs.
+    /// Sends `request` under `preconditions`, and returns the upstream's JSON as compact
+    /// text (`null` for an empty 2xx body, and for a 304 to a revalidation) with the headers
+    /// shaping and caching need.
     ///
     /// # Errors
     ///
@@ -257,10 +312,10 @@ impl Upstream {
     pub async fn send(
         &self,
         request: UpstreamRequest,
-        if_match: Option<&str>,
+        preconditions: Preconditions<'_>,
         credential: &Credential<'_>,
     ) -> Exchange {
-        let (builder, secrets) = match self.prepare(&request, if_match, credential) {
+        let (builder, secrets) = match self.prepare(&request, preconditions, credential) {
             Ok(prepared) => prepared,
             Err(error) => return Exchange::unsent(error),
         };
@@ -284,7 +339,18 @@ impl Upstream {
         let status = response.status();
         let headers = response.headers().clone();
         let backoff = backoff::backoff(status.as_u16(), &headers, SystemTime::now());
-        let answer = self.receive(response, &headers, &secrets, started).await;
+        let answer = if status == reqwest::StatusCode::NOT_MODIFIED && preconditions.revalidates() {
+            Ok(Answer {
+                status: status.as_u16(),
+                body: "null".to_owned(),
+                etag: response::etag(&headers),
+                link: None,
+                location: None,
+                freshness: FreshnessHeaders::of(&headers),
+            })
+        } else {
+            self.receive(response, &headers, &secrets, started).await
+        };
         Exchange {
             answer,
             reached: Some(Reached::Status(status.as_u16())),
@@ -297,7 +363,7 @@ impl Upstream {
     fn prepare(
         &self,
         request: &UpstreamRequest,
-        if_match: Option<&str>,
+        preconditions: Preconditions<'_>,
         credential: &Credential<'_>,
     ) -> Result<(reqwest::RequestBuilder, Secrets), AqlError> {
         let credentials = if self.auth.sends_credentials() {
@@ -345,8 +411,14 @@ impl Upstream {
                 builder.header(CONTENT_TYPE, content_type).body(bytes)
             }
         };
-        if let Some(etag) = if_match.and_then(|etag| HeaderValue::from_str(etag).ok()) {
-            builder = builder.header(IF_MATCH, etag);
+        for (name, value) in [
+            (IF_MATCH, preconditions.if_match),
+            (IF_NONE_MATCH, preconditions.if_none_match),
+            (IF_MODIFIED_SINCE, preconditions.if_modified_since),
+        ] {
+            if let Some(value) = value.and_then(|value| HeaderValue::from_str(value).ok()) {
+                builder = builder.header(name, value);
+            }
         }
         Ok((builder, credentials.secrets))
     }
@@ -377,12 +449,14 @@ impl Upstream {
             SystemTime::now(),
         )?;
         Ok(Answer {
+            status: status.as_u16(),
             body,
             etag: response::etag(headers),
             link: response::header_str(headers, LINK.as_str()).map(str::to_owned),
             location: response::header_str(headers, "operation-location")
                 .or_else(|| response::header_str(headers, LOCATION.as_str()))
                 .map(str::to_owned),
+            freshness: FreshnessHeaders::of(headers),
         })
     }
 

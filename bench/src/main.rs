@@ -3,10 +3,11 @@
 //! results, the shaping table, the fleet table) and README.md (the summary table).
 //!
 //! ```text
-//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--fleet-only] [--print-only] [--quick]
+//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--cache-only] [--fleet-only] [--print-only] [--quick]
 //! ```
 
 mod agent;
+mod cache;
 mod client;
 mod figures;
 mod fleet;
@@ -26,7 +27,7 @@ use anyhow::{Context as _, bail};
 
 use crate::figures::Figures;
 
-const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--fleet-only] [--print-only] [--quick]
+const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--cache-only] [--fleet-only] [--print-only] [--quick]
 
 Writes the full results, the shaping table and the fleet table between their markers in
 docs/benchmarks.md, and the summary table between the bench-summary markers of README.md
@@ -35,6 +36,8 @@ docs/benchmarks.md, and the summary table between the bench-summary markers of R
   --reuse-build  keep the generated server binary from an earlier run instead of a cold build
   --skip-peers   measure aqlgen and the direct floor only
   --shaping-only measure only what field selection and pagination save, and write only that
+  --cache-only   measure only what the response cache saves on a repeated-read task, and
+                 write only that
   --fleet-only   measure only the state stores and two instances (needs redis-server), and
                  write only that
   --print-only   print the sections without writing any file (--no-readme is the old name)
@@ -47,6 +50,7 @@ struct Options {
     reuse_build: bool,
     skip_peers: bool,
     shaping_only: bool,
+    cache_only: bool,
     fleet_only: bool,
     print_only: bool,
     quick: bool,
@@ -60,6 +64,7 @@ impl Options {
                 "--reuse-build" => options.reuse_build = true,
                 "--skip-peers" => options.skip_peers = true,
                 "--shaping-only" => options.shaping_only = true,
+                "--cache-only" => options.cache_only = true,
                 "--fleet-only" => options.fleet_only = true,
                 "--print-only" | "--no-readme" => options.print_only = true,
                 "--quick" => options.quick = true,
@@ -120,7 +125,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let doc = root.join("docs").join("benchmarks.md");
     let readme = root.join("README.md");
-    if !options.fleet_only {
+    if !options.fleet_only && !options.cache_only {
         eprintln!("bench: field selection and pagination");
         let shaping = shaping::measure(setup.command("crude"), &upstream.base_url()).await?;
         let shaping_section = shaping::render(&shaping, &report::utc_date());
@@ -130,6 +135,18 @@ async fn main() -> anyhow::Result<()> {
         }
     }
     if options.shaping_only {
+        return Ok(());
+    }
+    if !options.fleet_only {
+        eprintln!("bench: the response cache on a repeated-read task");
+        let runs = cache::measure(&setup, &built.base_url_env).await?;
+        let cache_section = cache::render(&runs, &report::utc_date());
+        println!("{cache_section}");
+        if !options.print_only {
+            report::write_cache(&doc, &cache_section)?;
+        }
+    }
+    if options.cache_only {
         return Ok(());
     }
     let rows = fleet::measure(&setup, &work).await?;

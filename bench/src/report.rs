@@ -17,6 +17,8 @@ const BEGIN: &str = "<!-- bench:begin -->";
 const END: &str = "<!-- bench:end -->";
 /// The markers around the shaping table in docs/benchmarks.md.
 const SHAPING: (&str, &str) = ("<!-- bench-shaping:begin -->", "<!-- bench-shaping:end -->");
+/// The markers around the cache table in docs/benchmarks.md.
+const CACHE: (&str, &str) = ("<!-- bench-cache:begin -->", "<!-- bench-cache:end -->");
 /// The markers around the fleet table in docs/benchmarks.md.
 const FLEET: (&str, &str) = ("<!-- bench-fleet:begin -->", "<!-- bench-fleet:end -->");
 /// The markers around the summary table in README.md's Benchmarks section.
@@ -204,6 +206,12 @@ pub fn write_results(doc: &Path, section: &str) -> anyhow::Result<()> {
 /// the results when missing.
 pub fn write_shaping(doc: &Path, section: &str) -> anyhow::Result<()> {
     write_after_results(doc, SHAPING, section)
+}
+
+/// Writes `section` between the cache markers of `doc` (docs/benchmarks.md), added after the
+/// results when missing.
+pub fn write_cache(doc: &Path, section: &str) -> anyhow::Result<()> {
+    write_after_results(doc, CACHE, section)
 }
 
 /// Writes `section` between the fleet markers of `doc` (docs/benchmarks.md), added after the

@@ -111,6 +111,12 @@ pub struct Options {
     /// its routes carries `X-RateLimit-Limit`, `-Remaining`, `-Used` and `-Reset` (Unix
     /// seconds); past the budget it answers 403 "API rate limit exceeded" until the hour ends.
     pub github_rate_limit: Option<u64>,
+    /// When set, the GitHub-like API answers about caching as GitHub does: every `GET` it
+    /// answers 200 says `Cache-Control: private, max-age=60, s-maxage=60`, and a `GET` whose
+    /// `If-None-Match` names the resource's current `ETag` gets 304 with no body.
+    pub github_caching: bool,
+    /// How long every answer waits before it is sent, as a remote API's round trip would.
+    pub latency: Duration,
 }
 
 /// The GitHub-like API's hourly call budget.
@@ -369,6 +375,8 @@ struct Shared {
     log: Mutex<Vec<RecordedRequest>>,
     api: Mutex<Api>,
     github_budget: Mutex<RateBudget>,
+    github_caching: bool,
+    latency: Duration,
 }
 
 /// Binds 127.0.0.1 on `options.port` and serves in a task of the current tokio runtime until
@@ -387,6 +395,8 @@ pub async fn spawn(options: Options) -> std::io::Result<Running> {
         log: Mutex::new(Vec::new()),
         api: Mutex::new(Api::seeded()),
         github_budget: Mutex::new(RateBudget::new(options.github_rate_limit.unwrap_or(5000))),
+        github_caching: options.github_caching,
+        latency: options.latency,
     });
     let router = Router::new()
         .fallback(answer)
@@ -419,6 +429,9 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
     };
     tracing::debug!(method = %parts.method, path = parts.uri.path(), "request");
     lock(&shared.log).push(RecordedRequest::new(&parts, &body));
+    if !shared.latency.is_zero() {
+        tokio::time::sleep(shared.latency).await;
+    }
 
     let fault = lock(&shared.faults)
         .iter()
@@ -448,6 +461,42 @@ async fn answer(State(shared): State<Arc<Shared>>, request: Request) -> Response
             .into_response()
     };
     budget.headers(&mut response);
+    if shared.github_caching && parts.method == axum::http::Method::GET {
+        response = as_github_caches(&parts, response);
+    }
+    response
+}
+
+/// `response` to a `GET` with GitHub's caching headers, or 304 when the request's
+/// `If-None-Match` names its `ETag`.
+fn as_github_caches(parts: &axum::http::request::Parts, mut response: Response) -> Response {
+    if response.status() != StatusCode::OK {
+        return response;
+    }
+    let cache_control = header::HeaderValue::from_static("private, max-age=60, s-maxage=60");
+    let etag = response.headers().get(header::ETAG).cloned();
+    let unchanged = etag.as_ref().is_some_and(|etag| {
+        parts
+            .headers
+            .get(header::IF_NONE_MATCH)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|tags| {
+                tags.split(',')
+                    .any(|tag| tag.trim().as_bytes() == etag.as_bytes())
+            })
+    });
+    if unchanged {
+        let mut not_modified = StatusCode::NOT_MODIFIED.into_response();
+        let headers = not_modified.headers_mut();
+        headers.insert(header::CACHE_CONTROL, cache_control);
+        if let Some(etag) = etag {
+            headers.insert(header::ETAG, etag);
+        }
+        return not_modified;
+    }
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, cache_control);
     response
 }
 

@@ -41,6 +41,7 @@ async fn main() -> ExitCode {
         api_key: cli.api_key,
         faults: Vec::new(),
         github_rate_limit: Some(cli.github_rate_limit),
+        ..demo_upstream::Options::default()
     };
     let server = match demo_upstream::spawn(options).await {
         Ok(server) => server,

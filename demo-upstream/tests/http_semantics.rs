@@ -1,5 +1,6 @@
 //! The HTTP around the JSON: GitHub's `Link` header on lists, `ETag`s and `If-Match`, `null`
-//! in a `PATCH`, and the cursor-paginated `GET /activity` of the todo API.
+//! in a `PATCH`, GitHub's caching headers and 304s on request, and the cursor-paginated
+//! `GET /activity` of the todo API.
 
 use demo_upstream::{Options, Running, StatusCode};
 use reqwest::{Client, Response};
@@ -513,4 +514,31 @@ async fn adding_labels_keeps_the_issue_s_own_and_answers_them_all() {
         .await
         .expect("send");
     assert_eq!(refused.status(), StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+/// With `github_caching`, GETs say how GitHub lets them be kept, and a matching
+/// `If-None-Match` gets 304 until the resource changes.
+#[tokio::test]
+async fn github_caching_answers_304_while_unchanged() {
+    let server = demo_upstream::spawn(Options {
+        github_caching: true,
+        ..Options::default()
+    })
+    .await
+    .expect("bind 127.0.0.1:0");
+    let client = Client::new();
+    let url = format!("{}/repos/octo/hello-world/issues/1", server.base_url());
+    let first = get(&client, &url).await;
+    assert_eq!(
+        header(&first, "cache-control").as_deref(),
+        Some("private, max-age=60, s-maxage=60")
+    );
+    let etag = header(&first, "etag").expect("an ETag");
+    let ask = |tag: String| client.get(&url).header("if-none-match", tag).send();
+    let unchanged = ask(etag.clone()).await.expect("send");
+    assert_eq!(unchanged.status(), StatusCode::NOT_MODIFIED);
+    assert_eq!(unchanged.text().await.expect("body"), "");
+    let changed = patch(&client, &url, None, json!({"title": "Renamed"})).await;
+    assert_eq!(changed.status(), StatusCode::OK);
+    assert_eq!(ask(etag).await.expect("send").status(), StatusCode::OK);
 }

@@ -67,6 +67,9 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
     if let Some(missing) = config.unbuilt() {
         return Err(missing.to_owned());
     }
+    if let Some(refusal) = config.exposure(&A::INFO.auth) {
+        return Err(refusal);
+    }
     let store = Arc::new(Store::open(&config.state, A::INFO.name).await?);
     let shared = Arc::new(
         Shared::<A>::new(config, store)

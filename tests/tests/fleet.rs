@@ -542,3 +542,30 @@ async fn a_session_id_does_not_carry_another_callers_token() {
     let confirmed = read(in_session("alice", Some(token)).await.expect("an answer")).await;
     assert_eq!(code(&confirmed), "success", "{confirmed}");
 }
+
+/// Bound beyond loopback without per-request credentials, the server would hand its own
+/// upstream key to anyone who reaches the port: it refuses to start, says why and how to
+/// choose, and never listens.
+#[tokio::test]
+async fn a_server_credential_is_not_served_beyond_loopback_unasked() {
+    let output = support::command_for(
+        TODO_BIN,
+        &["--transport", "http", "--bind", "0.0.0.0", "--port", "0"],
+        &[("TODO_API_KEY", "server-key")],
+    )
+    .stdin(Stdio::null())
+    .output();
+    let output = tokio::time::timeout(Duration::from_secs(30), output)
+        .await
+        .expect("exits at once")
+        .expect("runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("refusing to serve on 0.0.0.0")
+            && stderr.contains("--credential-header")
+            && stderr.contains("--allow-unauthenticated-remote"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("server-key"), "{stderr}");
+}

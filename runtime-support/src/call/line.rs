@@ -15,7 +15,8 @@ use super::safety_loop::{LoopOp, SafetyLoop};
 use super::shape::Plan;
 use super::shape::cursor::Cursors;
 use super::shape::pages::PageRequest;
-use super::upstream::{Credential, Exchange, Preconditions, Upstream, UpstreamConfig};
+use super::trace::{CallSpan, Tracer};
+use super::upstream::{Credential, Exchange, Preconditions, Reached, Upstream, UpstreamConfig};
 use super::{Context, Data, Observer, UpstreamCredential};
 use crate::adapter::{AdapterInfo, ExecutionOperation, Lifecycle, Route, UpstreamRequest};
 use crate::config::{Config, LoopMode};
@@ -41,6 +42,8 @@ pub struct Line {
     execution_wait: Duration,
     /// Kept READ answers, unless the operator turned the cache off.
     cache: Option<Cache>,
+    /// Where spans of calls go, when the operator asked for traces.
+    tracer: Option<Tracer>,
 }
 
 impl Line {
@@ -85,6 +88,12 @@ impl Line {
             }
         }
         let cache = Cache::new(&config.cache, &store, metrics.clone());
+        let tracer = config
+            .otlp_endpoint
+            .as_deref()
+            .map(|endpoint| Tracer::new(endpoint, info))
+            .transpose()
+            .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?;
         let cursors = Cursors::shared(&store).await;
         let safety_loop = SafetyLoop::new(config.safety.safety_loop.clone(), store.clone());
         let executions = routes
@@ -102,6 +111,7 @@ impl Line {
             executions,
             execution_wait: config.execution_wait,
             cache,
+            tracer,
         })
     }
 
@@ -156,9 +166,35 @@ impl Line {
     pub async fn run<O: Observer>(
         &self,
         route: &'static Route,
+        params: Map<String, Value>,
+        quota_token: Option<Value>,
+        context: &Context<'_, O>,
+    ) -> Result<(Data, Vec<Warning>), AqlError> {
+        let mut span = self
+            .tracer
+            .as_ref()
+            .map(|tracer| tracer.start(route, context.trace));
+        let answer = self
+            .run_call(route, params, quota_token, context, span.as_mut())
+            .await;
+        if let Some(span) = span {
+            span.end(
+                answer
+                    .as_ref()
+                    .map_or_else(|error| error.code.as_str(), |_| "success"),
+            );
+        }
+        answer
+    }
+
+    /// [`Self::run`], noting what happens in the call's `span` when it is traced.
+    async fn run_call<O: Observer>(
+        &self,
+        route: &'static Route,
         mut params: Map<String, Value>,
         quota_token: Option<Value>,
         context: &Context<'_, O>,
+        mut span: Option<&mut CallSpan>,
     ) -> Result<(Data, Vec<Warning>), AqlError> {
         let screened = self.gate.screen(route, &mut params);
         if route.paging.is_some() {
@@ -166,7 +202,7 @@ impl Line {
         }
         let mut plan = Plan::take(route, &mut params, &self.cursors)?;
         // Parse first: nothing is issued, refused or counted for an invalid request.
-        let request = (route.build)(&params)?;
+        let mut request = (route.build)(&params)?;
         let credential = self.credential(context)?;
         let ticket = Ticket {
             route,
@@ -176,7 +212,15 @@ impl Line {
             quota_token,
             dry_run: plan.dry_run,
         };
-        let mut warnings = match self.gate.admit(screened, ticket, context).await? {
+        let admission = self.gate.admit(screened, ticket, context).await;
+        if let Some(span) = span.as_deref_mut() {
+            span.decided(match &admission {
+                Ok(Admission::Preview { .. }) => "preview",
+                Ok(Admission::Proceed(_)) => "allowed",
+                Err(error) => error.code.as_str(),
+            });
+        }
+        let mut warnings = match admission? {
             Admission::Preview {
                 confirmation_required,
             } => {
@@ -212,6 +256,10 @@ impl Line {
             if_match: plan.if_match.as_deref(),
             ..Preconditions::default()
         };
+        if let Some(span) = span.as_deref_mut() {
+            let context_headers = span.upstream(request.method);
+            request.headers.extend(context_headers);
+        }
         let (exchange, cached) = match &self.cache {
             Some(cache) => {
                 cache
@@ -225,6 +273,13 @@ impl Line {
                 None,
             ),
         };
+        if let Some(span) = span {
+            let status = match exchange.reached {
+                Some(Reached::Status(status)) => Some(status),
+                Some(Reached::NoAnswer) | None => None,
+            };
+            span.answered(status, self.cache.as_ref().map(|_| cached.is_some()));
+        }
         warnings.extend(cached);
         let Exchange {
             answer,

@@ -21,6 +21,7 @@ pub mod person;
 mod preview;
 pub mod safety_loop;
 pub mod shape;
+pub mod trace;
 pub mod upstream;
 
 use std::future::Future;
@@ -72,6 +73,8 @@ pub struct Context<'a, O> {
     pub observer: &'a O,
     /// What a stateless retry brought back after an `input_required` answer.
     pub retry: Option<&'a Retry>,
+    /// The trace the client's call belongs to (`_meta.traceparent`).
+    pub trace: Option<&'a trace::Parent>,
 }
 
 /// What the layer above hears while a call runs (its gate decisions and upstream calls, and

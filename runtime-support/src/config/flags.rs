@@ -256,6 +256,13 @@ impl Config {
                     .help("Address the HTTP transport listens on"),
             )
             .arg(
+                Arg::new("allow-unauthenticated-remote")
+                    .long("allow-unauthenticated-remote")
+                    .env("MCP_AQL_ALLOW_UNAUTHENTICATED_REMOTE")
+                    .action(ArgAction::SetTrue)
+                    .help("Serve callers beyond loopback with this server's own upstream credential, unauthenticated (say so only behind a proxy that authenticates them); without it, a --bind beyond loopback needs --credential-header"),
+            )
+            .arg(
                 Arg::new("log-format")
                     .long("log-format")
                     .env("MCP_AQL_LOG_FORMAT")
@@ -274,6 +281,12 @@ impl Config {
                          across restarts) or redis://[:password@]host:port[/db], shared by \
                          every instance on it",
                     ),
+            )
+            .arg(
+                Arg::new("otlp-endpoint")
+                    .long("otlp-endpoint")
+                    .env("OTEL_EXPORTER_OTLP_ENDPOINT")
+                    .help("Send a span of each call and of its upstream request to this OTLP/HTTP receiver (JSON, <URL>/v1/traces), continuing the client's _meta.traceparent; spans hold operation names, decisions and statuses, never params or credentials [default: no traces]"),
             )
             .arg(
                 Arg::new("cache")
@@ -572,6 +585,11 @@ impl Config {
                 .cloned()
                 .unwrap_or(Backend::Memory),
             stateless: matches.get_flag("stateless"),
+            allow_unauthenticated_remote: matches.get_flag("allow-unauthenticated-remote"),
+            otlp_endpoint: matches
+                .get_one::<String>("otlp-endpoint")
+                .filter(|endpoint| !endpoint.trim().is_empty())
+                .cloned(),
             cache: CacheConfig {
                 enabled: matches
                     .get_one::<String>("cache")
@@ -739,6 +757,52 @@ mod tests {
             .try_get_matches_from(std::iter::once("demo").chain(args.iter().copied()))
             .map_err(|error| error.to_string())?;
         Config::from_matches(&matches)
+    }
+
+    /// Beyond loopback, the server's own credential is served only to callers who bring
+    /// their own, or when the operator says unauthenticated callers are intended.
+    #[test]
+    fn a_server_credential_is_not_served_beyond_loopback_by_default() {
+        use crate::adapter::Auth;
+        let bearer = Auth::Bearer {
+            token_env: "DEMO_TOKEN",
+            header: "authorization",
+            prefix: "Bearer ",
+        };
+        let http = |bind: [u8; 4]| Config {
+            transport: Transport::Http,
+            bind: IpAddr::from(bind),
+            ..Config::default()
+        };
+        let refusal = http([0, 0, 0, 0]).exposure(&bearer).expect("refused");
+        assert!(refusal.contains("--credential-header"), "{refusal}");
+        assert!(
+            refusal.contains("--allow-unauthenticated-remote"),
+            "{refusal}"
+        );
+        assert_eq!(http([127, 0, 0, 1]).exposure(&bearer), None);
+        assert_eq!(
+            http([0, 0, 0, 0]).exposure(&Auth::None),
+            None,
+            "no credential to serve"
+        );
+        let own = Config {
+            credential_header: Some("authorization".to_owned()),
+            ..http([0, 0, 0, 0])
+        };
+        assert_eq!(own.exposure(&bearer), None);
+        let said = parse(&["--allow-unauthenticated-remote"]).expect("parses");
+        assert!(said.allow_unauthenticated_remote);
+        let said = Config {
+            allow_unauthenticated_remote: true,
+            ..http([0, 0, 0, 0])
+        };
+        assert_eq!(said.exposure(&bearer), None);
+        let stdio = Config {
+            bind: IpAddr::from([0, 0, 0, 0]),
+            ..Config::default()
+        };
+        assert_eq!(stdio.exposure(&bearer), None, "stdio listens nowhere");
     }
 
     #[test]

@@ -13,6 +13,8 @@ use std::net::IpAddr;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::adapter::Auth;
+
 pub use cache::{CacheConfig, CacheTtl};
 pub use confirm::{Channel, ConfirmBy, ConfirmConfig, Fallback};
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
@@ -282,8 +284,13 @@ pub struct Config {
     /// Whether HTTP serves every request on its own, without sessions, for any protocol
     /// revision (2026-07-28 requests always are).
     pub stateless: bool,
+    /// Whether callers beyond loopback may use the server's own upstream credential without
+    /// bringing their own.
+    pub allow_unauthenticated_remote: bool,
     /// How READ answers are kept.
     pub cache: CacheConfig,
+    /// The OTLP/HTTP receiver spans of calls go to; none means no traces.
+    pub otlp_endpoint: Option<String>,
     /// The HTTP request header (lowercase) whose value is the upstream credential, in place
     /// of the server's environment; none means the environment's.
     pub credential_header: Option<String>,
@@ -307,7 +314,9 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             state: Backend::Memory,
             stateless: false,
+            allow_unauthenticated_remote: false,
             cache: CacheConfig::default(),
+            otlp_endpoint: None,
             execution_wait: Duration::from_secs(20),
             credential_header: None,
         }
@@ -323,6 +332,23 @@ pub(crate) const NO_REDIS: &str = "this adapter was built without Redis support:
      memory or file:PATH, or rebuild it with the Cargo feature 'redis'";
 
 impl Config {
+    /// Why this configuration must not start for an adapter with `auth`: it listens beyond
+    /// loopback and would call the upstream with the server's own credential for anyone who
+    /// reaches the port, and the operator did not say that is intended.
+    pub fn exposure(&self, auth: &Auth) -> Option<String> {
+        let exposed = self.transport == Transport::Http
+            && !self.bind.is_loopback()
+            && self.credential_header.is_none()
+            && *auth != Auth::None
+            && !self.allow_unauthenticated_remote;
+        exposed.then(|| {
+            format!(
+                "refusing to serve on {}: beyond loopback, anyone who can reach the port would                  call the upstream API with this server's own credential. Make each caller                  bring theirs with --credential-header NAME, or, behind a proxy that                  authenticates callers, say so with --allow-unauthenticated-remote",
+                self.bind
+            )
+        })
+    }
+
     /// What of this configuration the build cannot serve: a transport or state store whose
     /// Cargo feature is off.
     pub fn unbuilt(&self) -> Option<&'static str> {

@@ -30,7 +30,7 @@ use crate::call::gate::Policy;
 use crate::call::gate::limits::LimitConfig;
 use crate::call::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
 use crate::call::safety_loop::LoopOp;
-use crate::call::{Context, Data, Line, Retry};
+use crate::call::{Context, Data, Line, Retry, trace};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
 use crate::protocol::batch;
@@ -289,6 +289,7 @@ impl<A: Adapter> AqlServer<A> {
             session: self.session.id(),
             observer: &listener,
             retry: call.retry.filter(|_| !in_batch),
+            trace: call.trace,
         };
         let answer = match target {
             Target::Introspect => shared
@@ -461,6 +462,26 @@ pub struct Reached<'a> {
     pub task: &'a TaskSlot,
     /// Cancelled when the client cancels the call.
     pub cancel: Option<&'a CancellationToken>,
+    /// The trace the client's call belongs to.
+    pub trace: Option<&'a trace::Parent>,
+}
+
+/// The W3C trace context of a call: in the request's `_meta`, or, as for the progress
+/// token, in the operation object's own.
+fn trace_parent(meta: &JsonObject, arguments: Option<&JsonObject>) -> Option<trace::Parent> {
+    let carried = arguments
+        .and_then(|arguments| arguments.get("_meta"))
+        .and_then(serde_json::Value::as_object);
+    [Some(meta), carried]
+        .into_iter()
+        .flatten()
+        .find_map(|meta| {
+            let traceparent = meta.get(trace::TRACEPARENT)?.as_str()?;
+            let tracestate = meta
+                .get(trace::TRACESTATE)
+                .and_then(serde_json::Value::as_str);
+            trace::Parent::parse(traceparent, tracestate)
+        })
 }
 
 /// A `_meta.progressToken` in the operation object itself.
@@ -619,12 +640,14 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             self.shared.config.safety.confirm.answer_timeout,
         );
         let task = TaskSlot::of(&context, self.shared.line.has_executions());
+        let trace = trace_parent(&context.meta, arguments.as_ref());
         let call = Reached {
             progress: progress.as_ref(),
             person: &person,
             retry: retry.as_ref(),
             task: &task,
             cancel: Some(&context.ct),
+            trace: trace.as_ref(),
         };
         let result = self.call(surface, arguments, &caller, call).await;
         self.log.flush(&context.peer).await;
@@ -659,6 +682,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             session: self.session.id(),
             observer: &listener,
             retry: None,
+            trace: None,
         };
         let id = &request.task_id;
         match self.shared.line.execution(id, &call, Read::WhenDue).await {
@@ -686,6 +710,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             session: self.session.id(),
             observer: &listener,
             retry: None,
+            trace: None,
         };
         let mut params = JsonObject::new();
         params.insert("execution_id".to_owned(), request.task_id.into());

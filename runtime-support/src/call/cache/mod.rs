@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::metrics::{CacheOutcome, Metrics};
+use super::trace::{TRACEPARENT, TRACESTATE};
 use super::upstream::{Answer, Credential, Exchange, FreshnessHeaders, Preconditions, Upstream};
 use crate::adapter::{Category, Method, Route, UpstreamRequest};
 use crate::config::{CacheConfig, CacheTtl};
@@ -401,8 +402,11 @@ fn entry_key(operation: &str, request: &UpstreamRequest, credential: &Credential
     }
     field("headers");
     for (name, value) in &request.headers {
-        field(name);
-        field(value);
+        // Which trace a request belongs to does not change its answer.
+        if *name != TRACEPARENT && *name != TRACESTATE {
+            field(name);
+            field(value);
+        }
     }
     field("cookies");
     for (name, value) in &request.cookies {

@@ -333,6 +333,37 @@ async fn a_failed_handover_leaves_the_old_binary_serving() {
     assert!(old.exited().await);
 }
 
+/// A server keeping state in a file, which it holds locked, cannot hand over: it says so
+/// and keeps serving.
+#[tokio::test]
+async fn a_server_with_a_state_file_ignores_sigusr2_and_says_why() {
+    let upstream = slow_upstream().await;
+    let dir = scratch("swap-file");
+    let state = format!("file:{}", dir.join("state.jsonl").display());
+    let mut server = Server::start(support::command_for(
+        BIN,
+        &[
+            "--transport",
+            "http",
+            "--port",
+            "0",
+            "--stateless",
+            "--state",
+            &state,
+        ],
+        &[("FIXTURE_BASE_URL", upstream.as_str())],
+    ));
+    let url = server.url().await;
+    signal("USR2", server.pid());
+    let line = server.line("SIGUSR2 ignored").await;
+    assert!(line.contains("restart the server instead"), "{line}");
+    read_item(&reqwest::Client::new(), &url, "still-here")
+        .await
+        .expect("still serving");
+    signal("TERM", server.pid());
+    assert!(server.exited().await);
+}
+
 /// systemd socket activation: the socket arrives as fd 3. Restarting the service (stop, then
 /// start) keeps the socket open in the supervisor, so calls arriving between the two
 /// processes wait and none fails.

@@ -126,7 +126,15 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
             "an idle timeout under 20 s can close event streams between their 15 s keep-alives"
         );
     }
-    tokio::spawn(watch_signals(shutdown.clone(), raw_fd(&listener)));
+    // A state file is locked by the process that has it open, so a new process could not
+    // open it while this one serves: such a server is replaced by a restart instead.
+    let handover = match config.state {
+        crate::config::Backend::File(_) => Err(
+            "the state file is locked by this process, so a new binary cannot open it while this one serves; with --state file:, restart the server instead (under systemd socket activation no call fails)",
+        ),
+        _ => Ok(raw_fd(&listener)),
+    };
+    tokio::spawn(watch_signals(shutdown.clone(), handover));
     #[cfg(unix)]
     handover::notify_ready().await;
     listener::serve(listener, router, connections, shutdown).await;
@@ -168,9 +176,9 @@ fn raw_fd(listener: &tokio::net::TcpListener) -> RawSocket {
 }
 
 /// Starts the shutdown on SIGTERM or Ctrl-C, and after a handover of `socket` to a new
-/// binary on SIGUSR2 (see [`handover`]).
+/// binary on SIGUSR2 (see [`handover`]), or says why this server cannot hand over.
 #[cfg(unix)]
-async fn watch_signals(shutdown: CancellationToken, socket: RawSocket) {
+async fn watch_signals(shutdown: CancellationToken, socket: Result<RawSocket, &'static str>) {
     use tokio::signal::unix::{SignalKind, signal};
     let relaunch = handover::Relaunch::capture();
     let (Ok(mut terminate), Ok(mut upgrade)) = (
@@ -186,6 +194,13 @@ async fn watch_signals(shutdown: CancellationToken, socket: RawSocket) {
             _ = tokio::signal::ctrl_c() => break,
             _ = terminate.recv() => break,
             _ = upgrade.recv() => {
+                let socket = match socket {
+                    Ok(socket) => socket,
+                    Err(why) => {
+                        tracing::error!("SIGUSR2 ignored: {why}");
+                        continue;
+                    }
+                };
                 let relaunch = match &relaunch {
                     Ok(relaunch) => relaunch,
                     Err(error) => {
@@ -212,7 +227,7 @@ async fn watch_signals(shutdown: CancellationToken, socket: RawSocket) {
 }
 
 #[cfg(not(unix))]
-async fn watch_signals(shutdown: CancellationToken, _socket: RawSocket) {
+async fn watch_signals(shutdown: CancellationToken, _socket: Result<RawSocket, &'static str>) {
     let _ = tokio::signal::ctrl_c().await;
     tracing::info!("shutting down");
     shutdown.cancel();

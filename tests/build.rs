@@ -5,6 +5,7 @@
 //! `wire-adapter.md` puts params in every place and style a request has (headers, cookies,
 //! multipart files, path and query styles), so that every way of writing one is compiled.
 //! `jobs-adapter.md` starts long-running jobs and follows them (`lifecycle`).
+//! `notes-adapter.md` calls an API with OAuth 2 access tokens from its token endpoint.
 //!
 //! It also imports the OpenAPI documents of `real-apis/` (the shapes of Azure Key Vault,
 //! Stripe and Slack) the way `aqlgen import-openapi` does, and compiles the adapters that
@@ -17,6 +18,7 @@ fn main() -> Result<(), aqlgen_build::Error> {
     aqlgen_build::Builder::new().compile("fixture-adapter.md")?;
     aqlgen_build::Builder::new().compile("wire-adapter.md")?;
     aqlgen_build::Builder::new().compile("jobs-adapter.md")?;
+    aqlgen_build::Builder::new().compile("notes-adapter.md")?;
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by Cargo"));
     for (name, document) in [
         ("azure", "real-apis/azure-keyvault.yaml"),

@@ -95,6 +95,13 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
             "operations.update[0].params.name.pattern",
         ),
         ("invalid_url", "SCHEMA_INVALID_URL", "target.base_url"),
+        ("invalid_oauth2", "SCHEMA_INVALID_URL", "auth.token_url"),
+        ("invalid_oauth2", "SCHEMA_INVALID_VALUE", "auth.scopes[1]"),
+        (
+            "invalid_oauth2",
+            "SCHEMA_MISSING_FIELD",
+            "auth.client_secret_env",
+        ),
         ("unsupported", "SCHEMA_UNSUPPORTED", "target.protocol"),
         ("refused_unbuildable", "SCHEMA_INVALID_NAME", "name"),
         ("refused_unbuildable", "SCHEMA_INVALID_VERSION", "version"),

@@ -90,6 +90,26 @@ pub enum Auth {
         /// Variable holding the password.
         password_env: &'static str,
     },
+    /// An OAuth 2 access token from a token endpoint, sent as `Authorization: Bearer`.
+    OAuth2(&'static OAuth2),
+}
+
+/// Where and how an OAuth 2 access token is obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OAuth2 {
+    /// The authorization server's token endpoint.
+    pub token_url: &'static str,
+    /// Environment variable that overrides `token_url`, e.g. `GITHUB_TOKEN_URL`.
+    pub token_url_env: &'static str,
+    /// Variable holding the client id.
+    pub client_id_env: &'static str,
+    /// Variable holding the client secret.
+    pub client_secret_env: &'static str,
+    /// Variable holding a refresh token: the refresh token grant while it is set; the client
+    /// credentials grant otherwise.
+    pub refresh_token_env: Option<&'static str>,
+    /// Scopes asked for, space-separated; empty asks for the client's default.
+    pub scope: &'static str,
 }
 
 /// Where an API key is sent.

@@ -26,6 +26,12 @@ pub mod jobs {
     include!(concat!(env!("OUT_DIR"), "/jobs_adapter.rs"));
 }
 
+/// Notes behind OAuth 2: access tokens from the API's token endpoint, by client credentials
+/// or a refresh token.
+pub mod notes {
+    include!(concat!(env!("OUT_DIR"), "/notes_adapter.rs"));
+}
+
 /// Adapters imported from the OpenAPI documents of `real-apis/` by `build.rs`, as
 /// `aqlgen import-openapi` writes them: the shapes of three real APIs.
 pub mod real {

@@ -127,6 +127,29 @@ fn emit_auth(auth: &crate::ir::Auth) -> TokenStream {
         } => {
             quote! { Auth::Basic { username_env: #username_env, password_env: #password_env } }
         }
+        Auth::OAuth2 {
+            token_url,
+            token_url_env,
+            client_id_env,
+            client_secret_env,
+            refresh_token_env,
+            scope,
+        } => {
+            let refresh_token_env = match refresh_token_env {
+                Some(name) => quote! { Some(#name) },
+                None => quote! { None },
+            };
+            quote! {
+                Auth::OAuth2(&OAuth2 {
+                    token_url: #token_url,
+                    token_url_env: #token_url_env,
+                    client_id_env: #client_id_env,
+                    client_secret_env: #client_secret_env,
+                    refresh_token_env: #refresh_token_env,
+                    scope: #scope,
+                })
+            }
+        }
     }
 }
 
@@ -137,12 +160,13 @@ pub fn adapter_uses(adapter: &Adapter) -> TokenStream {
         crate::ir::Auth::ApiKeyHeader { .. } | crate::ir::Auth::ApiKeyQuery { .. }
     )
     .then(|| quote! { ApiKeyLocation, });
+    let oauth2 = matches!(adapter.auth, crate::ir::Auth::OAuth2 { .. }).then(|| quote! { OAuth2, });
     let rate_limit = (!adapter.rate_limits.is_empty()).then(|| quote! { RateLimit, });
     let trust = adapter.trust.is_some().then(|| quote! { TrustLevel, });
     let window = (!adapter.rate_limits.is_empty()).then(|| quote! { Window, });
     quote! {
         use ::aqlgen_runtime::adapter::{
-            Adapter, AdapterInfo, #location Auth, Introspection, #rate_limit Route, ToolDocs,
+            Adapter, AdapterInfo, #location Auth, Introspection, #oauth2 #rate_limit Route, ToolDocs,
             #trust #window
         };
     }

@@ -105,11 +105,11 @@ impl Checker {
                 Diagnostic::new(
                     Code::Unsupported,
                     "auth.type",
-                    "`oauth2` auth is not supported yet",
+                    "`oauth2` auth is not read from this format",
                 )
                 .expected("none, api_key, bearer or basic")
                 .found("\"oauth2\"")
-                .suggest("use `bearer` with a token from an environment variable"),
+                .suggest("write the adapter as an aqlgen schema, whose `auth` of type `oauth2` takes `token_url`, `client_id_env` and `client_secret_env`"),
             ),
             Some(kind) => self.auth_config(kind, config),
         }

@@ -36,7 +36,7 @@ pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
         description: schema.description.trim().to_owned(),
         base_url: schema.target.base_url.trim_end_matches('/').to_owned(),
         base_url_env: format!("{}_BASE_URL", schema.name.to_shouty_snake_case()),
-        auth: lower_auth(schema.auth.as_ref()),
+        auth: lower_auth(schema.auth.as_ref(), &schema.name.to_shouty_snake_case()),
         trust: schema.trust.as_ref().and_then(|trust| trust.level),
         rate_limits: schema
             .rate_limits
@@ -61,7 +61,8 @@ pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
     }
 }
 
-fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
+/// `auth`, with `shouty` (the adapter's name in capitals) naming the token URL's override.
+fn lower_auth(auth: Option<&schema::AuthConfig>, shouty: &str) -> Auth {
     let Some(auth) = auth else { return Auth::None };
     let text = |value: &Option<String>| {
         value
@@ -95,7 +96,14 @@ fn lower_auth(auth: Option<&schema::AuthConfig>) -> Auth {
             password_env: text(&auth.password_env),
         },
         AuthKind::None => Auth::None,
-        AuthKind::Oauth2 => unreachable!("validated: oauth2 is refused as unsupported"),
+        AuthKind::Oauth2 => Auth::OAuth2 {
+            token_url: text(&auth.token_url),
+            token_url_env: format!("{shouty}_TOKEN_URL"),
+            client_id_env: text(&auth.client_id_env),
+            client_secret_env: text(&auth.client_secret_env),
+            refresh_token_env: auth.refresh_token_env.clone(),
+            scope: auth.scopes.clone().unwrap_or_default().join(" "),
+        },
     }
 }
 

@@ -133,6 +133,21 @@ pub enum Auth {
         /// Variable holding the password.
         password_env: String,
     },
+    /// An OAuth 2 access token from a token endpoint, sent as `Authorization: Bearer`.
+    OAuth2 {
+        /// The token endpoint.
+        token_url: String,
+        /// Variable overriding the token endpoint: `GITHUB_TOKEN_URL`.
+        token_url_env: String,
+        /// Variable holding the client id.
+        client_id_env: String,
+        /// Variable holding the client secret.
+        client_secret_env: String,
+        /// Variable holding a refresh token, for the refresh token grant.
+        refresh_token_env: Option<String>,
+        /// Scopes asked for, space-separated.
+        scope: String,
+    },
 }
 
 impl Auth {
@@ -146,6 +161,16 @@ impl Auth {
                 username_env,
                 password_env,
             } => vec![username_env, password_env],
+            Self::OAuth2 {
+                client_id_env,
+                client_secret_env,
+                refresh_token_env,
+                ..
+            } => [client_id_env, client_secret_env]
+                .into_iter()
+                .chain(refresh_token_env)
+                .map(String::as_str)
+                .collect(),
         }
     }
 }

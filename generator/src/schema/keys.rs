@@ -135,12 +135,14 @@ pub const AUTH: ObjectKeys = ObjectKeys {
         "query_param",
         "username_env",
         "password_env",
+        "token_url",
+        "client_id_env",
+        "client_secret_env",
+        "refresh_token_env",
+        "scopes",
     ]),
     required: &["type"],
-    choices: &[(
-        "type",
-        generated_choice::<AuthKind>(&["none", "api_key", "bearer", "basic"]),
-    )],
+    choices: &[("type", choice::<AuthKind>(Code::InvalidValue))],
 };
 
 /// `trust`.

@@ -79,7 +79,8 @@ aqlgen_model::vocabulary! {
         Bearer = "bearer",
         /// HTTP basic auth.
         Basic = "basic",
-        /// OAuth 2; not generated yet.
+        /// OAuth 2: an access token the adapter obtains from a token endpoint (client
+        /// credentials, or a refresh token) and sends as a bearer token.
         Oauth2 = "oauth2",
     }
 }
@@ -216,6 +217,21 @@ pub struct AuthConfig {
     /// Basic: variable holding the password.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub password_env: Option<String>,
+    /// Oauth2: the authorization server's token endpoint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
+    /// Oauth2: variable holding the client id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_id_env: Option<String>,
+    /// Oauth2: variable holding the client secret.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client_secret_env: Option<String>,
+    /// Oauth2: variable holding a refresh token; without one, the client credentials grant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refresh_token_env: Option<String>,
+    /// Oauth2: the scopes asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scopes: Option<Vec<String>>,
 }
 
 impl AuthConfig {
@@ -231,6 +247,11 @@ impl AuthConfig {
             query_param: None,
             username_env: None,
             password_env: None,
+            token_url: None,
+            client_id_env: None,
+            client_secret_env: None,
+            refresh_token_env: None,
+            scopes: None,
         }
     }
 }

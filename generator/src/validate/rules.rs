@@ -83,8 +83,8 @@ pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
     let auth_header = schema.auth.as_ref().and_then(|auth| match auth.kind {
         AuthKind::Bearer => Some(auth.header.as_deref().unwrap_or("Authorization")),
         AuthKind::ApiKey => auth.header_name.as_deref().or(auth.header.as_deref()),
-        AuthKind::Basic => Some("Authorization"),
-        AuthKind::None | AuthKind::Oauth2 => None,
+        AuthKind::Basic | AuthKind::Oauth2 => Some("Authorization"),
+        AuthKind::None => None,
     });
     for (category, list) in families {
         for (index, operation) in list.iter().enumerate() {
@@ -433,6 +433,50 @@ pub fn check_base_url(url: &str, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// `auth.token_url` and `auth.scopes` of `oauth2`: the client secret goes to the token
+/// endpoint, so it must be https (or this machine), without embedded credentials; each scope
+/// is one RFC 6749 scope token.
+fn check_token_url(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
+    if let Some(url) = &auth.token_url {
+        let (secure, rest) = match (url.strip_prefix("https://"), url.strip_prefix("http://")) {
+            (Some(rest), _) => (true, rest),
+            (_, Some(rest)) => (false, rest),
+            _ => (false, ""),
+        };
+        let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+        let problem = if authority.is_empty() || rest.contains(char::is_whitespace) {
+            Some("the token URL is not an http(s) URL")
+        } else if authority.contains('@') || rest.contains('#') {
+            Some("the token URL embeds credentials or a fragment")
+        } else if !secure && !is_loopback(authority) {
+            Some("the client secret would travel in clear text to another machine")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            out.push(
+                Diagnostic::new(Code::InvalidUrl, "auth.token_url", problem)
+                    .expected("https://host/path of the authorization server's token endpoint (http only to this machine)")
+                    .found(format!("{url:?}")),
+            );
+        }
+    }
+    let scope_char = |c: char| c.is_ascii_graphic() && c != '"' && c != '\\';
+    for (index, scope) in auth.scopes.iter().flatten().enumerate() {
+        if scope.is_empty() || !scope.chars().all(scope_char) {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("auth.scopes[{index}]"),
+                    "this is not an OAuth scope",
+                )
+                .expected("one scope per item: printable ASCII without spaces, `\"` or `\\`")
+                .found(format!("{scope:?}")),
+            );
+        }
+    }
+}
+
 /// Whether the host of `authority` (`host[:port]`) is this machine.
 fn is_loopback(authority: &str) -> bool {
     let host = match authority.strip_prefix('[') {
@@ -472,17 +516,12 @@ fn check_generated<T: Vocabulary>(path: &str, value: T, generated: T, out: &mut 
 pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
     let needs: &[(&str, bool)] = match auth.kind {
         AuthKind::Oauth2 => {
-            out.push(
-                Diagnostic::new(
-                    Code::Unsupported,
-                    "auth.type",
-                    "`oauth2` auth is not supported yet",
-                )
-                .expected("none, api_key, bearer or basic")
-                .found("\"oauth2\"")
-                .suggest("use `bearer` with a token from an environment variable"),
-            );
-            return;
+            check_token_url(auth, out);
+            &[
+                ("token_url", auth.token_url.is_some()),
+                ("client_id_env", auth.client_id_env.is_some()),
+                ("client_secret_env", auth.client_secret_env.is_some()),
+            ]
         }
         AuthKind::None => &[],
         AuthKind::Bearer => &[("token_env", auth.token_env.is_some())],
@@ -503,6 +542,8 @@ pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
         if !present {
             let expected = if *key == "header_name" {
                 "`header_name` (or `header`) or `query_param` saying where the key goes".to_owned()
+            } else if *key == "token_url" {
+                "`token_url`: the authorization server's token endpoint, an https URL".to_owned()
             } else {
                 format!("`{key}` naming an environment variable")
             };
@@ -527,6 +568,9 @@ fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
         ("key_env", &auth.key_env),
         ("username_env", &auth.username_env),
         ("password_env", &auth.password_env),
+        ("client_id_env", &auth.client_id_env),
+        ("client_secret_env", &auth.client_secret_env),
+        ("refresh_token_env", &auth.refresh_token_env),
     ] {
         if let Some(name) = name
             && (name.is_empty() || name.contains(['=', '\0']))

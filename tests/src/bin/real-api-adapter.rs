@@ -1,8 +1,10 @@
-//! The server of one adapter imported from `real-apis/`, or of `wire-adapter.md` or
-//! `jobs-adapter.md`, chosen by `REAL_API` (`azure`, `stripe`, `slack`, `wire` or `jobs`); the
+//! The server of one adapter imported from `real-apis/`, or of `wire-adapter.md`,
+//! `jobs-adapter.md` or `notes-adapter.md`, chosen by `REAL_API` (`azure`, `stripe`, `slack`,
+//! `wire`, `jobs` or `notes`); the
 //! end-to-end tests find it through `CARGO_BIN_EXE_real-api-adapter`.
 
 use aqlgen_tests::jobs::JobsAdapter;
+use aqlgen_tests::notes::NotesAdapter;
 use aqlgen_tests::real::{azure, slack, stripe};
 use aqlgen_tests::wire::WireAdapter;
 
@@ -13,8 +15,9 @@ fn main() -> std::process::ExitCode {
         Ok("slack") => aqlgen_runtime::run::<slack::SlackAdapter>(),
         Ok("wire") => aqlgen_runtime::run::<WireAdapter>(),
         Ok("jobs") => aqlgen_runtime::run::<JobsAdapter>(),
+        Ok("notes") => aqlgen_runtime::run::<NotesAdapter>(),
         _ => {
-            eprintln!("set REAL_API to azure, stripe, slack, wire or jobs");
+            eprintln!("set REAL_API to azure, stripe, slack, wire, jobs or notes");
             std::process::ExitCode::from(2)
         }
     }

@@ -10,6 +10,9 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 
+use std::sync::Arc;
+
+use super::oauth::TokenSource;
 use crate::adapter::{ApiKeyLocation, Auth};
 use crate::error::{AqlError, ErrorCode};
 
@@ -35,6 +38,8 @@ pub(crate) enum AuthPlan {
         username_env: &'static str,
         password_env: &'static str,
     },
+    /// `Authorization: Bearer <token>`, the token from an OAuth 2 token endpoint.
+    OAuth2(Arc<TokenSource>),
 }
 
 /// Where one upstream request's credential comes from.
@@ -62,8 +67,11 @@ impl AuthPlan {
     /// # Errors
     ///
     /// `INTERNAL_ERROR` when a header name or prefix from the schema cannot be sent.
-    pub(crate) fn new(auth: &Auth) -> Result<Self, AqlError> {
+    pub(crate) fn new(auth: &Auth, user_agent: &str) -> Result<Self, AqlError> {
         match *auth {
+            Auth::OAuth2(config) => Ok(Self::OAuth2(Arc::new(TokenSource::new(
+                config, user_agent,
+            )?))),
             Auth::None => Ok(Self::None),
             Auth::Bearer {
                 token_env,
@@ -108,6 +116,14 @@ impl AuthPlan {
         !matches!(self, Self::None)
     }
 
+    /// Where access tokens come from, when requests carry OAuth 2 tokens.
+    pub(crate) fn token_source(&self) -> Option<&TokenSource> {
+        match self {
+            Self::OAuth2(source) => Some(source),
+            _ => None,
+        }
+    }
+
     /// Whether one value is the whole credential (a bearer token or an API key), so a
     /// request can bring it in place of the environment variable.
     pub(crate) fn takes_one_value(&self) -> bool {
@@ -145,6 +161,10 @@ impl AuthPlan {
     ) -> Result<Credentials, AqlError> {
         match self {
             Self::None => Ok(Credentials::default()),
+            // The token is asked for before the request is built: see `bearer`.
+            Self::OAuth2(_) => Err(config_error(
+                "an OAuth 2 request was built without its access token",
+            )),
             Self::Header {
                 env: var,
                 name,
@@ -191,6 +211,29 @@ impl AuthPlan {
     }
 }
 
+impl Credentials {
+    /// `Authorization: Bearer <token>` for an access token.
+    ///
+    /// # Errors
+    ///
+    /// `PERMISSION_DENIED` when the token cannot be sent in a header.
+    pub(crate) fn bearer(token: &str) -> Result<Self, AqlError> {
+        let mut header = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+            AqlError::new(
+                ErrorCode::PermissionDenied,
+                "Permission denied: the OAuth 2 access token cannot be sent in an HTTP header",
+            )
+            .with_detail("reason", "AUTH_TOKEN_REFUSED")
+        })?;
+        header.set_sensitive(true);
+        Ok(Self {
+            header: Some((AUTHORIZATION, header)),
+            query: None,
+            secrets: Secrets(vec![token.to_owned()]),
+        })
+    }
+}
+
 /// The secret values of one request; [`redact`](Secrets::redact) scrubs them from text.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Secrets(Vec<String>);
@@ -218,7 +261,7 @@ impl Secrets {
 }
 
 /// Reads one credential variable.
-fn read_secret(
+pub(crate) fn read_secret(
     env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
     var: &'static str,
 ) -> Result<String, AqlError> {
@@ -296,6 +339,10 @@ mod tests {
 
     use super::*;
 
+    fn plan_for(auth: &Auth) -> Result<AuthPlan, AqlError> {
+        AuthPlan::new(auth, "test")
+    }
+
     fn env_of(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
         let map: HashMap<String, OsString> = pairs
             .iter()
@@ -306,7 +353,7 @@ mod tests {
 
     #[test]
     fn bearer_builds_prefixed_sensitive_header() {
-        let plan = AuthPlan::new(&Auth::Bearer {
+        let plan = plan_for(&Auth::Bearer {
             token_env: "T",
             header: "Authorization",
             prefix: "Bearer ",
@@ -324,7 +371,7 @@ mod tests {
 
     #[test]
     fn basic_encodes_user_and_password() {
-        let plan = AuthPlan::new(&Auth::Basic {
+        let plan = plan_for(&Auth::Basic {
             username_env: "U",
             password_env: "P",
         })
@@ -342,7 +389,7 @@ mod tests {
 
     #[test]
     fn missing_and_empty_variables_are_permission_denied_naming_the_variable() {
-        let plan = AuthPlan::new(&Auth::ApiKey {
+        let plan = plan_for(&Auth::ApiKey {
             key_env: "MY_KEY",
             location: ApiKeyLocation::Query("api_key"),
         })
@@ -357,7 +404,7 @@ mod tests {
 
     #[test]
     fn control_characters_in_credentials_are_refused_without_echoing_them() {
-        let plan = AuthPlan::new(&Auth::Bearer {
+        let plan = plan_for(&Auth::Bearer {
             token_env: "T",
             header: "Authorization",
             prefix: "Bearer ",
@@ -375,7 +422,7 @@ mod tests {
 
     #[test]
     fn basic_user_name_with_colon_is_refused() {
-        let plan = AuthPlan::new(&Auth::Basic {
+        let plan = plan_for(&Auth::Basic {
             username_env: "U",
             password_env: "P",
         })
@@ -393,7 +440,7 @@ mod tests {
             location: ApiKeyLocation::Header("X Bad\r\n"),
         };
         assert_eq!(
-            AuthPlan::new(&bad_name).expect_err("bad").code,
+            plan_for(&bad_name).expect_err("bad").code,
             ErrorCode::InternalError
         );
         let bad_prefix = Auth::Bearer {
@@ -401,7 +448,7 @@ mod tests {
             header: "Authorization",
             prefix: "Bearer\r\n",
         };
-        assert!(AuthPlan::new(&bad_prefix).is_err());
+        assert!(plan_for(&bad_prefix).is_err());
     }
 
     #[test]

@@ -35,6 +35,7 @@ pub mod backoff;
 #[cfg(test)]
 mod http_tests;
 mod multipart;
+mod oauth;
 mod response;
 mod untrusted;
 
@@ -220,7 +221,8 @@ impl Upstream {
     ) -> Result<Upstream, AqlError> {
         let base = base_url(info, env)?;
         let credentials_allowed = base.scheme() == "https" || is_loopback(&base);
-        let auth = AuthPlan::new(&info.auth)?;
+        let user_agent = format!("{}-adapter/{} (aqlgen)", info.name, info.version);
+        let auth = AuthPlan::new(&info.auth, &user_agent)?;
         let origin = base.origin();
         let policy = redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() >= MAX_REDIRECTS {
@@ -232,7 +234,7 @@ impl Upstream {
             }
         });
         let client = Client::builder()
-            .user_agent(format!("{}-adapter/{} (aqlgen)", info.name, info.version))
+            .user_agent(user_agent)
             .timeout(config.timeout)
             .read_timeout(config.read_timeout.min(config.timeout))
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))
@@ -315,7 +317,47 @@ impl Upstream {
         preconditions: Preconditions<'_>,
         credential: &Credential<'_>,
     ) -> Exchange {
-        let (builder, secrets) = match self.prepare(&request, preconditions, credential) {
+        let source = match credential {
+            Credential::Environment => self.auth.token_source(),
+            Credential::Request(_) => None,
+        };
+        let Some(source) = source else {
+            return self
+                .send_once(request, preconditions, credential, None)
+                .await;
+        };
+        let token = match source.token(None).await {
+            Ok(token) => token,
+            Err(error) => return Exchange::unsent(error),
+        };
+        let again = request.clone();
+        let exchange = self
+            .send_once(request, preconditions, credential, Some(&token))
+            .await;
+        if exchange.reached != Some(Reached::Status(401)) {
+            return exchange;
+        }
+        // The upstream refused the token (revoked, or expired early): one new token, one
+        // more try.
+        match source.token(Some(&token)).await {
+            Ok(renewed) if renewed != token => {
+                self.send_once(again, preconditions, credential, Some(&renewed))
+                    .await
+            }
+            Ok(_) => exchange,
+            Err(error) => Exchange::unsent(error),
+        }
+    }
+
+    /// Sends `request` once, with the OAuth 2 `token` when the adapter uses one.
+    async fn send_once(
+        &self,
+        request: UpstreamRequest,
+        preconditions: Preconditions<'_>,
+        credential: &Credential<'_>,
+        token: Option<&str>,
+    ) -> Exchange {
+        let (builder, secrets) = match self.prepare(&request, preconditions, credential, token) {
             Ok(prepared) => prepared,
             Err(error) => return Exchange::unsent(error),
         };
@@ -365,6 +407,7 @@ impl Upstream {
         request: &UpstreamRequest,
         preconditions: Preconditions<'_>,
         credential: &Credential<'_>,
+        token: Option<&str>,
     ) -> Result<(reqwest::RequestBuilder, Secrets), AqlError> {
         let credentials = if self.auth.sends_credentials() {
             if !self.credentials_allowed {
@@ -379,7 +422,10 @@ impl Upstream {
                 )
                 .with_detail("reason", "INSECURE_TRANSPORT"));
             }
-            self.auth.resolve_for(credential)?
+            match token {
+                Some(token) => auth::Credentials::bearer(token)?,
+                None => self.auth.resolve_for(credential)?,
+            }
         } else {
             auth::Credentials::default()
         };

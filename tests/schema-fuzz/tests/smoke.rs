@@ -66,6 +66,8 @@ fn credentials(auth: &Auth) -> Vec<&'static str> {
             username_env,
             password_env,
         } => vec![username_env, password_env],
+        // The strategy draws no `oauth2`: the echo upstream hands out no tokens.
+        Auth::OAuth2(oauth) => vec![oauth.client_id_env, oauth.client_secret_env],
     }
 }
 

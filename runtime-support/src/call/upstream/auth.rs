@@ -13,6 +13,7 @@ use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 use std::sync::Arc;
 
 use super::oauth::TokenSource;
+use super::variables::{credential_invalid, read_secret};
 use crate::adapter::{ApiKeyLocation, Auth};
 use crate::error::{AqlError, ErrorCode};
 
@@ -260,34 +261,6 @@ impl Secrets {
     }
 }
 
-/// Reads one credential variable.
-pub(crate) fn read_secret(
-    env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
-    var: &'static str,
-) -> Result<String, AqlError> {
-    let Some(raw) = env(var).filter(|value| !value.is_empty()) else {
-        return Err(AqlError::new(
-            ErrorCode::PermissionDenied,
-            format!(
-                "Permission denied: missing credential. Set the environment variable '{var}' \
-                 for the adapter process and call again"
-            ),
-        )
-        .with_detail("reason", "AUTH_CREDENTIAL_MISSING")
-        .with_detail("env_var", var));
-    };
-    let Ok(value) = raw.into_string() else {
-        return Err(credential_invalid(var, "its value is not valid UTF-8"));
-    };
-    if value.chars().any(char::is_control) {
-        return Err(credential_invalid(
-            var,
-            "its value contains a line break or another control character",
-        ));
-    }
-    Ok(value)
-}
-
 /// A header value that hyper and `Debug` never print.
 fn sensitive_header(value: &str, var: &'static str) -> Result<HeaderValue, AqlError> {
     // `read_secret` already refused control characters; this catches anything else the
@@ -296,15 +269,6 @@ fn sensitive_header(value: &str, var: &'static str) -> Result<HeaderValue, AqlEr
         .map_err(|_| credential_invalid(var, "its value cannot be sent in an HTTP header"))?;
     header.set_sensitive(true);
     Ok(header)
-}
-
-fn credential_invalid(var: &'static str, why: &str) -> AqlError {
-    AqlError::new(
-        ErrorCode::PermissionDenied,
-        format!("Permission denied: the environment variable '{var}' is unusable: {why}"),
-    )
-    .with_detail("reason", "AUTH_CONFIG_INVALID")
-    .with_detail("env_var", var)
 }
 
 fn header_name(name: &'static str) -> Result<HeaderName, AqlError> {

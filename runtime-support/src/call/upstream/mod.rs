@@ -38,6 +38,7 @@ mod multipart;
 mod oauth;
 mod response;
 mod untrusted;
+mod variables;
 
 use std::borrow::Cow;
 use std::error::Error as StdError;

@@ -18,7 +18,7 @@ use reqwest::{Client, Url, redirect};
 use serde::Deserialize;
 use tokio::sync::Mutex;
 
-use super::auth::read_secret;
+use super::variables::read_secret;
 use crate::adapter::OAuth2;
 use crate::error::{AqlError, ErrorCode};
 use url::form_urlencoded;

@@ -6,8 +6,11 @@
 //! `check` accepts, the importer takes the one the most operations accept on its own; on a
 //! tie the simplest to provide (an http bearer token, an API key in a header, then in the
 //! query, basic auth, an OAuth2 or OpenID Connect access token), then the first by name.
-//! OAuth2 and OpenID Connect are imported as a bearer token the operator obtains: the
-//! adapter does not run the flow, and says which flow and scopes the document names. A
+//! An OAuth2 scheme with a `clientCredentials` flow whose token URL is https is imported as
+//! `oauth2` auth: the adapter obtains its tokens itself, with the client id and secret the
+//! operator gives, asking for the scopes the operations ask for. Other OAuth2 flows and
+//! OpenID Connect are imported as a bearer token the operator obtains: the adapter does not
+//! run the flow, and says which flow and scopes the document names. A
 //! scheme that signs each request (AWS Signature Version 4) cannot be stood in for by a
 //! static key, and is skipped with a warning.
 
@@ -311,7 +314,10 @@ pub fn auth(
                 };
                 (config, if location == "header" { 1 } else { 2 }, false)
             }
-            ("oauth2", _, _) => (bearer(&format!("{prefix}_TOKEN")), 4, true),
+            ("oauth2", _, _) => match client_credentials(scheme, &prefix) {
+                Some(config) => (config, 4, true),
+                None => (bearer(&format!("{prefix}_TOKEN")), 4, true),
+            },
             ("openIdConnect", _, _) => (bearer(&format!("{prefix}_TOKEN")), 5, true),
             (kind, _, _) => {
                 warn(format!(
@@ -374,6 +380,16 @@ pub fn auth(
             .flat_map(|(_, scopes)| scopes.iter().map(String::as_str))
             .collect();
         outcome.notes = obtaining(&candidate, &asked, warn);
+        let mut candidate = candidate;
+        if candidate.config.kind == AuthKind::Oauth2 && !asked.is_empty() {
+            candidate.config.scopes = Some(asked.iter().map(|scope| (*scope).to_owned()).collect());
+            // Scopes `check` would refuse are left to the client's default.
+            let mut refused = Vec::new();
+            rules::check_auth(&candidate.config, &mut refused);
+            if !refused.is_empty() {
+                candidate.config.scopes = None;
+            }
+        }
         outcome.key = match (&candidate.config.header_name, &candidate.config.query_param) {
             (Some(header), _) => Some(("header".to_owned(), header.clone())),
             (None, Some(query)) => Some(("query".to_owned(), query.clone())),
@@ -433,6 +449,29 @@ fn obtaining(
     let variable = candidate.config.token_env.as_deref().unwrap_or_default();
     let name = candidate.name;
     let scheme = candidate.scheme;
+    if let (Some(token_url), Some(id), Some(secret)) = (
+        candidate.config.token_url.as_deref(),
+        candidate.config.client_id_env.as_deref(),
+        candidate.config.client_secret_env.as_deref(),
+    ) {
+        warn(format!(
+            "security scheme `{name}` (oauth2) is imported as its clientCredentials flow: the \
+             server obtains tokens from {token_url}; set `{id}` and `{secret}`"
+        ));
+        let mut text = format!(
+            "\n## Auth\n\nThe document's OAuth2 scheme `{name}` is imported as its \
+             clientCredentials flow: the server obtains access tokens from <{token_url}> itself, \
+             as the client whose id and secret are in `${id}` and `${secret}`.\n"
+        );
+        if !asked.is_empty() {
+            let listed: Vec<String> = asked.iter().map(|scope| format!("`{scope}`")).collect();
+            text.push_str(&format!(
+                "\nIt asks for the scopes {}.\n",
+                listed.join(", ")
+            ));
+        }
+        return Some(text);
+    }
     let (kind, from) = match scheme.kind.as_deref() {
         Some("oauth2") => {
             let flows: Vec<String> = scheme
@@ -537,6 +576,27 @@ fn describe_flow(kind: &str, flow: &OAuthFlow) -> String {
     }
 }
 
+/// `oauth2` auth by the client credentials flow of `scheme`, when it has one whose token URL
+/// `check` accepts (https, or http to this machine), with `<PREFIX>_CLIENT_ID` and
+/// `<PREFIX>_CLIENT_SECRET` for the client.
+fn client_credentials(scheme: &SecurityScheme, prefix: &str) -> Option<AuthConfig> {
+    let token_url = scheme
+        .flows
+        .as_ref()?
+        .get("clientCredentials")?
+        .token_url
+        .clone()?;
+    let config = AuthConfig {
+        token_url: Some(token_url),
+        client_id_env: Some(format!("{prefix}_CLIENT_ID")),
+        client_secret_env: Some(format!("{prefix}_CLIENT_SECRET")),
+        ..AuthConfig::of(AuthKind::Oauth2)
+    };
+    let mut refused = Vec::new();
+    rules::check_auth(&config, &mut refused);
+    refused.is_empty().then_some(config)
+}
+
 /// Bearer auth with the token in `variable`.
 pub fn bearer(variable: &str) -> AuthConfig {
     AuthConfig {
@@ -572,6 +632,56 @@ mod tests {
             }
         }
         found
+    }
+
+    /// A client credentials flow becomes `oauth2` auth with the scopes the operations ask
+    /// for; an authorization code flow stays a bearer token the operator obtains.
+    #[test]
+    fn a_client_credentials_flow_is_run_by_the_adapter() {
+        let document = |flows: serde_json::Value| {
+            json!({
+                "openapi": "3.0.0",
+                "components": {"securitySchemes": {"oauth": {"type": "oauth2", "flows": flows}}},
+                "security": [{"oauth": ["notes.read"]}],
+                "paths": {"/notes": {"get": {"operationId": "list"}}}
+            })
+        };
+        let outcome = |document: serde_json::Value| {
+            let refs = Resolver::new(&document);
+            let openapi = Document::deserialize(&document).expect("a document");
+            let mut warnings = Vec::new();
+            let outcome = auth(&refs, &openapi, "notes", false, &mut |warning| {
+                warnings.push(warning)
+            });
+            (outcome, warnings)
+        };
+        let (client, warnings) = outcome(document(json!({"clientCredentials": {
+            "tokenUrl": "https://auth.example.com/token", "scopes": {"notes.read": "Read notes"}
+        }})));
+        assert_eq!(client.config.kind, crate::schema::AuthKind::Oauth2);
+        assert_eq!(
+            client.config.token_url.as_deref(),
+            Some("https://auth.example.com/token")
+        );
+        assert_eq!(
+            client.config.client_id_env.as_deref(),
+            Some("NOTES_CLIENT_ID")
+        );
+        assert_eq!(client.config.scopes, Some(vec!["notes.read".to_owned()]));
+        assert!(warnings[0].contains("NOTES_CLIENT_SECRET"), "{warnings:?}");
+        let (code, _) = outcome(document(json!({"authorizationCode": {
+            "authorizationUrl": "https://auth.example.com/authorize",
+            "tokenUrl": "https://auth.example.com/token", "scopes": {}
+        }})));
+        assert_eq!(code.config.kind, crate::schema::AuthKind::Bearer);
+        let (insecure, _) = outcome(document(json!({"clientCredentials": {
+            "tokenUrl": "http://auth.example.com/token", "scopes": {}
+        }})));
+        assert_eq!(
+            insecure.config.kind,
+            crate::schema::AuthKind::Bearer,
+            "http elsewhere"
+        );
     }
 
     #[test]

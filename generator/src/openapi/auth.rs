@@ -243,7 +243,8 @@ struct Candidate<'d> {
 }
 
 /// The adapter's auth from the document's security schemes, with environment variable names
-/// derived from the adapter `name`; `type: none` when no scheme can be imported. `aws` says
+/// derived from the adapter `name`; `type: none` when no scheme can be imported. A token URL
+/// given as an absolute path is taken on the origin of `base_url`. `aws` says
 /// the document describes an Amazon API, whose `Authorization` API keys stand for request
 /// signatures. Skipped schemes, and what the chosen one asks of the operator, are reported
 /// through `warn`.
@@ -251,6 +252,7 @@ pub fn auth(
     refs: &Resolver<'_>,
     document: &Document,
     name: &str,
+    base_url: &str,
     aws: bool,
     warn: &mut dyn FnMut(String),
 ) -> Outcome {
@@ -314,7 +316,7 @@ pub fn auth(
                 };
                 (config, if location == "header" { 1 } else { 2 }, false)
             }
-            ("oauth2", _, _) => match client_credentials(scheme, &prefix) {
+            ("oauth2", _, _) => match client_credentials(scheme, &prefix, base_url) {
                 Some(config) => (config, 4, true),
                 None => (bearer(&format!("{prefix}_TOKEN")), 4, true),
             },
@@ -578,14 +580,23 @@ fn describe_flow(kind: &str, flow: &OAuthFlow) -> String {
 
 /// `oauth2` auth by the client credentials flow of `scheme`, when it has one whose token URL
 /// `check` accepts (https, or http to this machine), with `<PREFIX>_CLIENT_ID` and
-/// `<PREFIX>_CLIENT_SECRET` for the client.
-fn client_credentials(scheme: &SecurityScheme, prefix: &str) -> Option<AuthConfig> {
-    let token_url = scheme
+/// `<PREFIX>_CLIENT_SECRET` for the client. A token URL that is an absolute path (Sakari's
+/// `/oauth2/token`) is taken on the origin of `base_url`.
+fn client_credentials(scheme: &SecurityScheme, prefix: &str, base_url: &str) -> Option<AuthConfig> {
+    let given = scheme
         .flows
         .as_ref()?
         .get("clientCredentials")?
         .token_url
-        .clone()?;
+        .as_deref()?;
+    let token_url = match given.strip_prefix('/') {
+        Some(path) if !path.starts_with('/') => {
+            let (scheme, rest) = base_url.split_once("://")?;
+            let authority = rest.split('/').next()?;
+            format!("{scheme}://{authority}/{path}")
+        }
+        _ => given.to_owned(),
+    };
     let config = AuthConfig {
         token_url: Some(token_url),
         client_id_env: Some(format!("{prefix}_CLIENT_ID")),
@@ -616,7 +627,14 @@ mod tests {
     fn credentials(document: &serde_json::Value) -> Vec<String> {
         let refs = Resolver::new(document);
         let openapi = Document::deserialize(document).expect("a document");
-        let outcome = auth(&refs, &openapi, "api", false, &mut |_| {});
+        let outcome = auth(
+            &refs,
+            &openapi,
+            "api",
+            "https://api.example.com",
+            false,
+            &mut |_| {},
+        );
         let mut found = Vec::new();
         for item in openapi.paths.iter().flat_map(|paths| paths.values()) {
             let item = refs.resolve(item).expect("inline");
@@ -650,9 +668,14 @@ mod tests {
             let refs = Resolver::new(&document);
             let openapi = Document::deserialize(&document).expect("a document");
             let mut warnings = Vec::new();
-            let outcome = auth(&refs, &openapi, "notes", false, &mut |warning| {
-                warnings.push(warning)
-            });
+            let outcome = auth(
+                &refs,
+                &openapi,
+                "notes",
+                "https://api.example.com/v1",
+                false,
+                &mut |warning| warnings.push(warning),
+            );
             (outcome, warnings)
         };
         let (client, warnings) = outcome(document(json!({"clientCredentials": {
@@ -681,6 +704,14 @@ mod tests {
             insecure.config.kind,
             crate::schema::AuthKind::Bearer,
             "http elsewhere"
+        );
+        let (relative, _) = outcome(document(json!({"clientCredentials": {
+            "tokenUrl": "/oauth2/token", "scopes": {}
+        }})));
+        assert_eq!(
+            relative.config.token_url.as_deref(),
+            Some("https://api.example.com/oauth2/token"),
+            "an absolute path is on the API's origin"
         );
     }
 

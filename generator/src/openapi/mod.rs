@@ -176,7 +176,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         || base_url.contains(".amazonaws.com");
     let auth = match &options.bearer_env {
         Some(variable) => auth::Outcome::chosen(auth::bearer(variable)),
-        None => auth::auth(&refs, &openapi, &name, aws, &mut |reason| {
+        None => auth::auth(&refs, &openapi, &name, &base_url, aws, &mut |reason| {
             warnings.push(document_warning(reason))
         }),
     };

@@ -15,7 +15,8 @@
 //! transport/   bytes to JSON-RPC messages and back
 //!   |            frame: judges each message before rmcp reads it
 //!   |            stdio/: one session on the standard streams
-//!   |            http/: streamable HTTP, listener, idle sessions, probes    (feature `http`)
+//!   |            http/: streamable HTTP, listener, idle sessions, probes, handover of
+//!   |                   the listening socket to a new binary              (feature `http`)
 //!   |
 //! protocol/    MCP-AQL over MCP: the rmcp handler (server), tools and their input schema,
 //!   |            the envelope and batches, introspection, results, sessions, notifications,
@@ -24,7 +25,8 @@
 //! call/        one call once its route is known (line): params, the safety gate (gate/:
 //!   |            policy, limits, tokens, confirm by a person, verify codes out of band,
 //!   |            sealed requestState, audit), the execution safety loop (safety_loop/), the
-//!   |            upstream client (upstream/), shaping (shape/: pages, fields, cursors),
+//!   |            response cache (cache/), the upstream client (upstream/: auth, OAuth 2
+//!   |            tokens), shaping (shape/: pages, fields, cursors), traces (trace/: OTLP),
 //!   |            metrics                                                  (feature `metrics`)
 //!   |
 //! state/       what outlives a request: memory, a journal file, Redis   (feature `redis`)

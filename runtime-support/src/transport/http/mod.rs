@@ -106,6 +106,15 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
             listener::drain_notice,
         ));
     let (listener, inherited) = listen(address).await?;
+    // A state file is locked by the process that has it open, so a new process could not
+    // open it while this one serves: such a server is replaced by a restart instead.
+    let handover = match config.state {
+        crate::config::Backend::File(_) => Err(
+            "the state file is locked by this process, so a new binary cannot open it while this one serves; with --state file:, restart the server instead (under systemd socket activation no call fails)",
+        ),
+        _ => Ok(raw_fd(&listener)),
+    };
+    let signals = watch_signals(shutdown.clone(), handover);
     let local = listener
         .local_addr()
         .map_err(|error| format!("cannot read the listening address: {error}"))?;
@@ -126,15 +135,7 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
             "an idle timeout under 20 s can close event streams between their 15 s keep-alives"
         );
     }
-    // A state file is locked by the process that has it open, so a new process could not
-    // open it while this one serves: such a server is replaced by a restart instead.
-    let handover = match config.state {
-        crate::config::Backend::File(_) => Err(
-            "the state file is locked by this process, so a new binary cannot open it while this one serves; with --state file:, restart the server instead (under systemd socket activation no call fails)",
-        ),
-        _ => Ok(raw_fd(&listener)),
-    };
-    tokio::spawn(watch_signals(shutdown.clone(), handover));
+    tokio::spawn(signals);
     #[cfg(unix)]
     handover::notify_ready().await;
     listener::serve(listener, router, connections, shutdown).await;
@@ -178,13 +179,34 @@ fn raw_fd(listener: &tokio::net::TcpListener) -> RawSocket {
 /// Starts the shutdown on SIGTERM or Ctrl-C, and after a handover of `socket` to a new
 /// binary on SIGUSR2 (see [`handover`]), or says why this server cannot hand over.
 #[cfg(unix)]
-async fn watch_signals(shutdown: CancellationToken, socket: Result<RawSocket, &'static str>) {
+fn watch_signals(
+    shutdown: CancellationToken,
+    socket: Result<RawSocket, &'static str>,
+) -> impl Future<Output = ()> + Send + 'static {
     use tokio::signal::unix::{SignalKind, signal};
-    let relaunch = handover::Relaunch::capture();
-    let (Ok(mut terminate), Ok(mut upgrade)) = (
+    // Registered now, before the server says it listens: a signal sent as soon as it does
+    // finds its handler, not the default action, which ends the process.
+    let signals = (
         signal(SignalKind::terminate()),
         signal(SignalKind::user_defined2()),
-    ) else {
+    );
+    let relaunch = handover::Relaunch::capture();
+    async move {
+        watch(shutdown, socket, signals, relaunch).await;
+    }
+}
+
+#[cfg(unix)]
+async fn watch(
+    shutdown: CancellationToken,
+    socket: Result<RawSocket, &'static str>,
+    signals: (
+        std::io::Result<tokio::signal::unix::Signal>,
+        std::io::Result<tokio::signal::unix::Signal>,
+    ),
+    relaunch: std::io::Result<handover::Relaunch>,
+) {
+    let (Ok(mut terminate), Ok(mut upgrade)) = signals else {
         let _ = tokio::signal::ctrl_c().await;
         shutdown.cancel();
         return;
@@ -227,8 +249,13 @@ async fn watch_signals(shutdown: CancellationToken, socket: Result<RawSocket, &'
 }
 
 #[cfg(not(unix))]
-async fn watch_signals(shutdown: CancellationToken, _socket: Result<RawSocket, &'static str>) {
-    let _ = tokio::signal::ctrl_c().await;
-    tracing::info!("shutting down");
-    shutdown.cancel();
+fn watch_signals(
+    shutdown: CancellationToken,
+    _socket: Result<RawSocket, &'static str>,
+) -> impl Future<Output = ()> + Send + 'static {
+    async move {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutting down");
+        shutdown.cancel();
+    }
 }

@@ -551,12 +551,7 @@ async fn post_call(
     let status = response.status().as_u16();
     let text = response.text().await.expect("a body");
     assert_eq!(status, 200, "{url}: {text}");
-    // A JSON body, or an event stream whose data line carries it.
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let message: Value = serde_json::from_str(json).expect("a JSON-RPC answer");
+    let message = support::rpc_message(&text);
     assert_eq!(message["id"], 7, "{message}");
     message
         .get("result")

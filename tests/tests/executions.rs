@@ -641,39 +641,7 @@ async fn operation_location_is_followed_to_completion() {
 /// One stateless MCP request to `url` with the caller's key in `x-api-key`; the MCP-AQL
 /// answer, checked against the result schema.
 async fn stateless_call(url: &str, key: &str, arguments: Value) -> Value {
-    let body = json!({
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": TOOL, "arguments": arguments},
-    });
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", PROTOCOL)
-        .header("x-api-key", key)
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("the instance answers");
-    assert_eq!(response.status().as_u16(), 200, "{url}");
-    let text = response.text().await.expect("a body");
-    // A JSON body, or an event stream whose last data line carries the answer.
-    let json = text
-        .lines()
-        .filter_map(|line| line.strip_prefix("data: "))
-        .rfind(|data| data.contains("\"result\""))
-        .unwrap_or(&text);
-    let message: Value = serde_json::from_str(json).expect("a JSON-RPC answer");
-    let answer: Value = serde_json::from_str(
-        message["result"]["content"][0]["text"]
-            .as_str()
-            .unwrap_or_else(|| panic!("a tool result: {message}")),
-    )
-    .expect("MCP-AQL JSON");
-    assert_result(&answer);
-    answer
+    support::stateless_call_with(url, &[("x-api-key", key)], TOOL, arguments).await
 }
 
 /// 7. Two stateless instances on one `redis-server`, each caller's own key sent upstream

@@ -511,15 +511,8 @@ async fn a_session_id_does_not_carry_another_callers_token() {
             .send()
     };
     let answer = |text: String| -> Value {
-        // An event stream: the data line that holds the message (the first is a priming
-        // event without one).
-        let json = text
-            .lines()
-            .filter_map(|line| line.strip_prefix("data: "))
-            .find(|data| data.starts_with('{'))
-            .unwrap_or(&text)
-            .to_owned();
-        let message: Value = serde_json::from_str(&json).expect("JSON-RPC");
+        // An event stream: the first event is a priming one without a message.
+        let message = support::rpc_message(&text);
         serde_json::from_str(
             message["result"]["content"][0]["text"]
                 .as_str()

@@ -1525,11 +1525,7 @@ async fn modern_call(
         .await
         .expect("the adapter answers");
     let text = response.text().await.expect("a body");
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let message: Value = serde_json::from_str(json).expect("a JSON-RPC answer");
+    let message = support::rpc_message(&text);
     message
         .get("result")
         .cloned()

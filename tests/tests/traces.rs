@@ -91,11 +91,7 @@ async fn traced_call(url: &str) -> Value {
         .text()
         .await
         .expect("a body");
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data: "))
-        .unwrap_or(&text);
-    serde_json::from_str(json).expect("JSON-RPC")
+    support::rpc_message(&text)
 }
 
 fn attribute<'a>(span: &'a Value, key: &str) -> Option<&'a Value> {

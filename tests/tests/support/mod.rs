@@ -322,32 +322,42 @@ pub async fn http_server_for(binary: &str, args: &[&str], env: &[(&str, &str)]) 
     (child, url)
 }
 
-/// One stateless MCP request, as an agent's client sends it through a load balancer.
+/// One stateless MCP request, as an agent's client sends it through a load balancer, with
+/// the caller's `Authorization: Bearer`; the MCP-AQL answer, checked against the result
+/// schema.
 pub async fn stateless_call(url: &str, caller: &str, tool: &str, arguments: Value) -> Value {
+    let authorization = format!("Bearer {caller}");
+    stateless_call_with(url, &[("authorization", &authorization)], tool, arguments).await
+}
+
+/// [`stateless_call`] with `headers` beside the MCP ones, in place of `Authorization`.
+pub async fn stateless_call_with(
+    url: &str,
+    headers: &[(&str, &str)],
+    tool: &str,
+    arguments: Value,
+) -> Value {
     let body = json!({
         "jsonrpc": "2.0",
         "id": 1,
         "method": "tools/call",
         "params": {"name": tool, "arguments": arguments},
     });
-    let response = reqwest::Client::new()
+    let mut request = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
         .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25")
-        .header("authorization", format!("Bearer {caller}"))
+        .header("mcp-protocol-version", "2025-11-25");
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request
         .body(body.to_string())
         .send()
         .await
         .expect("the instance answers");
     assert_eq!(response.status().as_u16(), 200, "{url}");
-    let text = response.text().await.expect("a body");
-    // A JSON body, or an event stream whose data line carries it.
-    let json = text
-        .lines()
-        .find_map(|line| line.strip_prefix("data: "))
-        .unwrap_or(&text);
-    let message: Value = serde_json::from_str(json).expect("a JSON-RPC answer");
+    let message = rpc_message(&response.text().await.expect("a body"));
     let answer: Value = serde_json::from_str(
         message["result"]["content"][0]["text"]
             .as_str()
@@ -356,6 +366,17 @@ pub async fn stateless_call(url: &str, caller: &str, tool: &str, arguments: Valu
     .expect("MCP-AQL JSON");
     assert_result(&answer);
     answer
+}
+
+/// The JSON-RPC answer in an HTTP body: the body itself, or the last event of a stream that
+/// carries a result (progress notifications come before it).
+pub fn rpc_message(text: &str) -> Value {
+    let json = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("data: "))
+        .rfind(|data| data.contains("\"result\""))
+        .unwrap_or(text);
+    serde_json::from_str(json).expect("a JSON-RPC answer")
 }
 
 /// Calls `tool` and returns the parsed JSON text and `isError`.

@@ -16,7 +16,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use crate::adapter::{AdapterInfo, Method, Route};
-use crate::digest::hex;
+use crate::digest::{hex, random_key};
 pub use otlp::Exporter;
 
 /// The header and `_meta` key of W3C Trace Context.
@@ -76,17 +76,10 @@ fn unhex<const N: usize>(text: &str) -> Option<[u8; N]> {
     Some(bytes)
 }
 
+/// `N` (at most 32) random bytes, from the source signing keys come from.
 fn random<const N: usize>() -> [u8; N] {
     let mut bytes = [0; N];
-    // Without a random source ids still differ by time; a trace id needs no secrecy.
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = SystemTime::now()
-            .duration_since(SystemTime::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos());
-        for (byte, source) in bytes.iter_mut().zip(nanos.to_le_bytes().iter().cycle()) {
-            *byte = *source;
-        }
-    }
+    bytes.copy_from_slice(&random_key()[..N]);
     bytes
 }
 

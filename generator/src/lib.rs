@@ -289,7 +289,7 @@ pub fn generate_crate(
         file(
             "src/introspection.rs",
             rust(
-                &emit::emit_introspection(adapter),
+                &emit::emit_introspection(std::slice::from_ref(adapter)),
                 Some("Introspection answers, pre-serialized."),
             ),
         ),
@@ -338,7 +338,7 @@ pub fn generate_include(checked: &Checked) -> Result<GeneratedFile, Error> {
         module(
             "introspection",
             " Introspection answers, pre-serialized.",
-            emit::emit_introspection(adapter),
+            emit::emit_introspection(std::slice::from_ref(adapter)),
         ),
         module(
             "params",

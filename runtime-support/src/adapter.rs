@@ -26,9 +26,14 @@ pub struct RateLimit {
 
 /// What a generated adapter crate provides to the runtime.
 pub trait Adapter: Send + Sync + 'static {
-    /// Name, version, target and auth of the adapter.
-    const INFO: &'static AdapterInfo;
-    /// Every operation, in schema order (CREATE, READ, UPDATE, DELETE, EXECUTE families).
+    /// What the server calls itself: the adapter's name and version, or the bundle's.
+    const SERVER: &'static ServerInfo;
+    /// The adapters served, each with its own upstream, credentials, trust level and limits:
+    /// the one of a schema, or a bundle's members in the order they were given.
+    /// [`Route::member`] indexes it.
+    const MEMBERS: &'static [&'static AdapterInfo];
+    /// Every operation, in schema order (CREATE, READ, UPDATE, DELETE, EXECUTE families);
+    /// a bundle's member by member.
     const ROUTES: &'static [&'static Route];
     /// Introspection answers, pre-serialized.
     const INTROSPECTION: &'static Introspection;
@@ -39,7 +44,21 @@ pub trait Adapter: Send + Sync + 'static {
     fn route(operation: &str) -> Option<&'static Route>;
 }
 
-/// Static facts about an adapter.
+/// What a server reports of itself in its MCP `serverInfo`, logs and introspection.
+#[derive(Debug)]
+pub struct ServerInfo {
+    /// The adapter's name, or the bundle's, e.g. `github`.
+    pub name: &'static str,
+    /// Its version (semver).
+    pub version: &'static str,
+    /// One-line description.
+    pub description: &'static str,
+    /// `sha256:<hex>` fingerprint of the schema's front matter; a bundle's covers every
+    /// member's.
+    pub schema_fingerprint: &'static str,
+}
+
+/// Static facts about an adapter: one schema's upstream.
 #[derive(Debug)]
 pub struct AdapterInfo {
     /// Adapter name from the schema, e.g. `github`.
@@ -124,8 +143,10 @@ pub enum ApiKeyLocation {
 /// One operation of the routing table.
 #[derive(Debug)]
 pub struct Route {
-    /// Wire name, snake_case.
+    /// Wire name, snake_case; in a bundle, prefixed with its adapter's name and `__`.
     pub operation: &'static str,
+    /// The adapter it belongs to: an index into [`Adapter::MEMBERS`].
+    pub member: usize,
     /// What the operation does, from the schema; confirmation messages quote it.
     pub description: &'static str,
     /// Semantic category, which is also the CRUDE family.
@@ -375,6 +396,8 @@ pub struct OperationDoc {
 pub struct TypeDoc {
     /// Type name.
     pub name: &'static str,
+    /// The adapter it belongs to: an index into [`Adapter::MEMBERS`].
+    pub member: usize,
     /// The `TypeInfo` list entry as JSON.
     pub summary_json: &'static str,
     /// `TypeDetails` as JSON.

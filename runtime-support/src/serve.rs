@@ -6,8 +6,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::adapter::Adapter;
-use crate::adapter::DangerLevel;
+use crate::adapter::{Adapter, Auth, DangerLevel};
 use crate::call::gate::TrustSource;
 use crate::config::{Config, ConfirmBy, Fallback, LogFormat, Transport};
 use crate::protocol::server::Shared;
@@ -21,7 +20,7 @@ use crate::transport;
 /// line; `RUST_LOG` picks the level (default `info`).
 pub fn run<A: Adapter>() -> ExitCode {
     init_tracing(LogFormat::from_process());
-    let config = Config::from_env(A::INFO);
+    let config = Config::from_env(A::SERVER);
     // One stdio connection is served best by one thread: no hand-offs between workers.
     let mut builder = match config.transport {
         Transport::Stdio => tokio::runtime::Builder::new_current_thread(),
@@ -67,65 +66,40 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
     if let Some(missing) = config.unbuilt() {
         return Err(missing.to_owned());
     }
-    if let Some(refusal) = config.exposure(&A::INFO.auth) {
+    let auths: Vec<Auth> = A::MEMBERS.iter().map(|member| member.auth).collect();
+    if let Some(refusal) = config.exposure(&auths) {
         return Err(refusal);
     }
-    let store = Arc::new(Store::open(&config.state, A::INFO.name).await?);
+    let store = Arc::new(Store::open(&config.state, A::SERVER.name).await?);
     let shared = Arc::new(
         Shared::<A>::new(config, store)
             .await
             .map_err(|error| error.message)?,
     );
     let config = shared.config().clone();
-    let policy = shared.policy();
-    let limits = shared.limits();
-    let deny: Vec<&str> = policy.deny.iter().map(|level| level.as_str()).collect();
-    let rate_limits: Vec<String> = limits
-        .rates
-        .iter()
-        .map(|limit| format!("{}/{}", limit.limit, limit.window))
-        .collect();
-    let quotas: Vec<String> = limits
-        .quotas
-        .iter()
-        .map(|quota| {
-            let hard = quota
-                .hard_stop
-                .map(|hard| format!("/{hard}"))
-                .unwrap_or_default();
-            format!("{}={}/{}{hard}", quota.metric(), quota.warn, quota.pause)
-        })
-        .collect();
+    let first = shared.policy(0);
+    let deny: Vec<&str> = first.deny.iter().map(|level| level.as_str()).collect();
     tracing::info!(
-        adapter = A::INFO.name,
-        version = A::INFO.version,
+        adapter = A::SERVER.name,
+        version = A::SERVER.version,
         mode = config.mode.protocol_name(),
         prefix = %config.tool_prefix,
-        base_url = shared.base_url(),
-        trust_level = policy.trust.as_str(),
-        trust_source = policy.trust_source.as_str(),
-        confirm_at = policy.confirm_at.map_or("", |level| level.as_str()),
+        confirm_at = first.confirm_at.map_or("", |level| level.as_str()),
         deny = %deny.join(","),
-        decisions = %policy.table(),
-        confirmation = %policy.describe()["confirmation"],
+        confirmation = %first.describe()["confirmation"],
         safety_loop = config.safety.safety_loop.mode.as_str(),
-        rate_limits = %rate_limits.join(","),
-        quotas = %quotas.join(","),
         audit_log = %config.safety.audit_log.as_ref().map(|path| path.display().to_string()).unwrap_or_default(),
         state = config.state.describe(),
         stateless = config.stateless,
         "starting MCP-AQL server"
     );
-    if policy.trust_source == TrustSource::Default {
-        tracing::warn!(
-            "the schema declares no trust level, so the adapter is untested and answers only \
-             'introspect'; vouch for it with --trust-level (or MCP_AQL_TRUST_LEVEL)"
-        );
+    for (member, info) in A::MEMBERS.iter().enumerate() {
+        report_member(&shared, member, info.name);
     }
     if config.safety.confirm.fallback == Fallback::Token
         && DangerLevel::ALL
             .iter()
-            .any(|level| policy.confirm.by(*level) != ConfirmBy::Token)
+            .any(|level| first.confirm.by(*level) != ConfirmBy::Token)
     {
         tracing::info!(
             "clients without elicitation confirm with tokens the model brings back; --confirm-fallback refuse lets only a person confirm"
@@ -145,5 +119,45 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
         }
         #[cfg(not(feature = "http"))]
         Transport::Http => Err(crate::config::NO_HTTP.to_owned()),
+    }
+}
+
+/// Logs what one adapter of the server is held to: where it calls, its trust level and what
+/// that decides, and its limits. An adapter no one vouched for is warned about.
+fn report_member<A: Adapter>(shared: &Shared<A>, member: usize, name: &str) {
+    let policy = shared.policy(member);
+    let limits = shared.limits(member);
+    let rate_limits: Vec<String> = limits
+        .rates
+        .iter()
+        .map(|limit| format!("{}/{}", limit.limit, limit.window))
+        .collect();
+    let quotas: Vec<String> = limits
+        .quotas
+        .iter()
+        .map(|quota| {
+            let hard = quota
+                .hard_stop
+                .map(|hard| format!("/{hard}"))
+                .unwrap_or_default();
+            format!("{}={}/{}{hard}", quota.metric(), quota.warn, quota.pause)
+        })
+        .collect();
+    tracing::info!(
+        adapter = name,
+        base_url = shared.base_url(member),
+        trust_level = policy.trust.as_str(),
+        trust_source = policy.trust_source.as_str(),
+        decisions = %policy.table(),
+        rate_limits = %rate_limits.join(","),
+        quotas = %quotas.join(","),
+        "serving adapter"
+    );
+    if policy.trust_source == TrustSource::Default {
+        tracing::warn!(
+            adapter = name,
+            "the schema declares no trust level, so the adapter is untested and answers only \
+             'introspect'; vouch for it with --trust-level (or MCP_AQL_TRUST_LEVEL)"
+        );
     }
 }

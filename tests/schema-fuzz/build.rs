@@ -97,7 +97,7 @@ fn main() {
         );
         let _ = writeln!(
             infos,
-            "        {accepted} => Some(<{module}::{type_name} as Adapter>::INFO),"
+            "        {accepted} => Some(<{module}::{type_name} as Adapter>::MEMBERS[0]),"
         );
         let _ = writeln!(names, "    {path:?},");
         accepted += 1;

@@ -18,7 +18,7 @@ fn routes_every_operation_by_name() {
         assert_eq!(found.operation, route.operation);
     }
     assert!(TodoAdapter::route("no_such_operation").is_none());
-    assert_eq!(TodoAdapter::INFO.name, "todo");
+    assert_eq!(TodoAdapter::SERVER.name, "todo");
     assert!(TodoAdapter::TOOLS.read.contains("introspect"));
 }
 

@@ -2202,10 +2202,11 @@ pub static OPERATIONS: &[OperationDoc] = &[
     },
 ];
 
-/// The adapter's named types: enums, UPDATE inputs and results.
+/// The named types: enums, UPDATE inputs and results.
 pub static TYPES: &[TypeDoc] = &[
     TypeDoc {
         name: "Issue",
+        member: 0,
         summary_json: "{\"name\":\"Issue\",\"kind\":\"object\",\"description\":\"The issue that was opened.\"}",
         details_json: r#"{
   "name": "Issue",
@@ -2289,6 +2290,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "IssueComment",
+        member: 0,
         summary_json: "{\"name\":\"IssueComment\",\"kind\":\"object\",\"description\":\"The comment that was created.\"}",
         details_json: r#"{
   "name": "IssueComment",
@@ -2324,6 +2326,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "IssueCommentPage",
+        member: 0,
         summary_json: "{\"name\":\"IssueCommentPage\",\"kind\":\"object\",\"description\":\"A JSON array with one page of comments. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.\"}",
         details_json: r#"{
   "name": "IssueCommentPage",
@@ -2334,6 +2337,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "IssuePage",
+        member: 0,
         summary_json: "{\"name\":\"IssuePage\",\"kind\":\"object\",\"description\":\"A JSON array with one page of issues. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.\"}",
         details_json: r#"{
   "name": "IssuePage",
@@ -2344,6 +2348,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "IssueSearchResult",
+        member: 0,
         summary_json: "{\"name\":\"IssueSearchResult\",\"kind\":\"object\",\"description\":\"`total_count`, `incomplete_results` and the matching `items`. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.\"}",
         details_json: r#"{
   "name": "IssueSearchResult",
@@ -2373,6 +2378,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "Label",
+        member: 0,
         summary_json: "{\"name\":\"Label\",\"kind\":\"object\",\"description\":\"The label that was created.\"}",
         details_json: r#"{
   "name": "Label",
@@ -2408,6 +2414,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListIssuesDirection",
+        member: 0,
         summary_json: "{\"name\":\"ListIssuesDirection\",\"kind\":\"enum\",\"description\":\"Allowed values of `direction` in `list_issues`.\"}",
         details_json: r#"{
   "name": "ListIssuesDirection",
@@ -2421,6 +2428,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListIssuesSort",
+        member: 0,
         summary_json: "{\"name\":\"ListIssuesSort\",\"kind\":\"enum\",\"description\":\"Allowed values of `sort` in `list_issues`.\"}",
         details_json: r#"{
   "name": "ListIssuesSort",
@@ -2435,6 +2443,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListIssuesState",
+        member: 0,
         summary_json: "{\"name\":\"ListIssuesState\",\"kind\":\"enum\",\"description\":\"Allowed values of `state` in `list_issues`.\"}",
         details_json: r#"{
   "name": "ListIssuesState",
@@ -2449,6 +2458,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListPullRequestsState",
+        member: 0,
         summary_json: "{\"name\":\"ListPullRequestsState\",\"kind\":\"enum\",\"description\":\"Allowed values of `state` in `list_pull_requests`.\"}",
         details_json: r#"{
   "name": "ListPullRequestsState",
@@ -2463,6 +2473,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListReposDirection",
+        member: 0,
         summary_json: "{\"name\":\"ListReposDirection\",\"kind\":\"enum\",\"description\":\"Allowed values of `direction` in `list_repos`.\"}",
         details_json: r#"{
   "name": "ListReposDirection",
@@ -2476,6 +2487,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListReposSort",
+        member: 0,
         summary_json: "{\"name\":\"ListReposSort\",\"kind\":\"enum\",\"description\":\"Allowed values of `sort` in `list_repos`.\"}",
         details_json: r#"{
   "name": "ListReposSort",
@@ -2491,6 +2503,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListReposType",
+        member: 0,
         summary_json: "{\"name\":\"ListReposType\",\"kind\":\"enum\",\"description\":\"Allowed values of `type` in `list_repos`.\"}",
         details_json: r#"{
   "name": "ListReposType",
@@ -2505,6 +2518,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListWorkflowRunsStatus",
+        member: 0,
         summary_json: "{\"name\":\"ListWorkflowRunsStatus\",\"kind\":\"enum\",\"description\":\"Allowed values of `status` in `list_workflow_runs`.\"}",
         details_json: r#"{
   "name": "ListWorkflowRunsStatus",
@@ -2522,6 +2536,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "MergePullRequestMergeMethod",
+        member: 0,
         summary_json: "{\"name\":\"MergePullRequestMergeMethod\",\"kind\":\"enum\",\"description\":\"Allowed values of `merge_method` in `merge_pull_request`.\"}",
         details_json: r#"{
   "name": "MergePullRequestMergeMethod",
@@ -2536,6 +2551,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "MergeResult",
+        member: 0,
         summary_json: "{\"name\":\"MergeResult\",\"kind\":\"object\",\"description\":\"`sha` of the merge commit, `merged` and a `message`.\"}",
         details_json: r#"{
   "name": "MergeResult",
@@ -2565,6 +2581,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "NoContent",
+        member: 0,
         summary_json: "{\"name\":\"NoContent\",\"kind\":\"object\",\"description\":\"Nothing; GitHub answers 202 Accepted with an empty object.\"}",
         details_json: r#"{
   "name": "NoContent",
@@ -2575,6 +2592,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "PullRequest",
+        member: 0,
         summary_json: "{\"name\":\"PullRequest\",\"kind\":\"object\",\"description\":\"The pull request that was opened.\"}",
         details_json: r#"{
   "name": "PullRequest",
@@ -2670,6 +2688,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "PullRequestPage",
+        member: 0,
         summary_json: "{\"name\":\"PullRequestPage\",\"kind\":\"object\",\"description\":\"A JSON array with one page of pull requests. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.\"}",
         details_json: r#"{
   "name": "PullRequestPage",
@@ -2680,6 +2699,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ReplaceRepoTopicsInput",
+        member: 0,
         summary_json: "{\"name\":\"ReplaceRepoTopicsInput\",\"kind\":\"object\",\"description\":\"The `input` object of `replace_repo_topics`: the fields it may change.\"}",
         details_json: r#"{
   "name": "ReplaceRepoTopicsInput",
@@ -2697,6 +2717,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "Repository",
+        member: 0,
         summary_json: "{\"name\":\"Repository\",\"kind\":\"object\",\"description\":\"The repository that was created.\"}",
         details_json: r#"{
   "name": "Repository",
@@ -2780,6 +2801,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "RepositoryPage",
+        member: 0,
         summary_json: "{\"name\":\"RepositoryPage\",\"kind\":\"object\",\"description\":\"A JSON array with one page of repositories. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.\"}",
         details_json: r#"{
   "name": "RepositoryPage",
@@ -2790,6 +2812,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "SearchIssuesOrder",
+        member: 0,
         summary_json: "{\"name\":\"SearchIssuesOrder\",\"kind\":\"enum\",\"description\":\"Allowed values of `order` in `search_issues`.\"}",
         details_json: r#"{
   "name": "SearchIssuesOrder",
@@ -2803,6 +2826,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "SearchIssuesSort",
+        member: 0,
         summary_json: "{\"name\":\"SearchIssuesSort\",\"kind\":\"enum\",\"description\":\"Allowed values of `sort` in `search_issues`.\"}",
         details_json: r#"{
   "name": "SearchIssuesSort",
@@ -2817,6 +2841,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "Topics",
+        member: 0,
         summary_json: "{\"name\":\"Topics\",\"kind\":\"object\",\"description\":\"`names`: the repository's topics now.\"}",
         details_json: r#"{
   "name": "Topics",
@@ -2834,6 +2859,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "UpdateIssueInput",
+        member: 0,
         summary_json: "{\"name\":\"UpdateIssueInput\",\"kind\":\"object\",\"description\":\"The `input` object of `update_issue`: the fields it may change.\"}",
         details_json: r#"{
   "name": "UpdateIssueInput",
@@ -2879,6 +2905,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "UpdateIssueState",
+        member: 0,
         summary_json: "{\"name\":\"UpdateIssueState\",\"kind\":\"enum\",\"description\":\"Allowed values of `input.state` in `update_issue`.\"}",
         details_json: r#"{
   "name": "UpdateIssueState",
@@ -2892,6 +2919,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "UpdatePullRequestInput",
+        member: 0,
         summary_json: "{\"name\":\"UpdatePullRequestInput\",\"kind\":\"object\",\"description\":\"The `input` object of `update_pull_request`: the fields it may change.\"}",
         details_json: r#"{
   "name": "UpdatePullRequestInput",
@@ -2931,6 +2959,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "UpdatePullRequestState",
+        member: 0,
         summary_json: "{\"name\":\"UpdatePullRequestState\",\"kind\":\"enum\",\"description\":\"Allowed values of `input.state` in `update_pull_request`.\"}",
         details_json: r#"{
   "name": "UpdatePullRequestState",
@@ -2944,6 +2973,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "UpdateRepoInput",
+        member: 0,
         summary_json: "{\"name\":\"UpdateRepoInput\",\"kind\":\"object\",\"description\":\"The `input` object of `update_repo`: the fields it may change.\"}",
         details_json: r#"{
   "name": "UpdateRepoInput",
@@ -2986,6 +3016,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "User",
+        member: 0,
         summary_json: "{\"name\":\"User\",\"kind\":\"object\",\"description\":\"The user's public profile.\"}",
         details_json: r#"{
   "name": "User",
@@ -3033,6 +3064,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "WorkflowDispatch",
+        member: 0,
         summary_json: "{\"name\":\"WorkflowDispatch\",\"kind\":\"object\",\"description\":\"GitHub answers the run's `workflow_run_id`, `run_url` and `html_url`; the adapter answers the run's execution state.\"}",
         details_json: r#"{
   "name": "WorkflowDispatch",
@@ -3043,6 +3075,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "WorkflowRun",
+        member: 0,
         summary_json: "{\"name\":\"WorkflowRun\",\"kind\":\"object\",\"description\":\"The workflow run.\"}",
         details_json: r#"{
   "name": "WorkflowRun",
@@ -3072,6 +3105,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "WorkflowRunList",
+        member: 0,
         summary_json: "{\"name\":\"WorkflowRunList\",\"kind\":\"object\",\"description\":\"`total_count` and one page of `workflow_runs`. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.\"}",
         details_json: r#"{
   "name": "WorkflowRunList",

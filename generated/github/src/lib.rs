@@ -10,8 +10,8 @@ pub mod params;
 pub mod routes;
 
 use ::aqlgen_runtime::adapter::{
-    Adapter, AdapterInfo, Auth, Introspection, RateLimit, Route, ToolDocs, TrustLevel,
-    Window,
+    Adapter, AdapterInfo, Auth, Introspection, RateLimit, Route, ServerInfo, ToolDocs,
+    TrustLevel, Window,
 };
 
 /// The `github` adapter, version 1.0.0: GitHub REST API subset: repositories, issues and their comments, labels, pull requests, users, search and Actions workflow runs.
@@ -21,26 +21,34 @@ use ::aqlgen_runtime::adapter::{
 pub struct GithubAdapter;
 
 impl Adapter for GithubAdapter {
-    const INFO: &'static AdapterInfo = &AdapterInfo {
+    const SERVER: &'static ServerInfo = &ServerInfo {
         name: "github",
         version: "1.0.0",
         description: "GitHub REST API subset: repositories, issues and their comments, labels, pull requests, users, search and Actions workflow runs.",
-        base_url: "https://api.github.com",
-        base_url_env: "GITHUB_BASE_URL",
-        auth: Auth::Bearer {
-            token_env: "GITHUB_TOKEN",
-            header: "Authorization",
-            prefix: "Bearer ",
-        },
-        trust: Some(TrustLevel::Validated),
-        rate_limits: &[
-            RateLimit {
-                window: Window::Hour,
-                limit: 5000u64,
-            },
-        ],
         schema_fingerprint: "sha256:1a451c86aa756dc55d4bea0a226be9b7ecff9dbd4e96698848865b722e858de9",
     };
+    const MEMBERS: &'static [&'static AdapterInfo] = &[
+        &AdapterInfo {
+            name: "github",
+            version: "1.0.0",
+            description: "GitHub REST API subset: repositories, issues and their comments, labels, pull requests, users, search and Actions workflow runs.",
+            base_url: "https://api.github.com",
+            base_url_env: "GITHUB_BASE_URL",
+            auth: Auth::Bearer {
+                token_env: "GITHUB_TOKEN",
+                header: "Authorization",
+                prefix: "Bearer ",
+            },
+            trust: Some(TrustLevel::Validated),
+            rate_limits: &[
+                RateLimit {
+                    window: Window::Hour,
+                    limit: 5000u64,
+                },
+            ],
+            schema_fingerprint: "sha256:1a451c86aa756dc55d4bea0a226be9b7ecff9dbd4e96698848865b722e858de9",
+        },
+    ];
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
     const INTROSPECTION: &'static Introspection = &Introspection {
         operations: introspection::OPERATIONS,

@@ -16,6 +16,7 @@ use super::params as schema_params;
 /// `create_repo`: POST `/user/repos`.
 pub static CREATE_REPO_ROUTE: Route = Route {
     operation: "create_repo",
+    member: 0,
     description: "Create a repository owned by the authenticated user.",
     category: Category::Create,
     danger_level: DangerLevel::Reversible,
@@ -53,6 +54,7 @@ fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `create_issue`: POST `/repos/{owner}/{repo}/issues`.
 pub static CREATE_ISSUE_ROUTE: Route = Route {
     operation: "create_issue",
+    member: 0,
     description: "Open a new issue in a repository.",
     category: Category::Create,
     danger_level: DangerLevel::Reversible,
@@ -97,6 +99,7 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 /// `create_issue_comment`: POST `/repos/{owner}/{repo}/issues/{issue_number}/comments`.
 pub static CREATE_ISSUE_COMMENT_ROUTE: Route = Route {
     operation: "create_issue_comment",
+    member: 0,
     description: "Add a comment to an issue or pull request.",
     category: Category::Create,
     danger_level: DangerLevel::Reversible,
@@ -141,6 +144,7 @@ fn build_create_issue_comment(
 /// `create_pull_request`: POST `/repos/{owner}/{repo}/pulls`.
 pub static CREATE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "create_pull_request",
+    member: 0,
     description: "Open a pull request that merges `head` into `base`.",
     category: Category::Create,
     danger_level: DangerLevel::Reversible,
@@ -187,6 +191,7 @@ fn build_create_pull_request(
 /// `create_label`: POST `/repos/{owner}/{repo}/labels`.
 pub static CREATE_LABEL_ROUTE: Route = Route {
     operation: "create_label",
+    member: 0,
     description: "Create a label in a repository.",
     category: Category::Create,
     danger_level: DangerLevel::Reversible,
@@ -229,6 +234,7 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 /// `get_repo`: GET `/repos/{owner}/{repo}`.
 pub static GET_REPO_ROUTE: Route = Route {
     operation: "get_repo",
+    member: 0,
     description: "Get a repository.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -285,6 +291,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 /// `list_repos`: GET `/users/{username}/repos`.
 pub static LIST_REPOS_ROUTE: Route = Route {
     operation: "list_repos",
+    member: 0,
     description: "List the public repositories of a user.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -366,6 +373,7 @@ fn build_list_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 /// `list_issues`: GET `/repos/{owner}/{repo}/issues`.
 pub static LIST_ISSUES_ROUTE: Route = Route {
     operation: "list_issues",
+    member: 0,
     description: "List issues in a repository; pull requests are included, as on GitHub.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -480,6 +488,7 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `get_issue`: GET `/repos/{owner}/{repo}/issues/{issue_number}`.
 pub static GET_ISSUE_ROUTE: Route = Route {
     operation: "get_issue",
+    member: 0,
     description: "Get one issue.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -524,6 +533,7 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
 /// `list_issue_comments`: GET `/repos/{owner}/{repo}/issues/{issue_number}/comments`.
 pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
     operation: "list_issue_comments",
+    member: 0,
     description: "List the comments on an issue, oldest first.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -592,6 +602,7 @@ fn build_list_issue_comments(
 /// `list_pull_requests`: GET `/repos/{owner}/{repo}/pulls`.
 pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
     operation: "list_pull_requests",
+    member: 0,
     description: "List pull requests in a repository.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -676,6 +687,7 @@ fn build_list_pull_requests(
 /// `get_pull_request`: GET `/repos/{owner}/{repo}/pulls/{pull_number}`.
 pub static GET_PULL_REQUEST_ROUTE: Route = Route {
     operation: "get_pull_request",
+    member: 0,
     description: "Get one pull request.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -717,6 +729,7 @@ fn build_get_pull_request(
 /// `search_issues`: GET `/search/issues`.
 pub static SEARCH_ISSUES_ROUTE: Route = Route {
     operation: "search_issues",
+    member: 0,
     description: "Search issues and pull requests across repositories.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -798,6 +811,7 @@ fn build_search_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
 /// `get_user`: GET `/users/{username}`.
 pub static GET_USER_ROUTE: Route = Route {
     operation: "get_user",
+    member: 0,
     description: "Get the public profile of a user.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -834,6 +848,7 @@ fn build_get_user(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 /// `list_workflow_runs`: GET `/repos/{owner}/{repo}/actions/runs`.
 pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
     operation: "list_workflow_runs",
+    member: 0,
     description: "List GitHub Actions workflow runs of a repository, newest first.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -912,6 +927,7 @@ fn build_list_workflow_runs(
 /// `get_workflow_run`: GET `/repos/{owner}/{repo}/actions/runs/{run_id}`.
 pub static GET_WORKFLOW_RUN_ROUTE: Route = Route {
     operation: "get_workflow_run",
+    member: 0,
     description: "Get one GitHub Actions workflow run, with its `status` and `conclusion`.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -953,6 +969,7 @@ fn build_get_workflow_run(
 /// `update_repo`: PATCH `/repos/{owner}/{repo}`.
 pub static UPDATE_REPO_ROUTE: Route = Route {
     operation: "update_repo",
+    member: 0,
     description: "Change the settings of a repository.",
     category: Category::Update,
     danger_level: DangerLevel::Reversible,
@@ -1000,6 +1017,7 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `update_issue`: PATCH `/repos/{owner}/{repo}/issues/{issue_number}`.
 pub static UPDATE_ISSUE_ROUTE: Route = Route {
     operation: "update_issue",
+    member: 0,
     description: "Edit an issue; close or reopen it with `state`.",
     category: Category::Update,
     danger_level: DangerLevel::Reversible,
@@ -1045,6 +1063,7 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 /// `update_pull_request`: PATCH `/repos/{owner}/{repo}/pulls/{pull_number}`.
 pub static UPDATE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "update_pull_request",
+    member: 0,
     description: "Edit a pull request's title, body, state or base branch.",
     category: Category::Update,
     danger_level: DangerLevel::Reversible,
@@ -1091,6 +1110,7 @@ fn build_update_pull_request(
 /// `replace_repo_topics`: PUT `/repos/{owner}/{repo}/topics`.
 pub static REPLACE_REPO_TOPICS_ROUTE: Route = Route {
     operation: "replace_repo_topics",
+    member: 0,
     description: "Replace all topics of a repository.",
     category: Category::Update,
     danger_level: DangerLevel::Reversible,
@@ -1133,6 +1153,7 @@ fn build_replace_repo_topics(
 /// `delete_repo`: DELETE `/repos/{owner}/{repo}`.
 pub static DELETE_REPO_ROUTE: Route = Route {
     operation: "delete_repo",
+    member: 0,
     description: "Delete a repository with its issues, pull requests, wiki and Actions history. This cannot be undone.",
     category: Category::Delete,
     danger_level: DangerLevel::Destructive,
@@ -1170,6 +1191,7 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `delete_issue_comment`: DELETE `/repos/{owner}/{repo}/issues/comments/{comment_id}`.
 pub static DELETE_ISSUE_COMMENT_ROUTE: Route = Route {
     operation: "delete_issue_comment",
+    member: 0,
     description: "Delete a comment on an issue or pull request.",
     category: Category::Delete,
     danger_level: DangerLevel::Destructive,
@@ -1211,6 +1233,7 @@ fn build_delete_issue_comment(
 /// `delete_label`: DELETE `/repos/{owner}/{repo}/labels/{name}`.
 pub static DELETE_LABEL_ROUTE: Route = Route {
     operation: "delete_label",
+    member: 0,
     description: "Delete a label; issues that carry it lose it.",
     category: Category::Delete,
     danger_level: DangerLevel::Reversible,
@@ -1250,6 +1273,7 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
 /// `merge_pull_request`: PUT `/repos/{owner}/{repo}/pulls/{pull_number}/merge`.
 pub static MERGE_PULL_REQUEST_ROUTE: Route = Route {
     operation: "merge_pull_request",
+    member: 0,
     description: "Merge a pull request into its base branch.",
     category: Category::Execute,
     danger_level: DangerLevel::Dangerous,
@@ -1301,6 +1325,7 @@ fn build_merge_pull_request(
 /// `rerun_workflow`: POST `/repos/{owner}/{repo}/actions/runs/{run_id}/rerun`.
 pub static RERUN_WORKFLOW_ROUTE: Route = Route {
     operation: "rerun_workflow",
+    member: 0,
     description: "Re-run a GitHub Actions workflow run.",
     category: Category::Execute,
     danger_level: DangerLevel::Reversible,
@@ -1349,6 +1374,7 @@ fn build_rerun_workflow(
 /// `dispatch_workflow`: POST `/repos/{owner}/{repo}/actions/workflows/{workflow_id}/dispatches`.
 pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
     operation: "dispatch_workflow",
+    member: 0,
     description: "Trigger a workflow that has a `workflow_dispatch` trigger and follow the run it starts until it ends.",
     category: Category::Execute,
     danger_level: DangerLevel::Reversible,
@@ -1435,6 +1461,7 @@ fn build_dispatch_workflow(
 /// `cancel_workflow_run`: POST `/repos/{owner}/{repo}/actions/runs/{run_id}/cancel`.
 pub static CANCEL_WORKFLOW_RUN_ROUTE: Route = Route {
     operation: "cancel_workflow_run",
+    member: 0,
     description: "Cancel a GitHub Actions workflow run that has not completed.",
     category: Category::Execute,
     danger_level: DangerLevel::Reversible,

@@ -608,10 +608,11 @@ pub static OPERATIONS: &[OperationDoc] = &[
     },
 ];
 
-/// The adapter's named types: enums, UPDATE inputs and results.
+/// The named types: enums, UPDATE inputs and results.
 pub static TYPES: &[TypeDoc] = &[
     TypeDoc {
         name: "ActivityPage",
+        member: 0,
         summary_json: "{\"name\":\"ActivityPage\",\"kind\":\"object\",\"description\":\"`entries` of one page, each `{id, kind, todo_id, at}`. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.\"}",
         details_json: r#"{
   "name": "ActivityPage",
@@ -635,6 +636,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ClearResult",
+        member: 0,
         summary_json: "{\"name\":\"ClearResult\",\"kind\":\"object\",\"description\":\"`deleted`: how many items were removed.\"}",
         details_json: r#"{
   "name": "ClearResult",
@@ -652,6 +654,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "CreateTodoPriority",
+        member: 0,
         summary_json: "{\"name\":\"CreateTodoPriority\",\"kind\":\"enum\",\"description\":\"Allowed values of `priority` in `create_todo`.\"}",
         details_json: r#"{
   "name": "CreateTodoPriority",
@@ -666,6 +669,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "NoContent",
+        member: 0,
         summary_json: "{\"name\":\"NoContent\",\"kind\":\"object\",\"description\":\"Nothing; the API answers 204 No Content.\"}",
         details_json: r#"{
   "name": "NoContent",
@@ -676,6 +680,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "Todo",
+        member: 0,
         summary_json: "{\"name\":\"Todo\",\"kind\":\"object\",\"description\":\"The item that was created, with its `id`.\"}",
         details_json: r#"{
   "name": "Todo",
@@ -747,6 +752,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "TodoList",
+        member: 0,
         summary_json: "{\"name\":\"TodoList\",\"kind\":\"object\",\"description\":\"`items` and `total`, the number of matching items. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.\"}",
         details_json: r#"{
   "name": "TodoList",
@@ -770,6 +776,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "UpdateTodoInput",
+        member: 0,
         summary_json: "{\"name\":\"UpdateTodoInput\",\"kind\":\"object\",\"description\":\"The `input` object of `update_todo`: the fields it may change.\"}",
         details_json: r#"{
   "name": "UpdateTodoInput",
@@ -818,6 +825,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "UpdateTodoPriority",
+        member: 0,
         summary_json: "{\"name\":\"UpdateTodoPriority\",\"kind\":\"enum\",\"description\":\"Allowed values of `input.priority` in `update_todo`.\"}",
         details_json: r#"{
   "name": "UpdateTodoPriority",

@@ -16,6 +16,7 @@ use super::params as schema_params;
 /// `create_todo`: POST `/todos`.
 pub static CREATE_TODO_ROUTE: Route = Route {
     operation: "create_todo",
+    member: 0,
     description: "Add a to-do item.",
     category: Category::Create,
     danger_level: DangerLevel::Reversible,
@@ -53,6 +54,7 @@ fn build_create_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `list_todos`: GET `/todos`.
 pub static LIST_TODOS_ROUTE: Route = Route {
     operation: "list_todos",
+    member: 0,
     description: "List to-do items, oldest first.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -131,6 +133,7 @@ fn build_list_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 /// `get_todo`: GET `/todos/{id}`.
 pub static GET_TODO_ROUTE: Route = Route {
     operation: "get_todo",
+    member: 0,
     description: "Get one to-do item.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -167,6 +170,7 @@ fn build_get_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 /// `list_activity`: GET `/activity`.
 pub static LIST_ACTIVITY_ROUTE: Route = Route {
     operation: "list_activity",
+    member: 0,
     description: "The activity log, oldest first; one entry per item created, changed, completed or deleted.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -219,6 +223,7 @@ fn build_list_activity(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
 /// `update_todo`: PATCH `/todos/{id}`.
 pub static UPDATE_TODO_ROUTE: Route = Route {
     operation: "update_todo",
+    member: 0,
     description: "Change fields of a to-do item; fields left out keep their value.",
     category: Category::Update,
     danger_level: DangerLevel::Reversible,
@@ -256,6 +261,7 @@ fn build_update_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `delete_todo`: DELETE `/todos/{id}`.
 pub static DELETE_TODO_ROUTE: Route = Route {
     operation: "delete_todo",
+    member: 0,
     description: "Delete a to-do item.",
     category: Category::Delete,
     danger_level: DangerLevel::Destructive,
@@ -287,6 +293,7 @@ fn build_delete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
 /// `clear_completed_todos`: DELETE `/todos/completed`.
 pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
     operation: "clear_completed_todos",
+    member: 0,
     description: "Delete every completed item at once.",
     category: Category::Delete,
     danger_level: DangerLevel::Destructive,
@@ -320,6 +327,7 @@ fn build_clear_completed_todos(
 /// `bulk_delete_todos`: DELETE `/todos/tagged/{tag}`.
 pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
     operation: "bulk_delete_todos",
+    member: 0,
     description: "Delete every item carrying a tag, completed or not.",
     category: Category::Delete,
     danger_level: DangerLevel::Dangerous,
@@ -353,6 +361,7 @@ fn build_bulk_delete_todos(
 /// `delete_all_todos`: DELETE `/todos`.
 pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
     operation: "delete_all_todos",
+    member: 0,
     description: "Delete every item on the list.",
     category: Category::Delete,
     danger_level: DangerLevel::Forbidden,
@@ -386,6 +395,7 @@ fn build_delete_all_todos(
 /// `complete_todo`: POST `/todos/{id}/complete`.
 pub static COMPLETE_TODO_ROUTE: Route = Route {
     operation: "complete_todo",
+    member: 0,
     description: "Mark a to-do item as done and stamp it with the completion time.",
     category: Category::Execute,
     danger_level: DangerLevel::Reversible,

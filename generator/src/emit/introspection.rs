@@ -9,34 +9,11 @@ use aqlgen_model::{ExecutionState, FeatureParam, IDENTIFYING_FIELDS, Preset, Voc
 
 use crate::ir::{Adapter, Operation, Param, ParamLocation, ResultField};
 
-/// The items of `introspection.rs`.
-pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
-    let operations = adapter.operations.iter().map(|operation| {
-        let (name, description) = (&operation.name, &operation.description);
-        let category = super::variant(operation.category);
-        let summary = json::compact(&operation_summary(operation));
-        let details = json::raw_literal(&json::pretty(&operation_details(operation)));
-        quote! {
-            OperationDoc {
-                name: #name,
-                category: Category::#category,
-                description: #description,
-                summary_json: #summary,
-                details_json: #details,
-            }
-        }
-    });
-    let types = types(adapter).into_iter().map(|(summary, details)| {
-        let name = summary["name"]
-            .as_str()
-            .expect("types have names")
-            .to_owned();
-        let (summary, details) = (
-            json::compact(&summary),
-            json::raw_literal(&json::pretty(&details)),
-        );
-        quote! { TypeDoc { name: #name, summary_json: #summary, details_json: #details } }
-    });
+/// The items of `introspection.rs`: the documents of every adapter in `adapters` (one, or a
+/// bundle's members).
+pub fn emit_introspection(adapters: &[Adapter]) -> Vec<TokenStream> {
+    let operations = adapters.iter().flat_map(operation_docs);
+    let types = adapters.iter().flat_map(type_docs);
     vec![
         quote! { use ::aqlgen_runtime::adapter::{Category, OperationDoc, TypeDoc}; },
         quote! {
@@ -44,10 +21,52 @@ pub fn emit_introspection(adapter: &Adapter) -> Vec<TokenStream> {
             pub static OPERATIONS: &[OperationDoc] = &[#(#operations),*];
         },
         quote! {
-            /// The adapter's named types: enums, UPDATE inputs and results.
+            /// The named types: enums, UPDATE inputs and results.
             pub static TYPES: &[TypeDoc] = &[#(#types),*];
         },
     ]
+}
+
+/// An `OperationDoc` literal per operation of `adapter`.
+fn operation_docs(adapter: &Adapter) -> Vec<TokenStream> {
+    adapter
+        .operations
+        .iter()
+        .map(|operation| {
+            let (name, description) = (&operation.name, &operation.description);
+            let category = super::variant(operation.category);
+            let summary = json::compact(&operation_summary(operation));
+            let details = json::raw_literal(&json::pretty(&operation_details(operation)));
+            quote! {
+                OperationDoc {
+                    name: #name,
+                    category: Category::#category,
+                    description: #description,
+                    summary_json: #summary,
+                    details_json: #details,
+                }
+            }
+        })
+        .collect()
+}
+
+/// A `TypeDoc` literal per named type of `adapter`.
+fn type_docs(adapter: &Adapter) -> Vec<TokenStream> {
+    let member = proc_macro2::Literal::usize_unsuffixed(adapter.member);
+    types(adapter)
+        .into_iter()
+        .map(|(summary, details)| {
+            let name = summary["name"]
+                .as_str()
+                .expect("types have names")
+                .to_owned();
+            let (summary, details) = (
+                json::compact(&summary),
+                json::raw_literal(&json::pretty(&details)),
+            );
+            quote! { TypeDoc { name: #name, member: #member, summary_json: #summary, details_json: #details } }
+        })
+        .collect()
 }
 
 fn operation_summary(operation: &Operation) -> Value {

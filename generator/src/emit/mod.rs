@@ -33,11 +33,107 @@ pub fn doc_lines(text: &str) -> TokenStream {
 
 /// The adapter type and its `impl Adapter`; `tools` are the rendered tool descriptions.
 pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> Vec<TokenStream> {
-    let type_name = crate::ident::ident(&adapter.type_name);
-    let doc = doc_lines(&format!(
+    let doc = format!(
         "The `{}` adapter, version {}: {}\n\nGenerated from `{}`; serve it with `aqlgen_runtime::run::<{}>()`.",
         adapter.name, adapter.version, adapter.description, adapter.schema_path, adapter.type_name
-    ));
+    );
+    let info = emit_info(adapter);
+    let server = Server {
+        type_name: &adapter.type_name,
+        name: &adapter.name,
+        version: &adapter.version,
+        description: &adapter.description,
+        fingerprint: &adapter.fingerprint,
+        doc: &doc,
+    };
+    emit_server(
+        &server,
+        &quote! { &[#info] },
+        &quote! { routes::ROUTES },
+        &quote! { routes::route(operation) },
+        tools,
+    )
+}
+
+/// What a server type reports of itself, and its documentation.
+pub struct Server<'a> {
+    /// Rust type name.
+    pub type_name: &'a str,
+    /// Wire name.
+    pub name: &'a str,
+    /// Semver.
+    pub version: &'a str,
+    /// One line.
+    pub description: &'a str,
+    /// `sha256:<hex>`.
+    pub fingerprint: &'a str,
+    /// The type's doc comment.
+    pub doc: &'a str,
+}
+
+/// A server type and its `impl Adapter`: `members` is the `MEMBERS` expression, `routes` the
+/// `ROUTES` one, and `route` looks `operation` up.
+pub fn emit_server(
+    server: &Server<'_>,
+    members: &TokenStream,
+    routes: &TokenStream,
+    route: &TokenStream,
+    tools: &crate::render::Tools,
+) -> Vec<TokenStream> {
+    let type_name = crate::ident::ident(server.type_name);
+    let doc = doc_lines(server.doc);
+    let (name, version, description, fingerprint) = (
+        server.name,
+        server.version,
+        server.description,
+        server.fingerprint,
+    );
+    let (create, read, update, delete, execute, single) = (
+        &tools.create,
+        &tools.read,
+        &tools.update,
+        &tools.delete,
+        &tools.execute,
+        &tools.single,
+    );
+    let declaration = quote! {
+        #doc
+        #[derive(Debug, Clone, Copy, Default)]
+        pub struct #type_name;
+    };
+    let implementation = quote! {
+        impl Adapter for #type_name {
+            const SERVER: &'static ServerInfo = &ServerInfo {
+                name: #name,
+                version: #version,
+                description: #description,
+                schema_fingerprint: #fingerprint,
+            };
+            const MEMBERS: &'static [&'static AdapterInfo] = #members;
+            const ROUTES: &'static [&'static Route] = #routes;
+            const INTROSPECTION: &'static Introspection = &Introspection {
+                operations: introspection::OPERATIONS,
+                types: introspection::TYPES,
+            };
+            const TOOLS: &'static ToolDocs = &ToolDocs {
+                create: #create,
+                read: #read,
+                update: #update,
+                delete: #delete,
+                execute: #execute,
+                single: #single,
+            };
+
+            fn route(operation: &str) -> Option<&'static Route> {
+                #route
+            }
+        }
+    };
+    vec![declaration, implementation]
+}
+
+/// The `&AdapterInfo { .. }` of `adapter`: its upstream, auth, trust and limits.
+pub fn emit_info(adapter: &Adapter) -> TokenStream {
     let (name, version, description) = (&adapter.name, &adapter.version, &adapter.description);
     let (base_url, base_url_env, fingerprint) = (
         &adapter.base_url,
@@ -56,52 +152,19 @@ pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> Vec<Toke
         let window = variant(*window);
         quote! { RateLimit { window: Window::#window, limit: #limit } }
     });
-    let (create, read, update, delete, execute, single) = (
-        &tools.create,
-        &tools.read,
-        &tools.update,
-        &tools.delete,
-        &tools.execute,
-        &tools.single,
-    );
-    let declaration = quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, Default)]
-        pub struct #type_name;
-    };
-    let implementation = quote! {
-        impl Adapter for #type_name {
-            const INFO: &'static AdapterInfo = &AdapterInfo {
-                name: #name,
-                version: #version,
-                description: #description,
-                base_url: #base_url,
-                base_url_env: #base_url_env,
-                auth: #auth,
-                trust: #trust,
-                rate_limits: &[#(#rate_limits),*],
-                schema_fingerprint: #fingerprint,
-            };
-            const ROUTES: &'static [&'static Route] = routes::ROUTES;
-            const INTROSPECTION: &'static Introspection = &Introspection {
-                operations: introspection::OPERATIONS,
-                types: introspection::TYPES,
-            };
-            const TOOLS: &'static ToolDocs = &ToolDocs {
-                create: #create,
-                read: #read,
-                update: #update,
-                delete: #delete,
-                execute: #execute,
-                single: #single,
-            };
-
-            fn route(operation: &str) -> Option<&'static Route> {
-                routes::route(operation)
-            }
+    quote! {
+        &AdapterInfo {
+            name: #name,
+            version: #version,
+            description: #description,
+            base_url: #base_url,
+            base_url_env: #base_url_env,
+            auth: #auth,
+            trust: #trust,
+            rate_limits: &[#(#rate_limits),*],
+            schema_fingerprint: #fingerprint,
         }
-    };
-    vec![declaration, implementation]
+    }
 }
 
 fn emit_auth(auth: &crate::ir::Auth) -> TokenStream {
@@ -155,19 +218,37 @@ fn emit_auth(auth: &crate::ir::Auth) -> TokenStream {
 
 /// The `use` line the adapter items need.
 pub fn adapter_uses(adapter: &Adapter) -> TokenStream {
-    let location = matches!(
-        adapter.auth,
-        crate::ir::Auth::ApiKeyHeader { .. } | crate::ir::Auth::ApiKeyQuery { .. }
-    )
-    .then(|| quote! { ApiKeyLocation, });
-    let oauth2 = matches!(adapter.auth, crate::ir::Auth::OAuth2 { .. }).then(|| quote! { OAuth2, });
-    let rate_limit = (!adapter.rate_limits.is_empty()).then(|| quote! { RateLimit, });
-    let trust = adapter.trust.is_some().then(|| quote! { TrustLevel, });
-    let window = (!adapter.rate_limits.is_empty()).then(|| quote! { Window, });
+    server_uses(std::slice::from_ref(adapter))
+}
+
+/// The `use` line of a server type whose `MEMBERS` hold the `AdapterInfo` of `adapters`, its
+/// names in order.
+pub fn server_uses(adapters: &[Adapter]) -> TokenStream {
+    use crate::ir::Auth;
+    let any = |test: fn(&Adapter) -> bool| adapters.iter().any(test);
+    let optional = [
+        (
+            "ApiKeyLocation",
+            any(|a| matches!(a.auth, Auth::ApiKeyHeader { .. } | Auth::ApiKeyQuery { .. })),
+        ),
+        ("OAuth2", any(|a| matches!(a.auth, Auth::OAuth2 { .. }))),
+        ("RateLimit", any(|a| !a.rate_limits.is_empty())),
+        ("TrustLevel", any(|a| a.trust.is_some())),
+        ("Window", any(|a| !a.rate_limits.is_empty())),
+    ];
+    let mut names: Vec<&str> = ["Adapter", "AdapterInfo", "Auth", "Introspection", "Route"]
+        .into_iter()
+        .chain(["ServerInfo", "ToolDocs"])
+        .chain(
+            optional
+                .iter()
+                .filter(|(_, used)| *used)
+                .map(|(name, _)| *name),
+        )
+        .collect();
+    names.sort_unstable();
+    let names = names.into_iter().map(crate::ident::ident);
     quote! {
-        use ::aqlgen_runtime::adapter::{
-            Adapter, AdapterInfo, #location Auth, Introspection, #oauth2 #rate_limit Route, ToolDocs,
-            #trust #window
-        };
+        use ::aqlgen_runtime::adapter::{#(#names),*};
     }
 }

@@ -72,7 +72,7 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
         use super::params as schema_params;
     }];
     for operation in &adapter.operations {
-        items.push(emit_route(operation));
+        items.push(emit_route(operation, adapter.member));
         items.push(emit_builder(operation));
     }
     let statics: Vec<_> = adapter
@@ -97,7 +97,7 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
     items
 }
 
-fn emit_route(operation: &Operation) -> TokenStream {
+fn emit_route(operation: &Operation, member: usize) -> TokenStream {
     let name = &operation.name;
     let doc = doc_lines(&format!(
         "`{name}`: {} `{}`.",
@@ -105,6 +105,7 @@ fn emit_route(operation: &Operation) -> TokenStream {
         operation.path_template
     ));
     let static_name = ident(&operation.route_static);
+    let member = proc_macro2::Literal::usize_unsuffixed(member);
     let category = variant(operation.category);
     let danger = variant(operation.danger);
     let requires_confirmation = operation.requires_confirmation;
@@ -155,6 +156,7 @@ fn emit_route(operation: &Operation) -> TokenStream {
         #doc
         pub static #static_name: Route = Route {
             operation: #name,
+            member: #member,
             description: #description,
             category: Category::#category,
             danger_level: DangerLevel::#danger,

@@ -58,6 +58,7 @@ pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
         fingerprint: origin.fingerprint,
         documentation: origin.documentation,
         operations,
+        member: 0,
     }
 }
 

@@ -73,12 +73,64 @@ pub struct Adapter {
     pub documentation: String,
     /// Operations in CRUDE order, schema order within a family.
     pub operations: Vec<Operation>,
+    /// Its place among the adapters of its server: 0 alone, a bundle's order otherwise.
+    pub member: usize,
 }
 
 impl Adapter {
     /// The file a build script writes the adapter into: `<name>_adapter.rs`.
     pub fn include_file(&self) -> String {
         format!("{}_adapter.rs", self.name.replace('-', "_"))
+    }
+
+    /// This adapter as member `member` of a bundle: every operation named
+    /// `<adapter>__<operation>` (the adapter's name in snake_case), every named type prefixed
+    /// with the adapter's name in UpperCamelCase, and the lifecycle operations it calls
+    /// renamed to match.
+    pub fn namespaced(mut self, member: usize) -> Self {
+        let prefix = self.namespace();
+        let camel = crate::ident::type_name(&self.name, "");
+        let operation = |name: &mut String| *name = format!("{prefix}__{name}");
+        let named_type = |name: &mut String| *name = format!("{camel}{name}");
+        for op in &mut self.operations {
+            operation(&mut op.name);
+            named_type(&mut op.returns);
+            if let Some(input) = &mut op.input {
+                named_type(&mut input.struct_name);
+                input.fields.iter_mut().for_each(|field| {
+                    field.enum_type.as_mut().map(named_type);
+                });
+            }
+            op.params.iter_mut().for_each(|param| {
+                param.enum_type.as_mut().map(named_type);
+            });
+            if let Some(lifecycle) = &mut op.lifecycle {
+                if let Poll::Operation(call) = &mut lifecycle.poll {
+                    operation(&mut call.operation);
+                }
+                if let Some(call) = &mut lifecycle.cancel {
+                    operation(&mut call.operation);
+                }
+            }
+        }
+        self.member = member;
+        self
+    }
+
+    /// The prefix of its operations in a bundle: its name in snake_case.
+    pub fn namespace(&self) -> String {
+        self.name.replace('-', "_")
+    }
+
+    /// Every introspection type name it declares.
+    pub fn type_names(&self) -> impl Iterator<Item = &str> {
+        self.operations.iter().flat_map(|op| {
+            let enums = op
+                .all_params()
+                .filter_map(|param| param.enum_type.as_deref());
+            let input = op.input.as_ref().map(|input| input.struct_name.as_str());
+            enums.chain(input).chain([op.returns.as_str()])
+        })
     }
 
     /// Whether any param has a checked `format`, so `params.rs` uses `StringFormat`.

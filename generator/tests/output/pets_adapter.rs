@@ -205,10 +205,11 @@ pub mod introspection {
 }"#,
         },
     ];
-    /// The adapter's named types: enums, UPDATE inputs and results.
+    /// The named types: enums, UPDATE inputs and results.
     pub static TYPES: &[TypeDoc] = &[
         TypeDoc {
             name: "GetPetResult",
+            member: 0,
             summary_json: "{\"name\":\"GetPetResult\",\"kind\":\"object\"}",
             details_json: r#"{
   "name": "GetPetResult",
@@ -218,6 +219,7 @@ pub mod introspection {
         },
         TypeDoc {
             name: "ListPetsKind",
+            member: 0,
             summary_json: "{\"name\":\"ListPetsKind\",\"kind\":\"enum\",\"description\":\"Allowed values of `kind` in `list_pets`.\"}",
             details_json: r#"{
   "name": "ListPetsKind",
@@ -231,6 +233,7 @@ pub mod introspection {
         },
         TypeDoc {
             name: "ListPetsResult",
+            member: 0,
             summary_json: "{\"name\":\"ListPetsResult\",\"kind\":\"object\"}",
             details_json: r#"{
   "name": "ListPetsResult",
@@ -240,6 +243,7 @@ pub mod introspection {
         },
         TypeDoc {
             name: "RemovePetResult",
+            member: 0,
             summary_json: "{\"name\":\"RemovePetResult\",\"kind\":\"object\"}",
             details_json: r#"{
   "name": "RemovePetResult",
@@ -249,6 +253,7 @@ pub mod introspection {
         },
         TypeDoc {
             name: "RenamePetInput",
+            member: 0,
             summary_json: "{\"name\":\"RenamePetInput\",\"kind\":\"object\",\"description\":\"The `input` object of `rename_pet`: the fields it may change.\"}",
             details_json: r#"{
   "name": "RenamePetInput",
@@ -266,6 +271,7 @@ pub mod introspection {
         },
         TypeDoc {
             name: "RenamePetResult",
+            member: 0,
             summary_json: "{\"name\":\"RenamePetResult\",\"kind\":\"object\"}",
             details_json: r#"{
   "name": "RenamePetResult",
@@ -432,6 +438,7 @@ pub mod routes {
     /// `get_pet`: GET `/pets/{pet_id}`.
     pub static GET_PET_ROUTE: Route = Route {
         operation: "get_pet",
+        member: 0,
         description: "Get one pet.",
         category: Category::Read,
         danger_level: DangerLevel::Safe,
@@ -461,6 +468,7 @@ pub mod routes {
     /// `list_pets`: GET `/pets`.
     pub static LIST_PETS_ROUTE: Route = Route {
         operation: "list_pets",
+        member: 0,
         description: "",
         category: Category::Read,
         danger_level: DangerLevel::Safe,
@@ -502,6 +510,7 @@ pub mod routes {
     /// `rename_pet`: PATCH `/pets/{pet_id}`.
     pub static RENAME_PET_ROUTE: Route = Route {
         operation: "rename_pet",
+        member: 0,
         description: "",
         category: Category::Update,
         danger_level: DangerLevel::Reversible,
@@ -535,6 +544,7 @@ pub mod routes {
     /// `remove_pet`: DELETE `/pets/{pet_id}`.
     pub static REMOVE_PET_ROUTE: Route = Route {
         operation: "remove_pet",
+        member: 0,
         description: "",
         category: Category::Delete,
         danger_level: DangerLevel::Destructive,
@@ -583,7 +593,7 @@ pub mod routes {
 }
 
 use ::aqlgen_runtime::adapter::{
-    Adapter, AdapterInfo, Auth, Introspection, Route, ToolDocs,
+    Adapter, AdapterInfo, Auth, Introspection, Route, ServerInfo, ToolDocs,
 };
 
 /// The `pets` adapter, version 0.1.0: A tiny pet store.
@@ -593,21 +603,29 @@ use ::aqlgen_runtime::adapter::{
 pub struct PetsAdapter;
 
 impl Adapter for PetsAdapter {
-    const INFO: &'static AdapterInfo = &AdapterInfo {
+    const SERVER: &'static ServerInfo = &ServerInfo {
         name: "pets",
         version: "0.1.0",
         description: "A tiny pet store.",
-        base_url: "https://pets.example.com/v1",
-        base_url_env: "PETS_BASE_URL",
-        auth: Auth::Bearer {
-            token_env: "PETS_TOKEN",
-            header: "Authorization",
-            prefix: "Bearer ",
-        },
-        trust: None,
-        rate_limits: &[],
         schema_fingerprint: "sha256:05746a976d2fe16521610e4b7b7f9e25b7da46dc5d61e0a26652e51a875231a7",
     };
+    const MEMBERS: &'static [&'static AdapterInfo] = &[
+        &AdapterInfo {
+            name: "pets",
+            version: "0.1.0",
+            description: "A tiny pet store.",
+            base_url: "https://pets.example.com/v1",
+            base_url_env: "PETS_BASE_URL",
+            auth: Auth::Bearer {
+                token_env: "PETS_TOKEN",
+                header: "Authorization",
+                prefix: "Bearer ",
+            },
+            trust: None,
+            rate_limits: &[],
+            schema_fingerprint: "sha256:05746a976d2fe16521610e4b7b7f9e25b7da46dc5d61e0a26652e51a875231a7",
+        },
+    ];
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
     const INTROSPECTION: &'static Introspection = &Introspection {
         operations: introspection::OPERATIONS,

@@ -325,32 +325,38 @@ impl Executions {
         Ok((id, record))
     }
 
-    /// Execution `id`, when `credential` may see it.
+    /// Execution `id`, when the credential its operation is called with (`credential` of
+    /// its route) may see it; that credential comes back with it.
     ///
     /// # Errors
     ///
     /// `NOT_FOUND_RESOURCE` for an id that is unknown, expired or another credential's;
-    /// `INTERNAL_ERROR` when the store does not answer.
-    pub async fn load(
+    /// `INTERNAL_ERROR` when the store does not answer; the error of `credential`.
+    pub async fn load<'c>(
         &self,
         id: &str,
-        credential: &Credential<'_>,
-    ) -> Result<(&'static Route, &'static Lifecycle, Record), AqlError> {
-        let kept = self.store.get(&key(id)).await?;
-        let record = kept
-            .and_then(|text| serde_json::from_str::<Record>(&text).ok())
-            .filter(|record| record.owner == owner(credential));
-        let found = record.and_then(|record| {
-            let route = (self.route)(&record.operation)?;
-            Some((route, route.lifecycle?, record))
-        });
-        found.ok_or_else(|| {
+        credential: impl FnOnce(&'static Route) -> Result<Credential<'c>, AqlError>,
+    ) -> Result<(&'static Route, &'static Lifecycle, Record, Credential<'c>), AqlError> {
+        let not_found = || {
             AqlError::new(
                 ErrorCode::NotFoundResource,
                 "No execution has this id for this caller: it never existed, ended more than a day ago, or was started with another credential",
             )
             .with_detail("execution_id", crate::text::shorten(id, 80).into_owned())
-        })
+        };
+        let kept = self.store.get(&key(id)).await?;
+        let found = kept
+            .and_then(|text| serde_json::from_str::<Record>(&text).ok())
+            .and_then(|record| {
+                let route = (self.route)(&record.operation)?;
+                Some((route, route.lifecycle?, record))
+            });
+        let (route, lifecycle, record) = found.ok_or_else(not_found)?;
+        let credential = credential(route)?;
+        if record.owner != owner(&credential) {
+            return Err(not_found());
+        }
+        Ok((route, lifecycle, record, credential))
     }
 
     /// Reads the state from the upstream when the poll interval has passed since the last

@@ -18,22 +18,27 @@ use super::shape::pages::PageRequest;
 use super::trace::{CallSpan, Tracer};
 use super::upstream::{Credential, Exchange, Preconditions, Reached, Upstream, UpstreamConfig};
 use super::{Context, Data, Observer, UpstreamCredential};
-use crate::adapter::{AdapterInfo, ExecutionOperation, Lifecycle, Route, UpstreamRequest};
+use crate::adapter::{
+    AdapterInfo, ExecutionOperation, Lifecycle, Route, ServerInfo, UpstreamRequest,
+};
 use crate::config::{Config, LoopMode};
 use crate::error::{AqlError, ErrorCode};
 use crate::state::Store;
 use crate::warning::Warning;
 
-/// The gate, the upstream client and the cursors of one server, shared by its connections.
+/// The gate, the upstream clients and the cursors of one server, shared by its connections.
 pub struct Line {
     gate: Gate,
-    upstream: Upstream,
+    /// One client per adapter served, as [`Route::member`] indexes them.
+    upstreams: Vec<Upstream>,
     cursors: Cursors,
     store: Arc<Store>,
     metrics: Arc<Metrics>,
     /// The header each request brings its upstream credential in, when the operator asks
     /// for one.
     credential_header: Option<String>,
+    /// The adapter that credential is for; the others call with the server's own.
+    credential_member: Option<usize>,
     /// The execution safety loop's operations.
     safety_loop: SafetyLoop,
     /// The executions long-running operations started, when the adapter has any.
@@ -47,36 +52,48 @@ pub struct Line {
 }
 
 impl Line {
-    /// The line of adapter `info` under `config`, keeping its state on `store`.
+    /// The line of server `server`, calling the adapters `members`, under `config`, keeping
+    /// its state on `store`.
     ///
     /// # Errors
     ///
-    /// `INTERNAL_ERROR` when the upstream client cannot be built (e.g. a malformed base URL
-    /// override), the audit log cannot be opened, or `--credential-header` is set for a
-    /// schema whose auth is not one token.
+    /// `INTERNAL_ERROR` when an upstream client cannot be built (e.g. a malformed base URL
+    /// override), the audit log cannot be opened, or `--credential-header` is set where not
+    /// exactly one adapter's auth is one token.
     pub async fn new(
-        info: &'static AdapterInfo,
+        server: &'static ServerInfo,
+        members: &[&'static AdapterInfo],
         routes: &'static [&'static Route],
         route: fn(&str) -> Option<&'static Route>,
         config: &Config,
         store: Arc<Store>,
         metrics: Arc<Metrics>,
     ) -> Result<Self, AqlError> {
-        let gate = Gate::new(info, &config.safety, store.clone(), metrics.clone()).await?;
-        let upstream = Upstream::new(
-            info,
-            UpstreamConfig {
-                max_response_bytes: config.limits.max_response_size,
-                read_timeout: config.transport_limits.upstream_read_timeout,
-                ..UpstreamConfig::default()
-            },
-        )?;
-        if config.credential_header.is_some() && !upstream.takes_request_credential() {
-            return Err(AqlError::new(
-                ErrorCode::InternalError,
-                "--credential-header needs a schema whose auth is one bearer token or API key",
-            ));
-        }
+        let gate = Gate::new(
+            server.name,
+            members,
+            &config.safety,
+            store.clone(),
+            metrics.clone(),
+        )
+        .await?;
+        let upstreams = members
+            .iter()
+            .map(|info| {
+                Upstream::new(
+                    info,
+                    UpstreamConfig {
+                        max_response_bytes: config.limits.max_response_size,
+                        read_timeout: config.transport_limits.upstream_read_timeout,
+                        ..UpstreamConfig::default()
+                    },
+                )
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let credential_member = match &config.credential_header {
+            Some(_) => Some(credential_member(&upstreams)?),
+            None => None,
+        };
         for (operation, _) in &config.cache.ttl.operations {
             if route(operation).is_none() {
                 return Err(AqlError::new(
@@ -91,7 +108,7 @@ impl Line {
         let tracer = config
             .otlp_endpoint
             .as_deref()
-            .map(|endpoint| Tracer::new(endpoint, info))
+            .map(|endpoint| Tracer::new(endpoint, server))
             .transpose()
             .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?;
         let cursors = Cursors::shared(&store).await;
@@ -102,11 +119,12 @@ impl Line {
             .then(|| Executions::new(store.clone(), route));
         Ok(Self {
             gate,
-            upstream,
+            upstreams,
             cursors,
             store,
             metrics,
             credential_header: config.credential_header.clone(),
+            credential_member,
             safety_loop,
             executions,
             execution_wait: config.execution_wait,
@@ -150,9 +168,9 @@ impl Line {
         self.safety_loop.run(op, params, &self.gate, context).await
     }
 
-    /// The base URL upstream requests go to.
-    pub fn base_url(&self) -> &str {
-        self.upstream.base_url()
+    /// The base URL upstream requests of adapter `member` go to.
+    pub fn base_url(&self, member: usize) -> &str {
+        self.upstreams[member].base_url()
     }
 
     /// Runs `route` with `params` for `context`: checks the feature params, parses the
@@ -203,7 +221,8 @@ impl Line {
         let mut plan = Plan::take(route, &mut params, &self.cursors)?;
         // Parse first: nothing is issued, refused or counted for an invalid request.
         let mut request = (route.build)(&params)?;
-        let credential = self.credential(context)?;
+        let credential = self.credential(context, route.member)?;
+        let upstream = &self.upstreams[route.member];
         let ticket = Ticket {
             route,
             params: &params,
@@ -263,13 +282,11 @@ impl Line {
         let (exchange, cached) = match &self.cache {
             Some(cache) => {
                 cache
-                    .fetch(&self.upstream, route, request, preconditions, &credential)
+                    .fetch(upstream, route, request, preconditions, &credential)
                     .await
             }
             None => (
-                self.upstream
-                    .send(request, preconditions, &credential)
-                    .await,
+                upstream.send(request, preconditions, &credential).await,
                 None,
             ),
         };
@@ -290,7 +307,7 @@ impl Line {
             self.metrics.upstream(reached);
         }
         if let Some(backoff) = backoff {
-            self.gate.limiter().block(backoff).await;
+            self.gate.limiter(route.member).block(backoff).await;
         }
         context
             .observer
@@ -307,7 +324,7 @@ impl Line {
                 kept: executions::kept(lifecycle),
             };
             if !context.observer.task(&started) {
-                self.follow(&id, lifecycle, &mut record, &credential, context)
+                self.follow(&id, upstream, lifecycle, &mut record, &credential, context)
                     .await?;
             }
             return Ok((Data::Value(record.response(&id)), warnings));
@@ -355,6 +372,7 @@ impl Line {
     async fn follow<O: Observer>(
         &self,
         id: &str,
+        upstream: &Upstream,
         lifecycle: &Lifecycle,
         record: &mut Record,
         credential: &Credential<'_>,
@@ -368,14 +386,7 @@ impl Line {
         let mut reported = STARTED;
         loop {
             executions
-                .refresh(
-                    id,
-                    lifecycle,
-                    record,
-                    &self.upstream,
-                    credential,
-                    Read::WhenDue,
-                )
+                .refresh(id, lifecycle, record, upstream, credential, Read::WhenDue)
                 .await?;
             // Progress only ever increases: a read that says nothing new sends nothing.
             let progress = record.percent_done(reported);
@@ -416,13 +427,13 @@ impl Line {
             params.insert(TOKEN_PARAM.to_owned(), token);
         }
         if let Err(error) = Box::pin(self.run(route, params, None, context)).await {
-            let credential = self.credential(context)?;
+            let credential = self.credential(context, route.member)?;
             executions
                 .refresh(
                     id,
                     lifecycle,
                     record,
-                    &self.upstream,
+                    &self.upstreams[route.member],
                     &credential,
                     Read::Now,
                 )
@@ -446,14 +457,15 @@ impl Line {
         read: Read,
     ) -> Result<(Record, &'static Lifecycle), AqlError> {
         let executions = self.executions()?;
-        let credential = self.credential(context)?;
-        let (_, lifecycle, mut record) = executions.load(id, &credential).await?;
+        let (route, lifecycle, mut record, credential) = executions
+            .load(id, |route| self.credential(context, route.member))
+            .await?;
         executions
             .refresh(
                 id,
                 lifecycle,
                 &mut record,
-                &self.upstream,
+                &self.upstreams[route.member],
                 &credential,
                 read,
             )
@@ -470,8 +482,16 @@ impl Line {
         })
     }
 
-    /// The upstream credential of `context`'s call.
-    fn credential<'a, O>(&self, context: &'a Context<'_, O>) -> Result<Credential<'a>, AqlError> {
+    /// The upstream credential of `context`'s call to adapter `member`: the caller's own for
+    /// the adapter that takes one, the server's for the others.
+    fn credential<'a, O>(
+        &self,
+        context: &'a Context<'_, O>,
+        member: usize,
+    ) -> Result<Credential<'a>, AqlError> {
+        if self.credential_member != Some(member) {
+            return Ok(Credential::Environment);
+        }
         match &context.caller.credential {
             UpstreamCredential::Server => Ok(Credential::Environment),
             UpstreamCredential::Request(value) => Ok(Credential::Request(value)),
@@ -491,6 +511,31 @@ impl Line {
         )
         .with_detail("reason", "CREDENTIAL_REQUIRED")
         .with_detail("header", header)
+    }
+}
+
+/// The one adapter of `upstreams` whose auth takes a caller's own credential.
+///
+/// # Errors
+///
+/// `INTERNAL_ERROR` when none does, or several do: one header cannot carry credentials for two
+/// APIs, and one API's credential is never sent to another.
+fn credential_member(upstreams: &[Upstream]) -> Result<usize, AqlError> {
+    let mut takers = upstreams
+        .iter()
+        .enumerate()
+        .filter(|(_, upstream)| upstream.takes_request_credential())
+        .map(|(member, _)| member);
+    match (takers.next(), takers.next()) {
+        (Some(member), None) => Ok(member),
+        (None, _) => Err(AqlError::new(
+            ErrorCode::InternalError,
+            "--credential-header needs a schema whose auth is one bearer token or API key",
+        )),
+        (Some(_), Some(_)) => Err(AqlError::new(
+            ErrorCode::InternalError,
+            "--credential-header takes a caller's credential for one adapter, and more than one adapter of this bundle authenticates with one token",
+        )),
     }
 }
 

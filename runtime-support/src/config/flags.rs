@@ -20,7 +20,7 @@ use super::{
     Limits, LogFormat, LoopConfig, LoopMode, Quota, SafetyConfig, TokenConfig, ToolSchema,
     Transport, TransportLimits, parse_rate_limit,
 };
-use crate::adapter::{AdapterInfo, RateLimit};
+use crate::adapter::{RateLimit, ServerInfo};
 
 /// One configurable limit: flag name, allowed range, what it sets.
 struct LimitFlag {
@@ -226,8 +226,9 @@ const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 8] = [
 ];
 
 impl Config {
-    /// The clap command of an adapter binary, named and versioned after the adapter.
-    pub fn command(info: &'static AdapterInfo) -> Command {
+    /// The clap command of an adapter binary, named and versioned after the adapter (or the
+    /// bundle).
+    pub fn command(info: &'static ServerInfo) -> Command {
         let mut command = Command::new(info.name)
             .version(info.version)
             .about(format!(
@@ -509,7 +510,7 @@ impl Config {
 
     /// Parses the process arguments; on a usage error, `--help` or `--version` clap prints and
     /// exits, so nothing starts half-configured.
-    pub fn from_env(info: &'static AdapterInfo) -> Self {
+    pub fn from_env(info: &'static ServerInfo) -> Self {
         let mut command = Self::command(info);
         let matches = command.get_matches_mut();
         Self::from_matches(&matches).unwrap_or_else(|message| {
@@ -740,15 +741,10 @@ const LOOP_PATTERN_FLAGS: [(&str, &str, &str); 3] = [
 mod tests {
     use super::*;
 
-    static INFO: AdapterInfo = AdapterInfo {
+    static INFO: ServerInfo = ServerInfo {
         name: "demo",
         version: "1.2.3",
         description: "Demo",
-        base_url: "http://127.0.0.1:1",
-        base_url_env: "DEMO_BASE_URL",
-        auth: crate::adapter::Auth::None,
-        trust: None,
-        rate_limits: &[],
         schema_fingerprint: "sha256:00",
     };
 
@@ -774,15 +770,15 @@ mod tests {
             bind: IpAddr::from(bind),
             ..Config::default()
         };
-        let refusal = http([0, 0, 0, 0]).exposure(&bearer).expect("refused");
+        let refusal = http([0, 0, 0, 0]).exposure(&[bearer]).expect("refused");
         assert!(refusal.contains("--credential-header"), "{refusal}");
         assert!(
             refusal.contains("--allow-unauthenticated-remote"),
             "{refusal}"
         );
-        assert_eq!(http([127, 0, 0, 1]).exposure(&bearer), None);
+        assert_eq!(http([127, 0, 0, 1]).exposure(&[bearer]), None);
         assert_eq!(
-            http([0, 0, 0, 0]).exposure(&Auth::None),
+            http([0, 0, 0, 0]).exposure(&[Auth::None]),
             None,
             "no credential to serve"
         );
@@ -790,19 +786,19 @@ mod tests {
             credential_header: Some("authorization".to_owned()),
             ..http([0, 0, 0, 0])
         };
-        assert_eq!(own.exposure(&bearer), None);
+        assert_eq!(own.exposure(&[bearer]), None);
         let said = parse(&["--allow-unauthenticated-remote"]).expect("parses");
         assert!(said.allow_unauthenticated_remote);
         let said = Config {
             allow_unauthenticated_remote: true,
             ..http([0, 0, 0, 0])
         };
-        assert_eq!(said.exposure(&bearer), None);
+        assert_eq!(said.exposure(&[bearer]), None);
         let stdio = Config {
             bind: IpAddr::from([0, 0, 0, 0]),
             ..Config::default()
         };
-        assert_eq!(stdio.exposure(&bearer), None, "stdio listens nowhere");
+        assert_eq!(stdio.exposure(&[bearer]), None, "stdio listens nowhere");
     }
 
     #[test]

@@ -332,14 +332,16 @@ pub(crate) const NO_REDIS: &str = "this adapter was built without Redis support:
      memory or file:PATH, or rebuild it with the Cargo feature 'redis'";
 
 impl Config {
-    /// Why this configuration must not start for an adapter with `auth`: it listens beyond
-    /// loopback and would call the upstream with the server's own credential for anyone who
-    /// reaches the port, and the operator did not say that is intended.
-    pub fn exposure(&self, auth: &Auth) -> Option<String> {
+    /// Why this configuration must not start for adapters authenticating with `auths`: it
+    /// listens beyond loopback and would call an upstream with the server's own credential for
+    /// anyone who reaches the port, and the operator did not say that is intended. A caller's
+    /// own credential (`--credential-header`) covers one adapter.
+    pub fn exposure(&self, auths: &[Auth]) -> Option<String> {
+        let authenticated = auths.iter().filter(|auth| **auth != Auth::None).count();
+        let covered = usize::from(self.credential_header.is_some());
         let exposed = self.transport == Transport::Http
             && !self.bind.is_loopback()
-            && self.credential_header.is_none()
-            && *auth != Auth::None
+            && authenticated > covered
             && !self.allow_unauthenticated_remote;
         exposed.then(|| {
             format!(

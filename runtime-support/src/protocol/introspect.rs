@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use crate::adapter::{Adapter, Category, ExecutionOperation, Route};
 use crate::call::executions::{execution_category, execution_description, execution_introspection};
 use crate::call::gate::limits::Limiter;
-use crate::call::gate::{self, Decision, Policy, TOKEN_PARAM};
+use crate::call::gate::{self, Decision, Gate, Policy, TOKEN_PARAM};
 use crate::call::safety_loop::{LoopOp, SafetyLoop};
 use crate::config::{Config, LoopMode};
 use crate::error::{AqlError, ErrorCode};
@@ -31,10 +31,18 @@ pub const INTROSPECT: &str = "introspect";
 /// Parameter names `introspect` accepts.
 pub const PARAMS: &[&str] = &["query", "name", "endpoint", "search"];
 
+/// Parameter names `introspect` accepts on a bundle, which can narrow a list to one adapter.
+const BUNDLE_PARAMS: &[&str] = &["query", "name", "endpoint", "search", "adapter"];
+
+/// What `introspect`'s description adds on a bundle.
+const BUNDLE_DESCRIPTION: &str = " This server bundles several adapters: operation and type names start with their adapter's name and '__' (e.g. 'github__list_issues'), '_protocol.adapters' lists each adapter with its safety and limits, and 'adapter' narrows either list to one of them.";
+
 const INTROSPECT_DESCRIPTION: &str = "Discover the operations and types of this adapter. With query 'operations' and no name: every operation with its category and endpoint, plus '_protocol' metadata (spec version, endpoint mode, tools, limits, session). Narrow the list with 'endpoint' (a family: create, read, update, delete, execute) and/or 'search' (words separated by spaces: an operation is kept when every word appears, case-insensitive, in its name or description); a narrowed list's '_protocol' holds only version, conformance, mode and session. With a name: the full details of one operation or type (parameters, permissions, return type, examples), or null when no such name exists. With query 'types': the named types.";
 
 struct OperationEntry {
     name: &'static str,
+    /// Its adapter ([`Route::member`]); `None` for the runtime's own operations.
+    member: Option<usize>,
     category: Category,
     description: &'static str,
     summary: Cow<'static, str>,
@@ -80,6 +88,8 @@ fn with_gate(json: &str, tool: &str, gate_note: &str, confirms: bool) -> String 
 }
 
 struct TypeEntry {
+    /// Its adapter; `None` for the protocol's types.
+    member: Option<usize>,
     summary: Cow<'static, str>,
     details: Cow<'static, str>,
 }
@@ -102,7 +112,10 @@ pub struct Catalog {
     types_list: OnceLock<String>,
     /// The routes the details' gate sentences come from.
     route: fn(&str) -> Option<&'static Route>,
-    policy: Policy,
+    /// The gate's policy of each adapter, by member.
+    policies: Vec<Policy>,
+    /// The adapters' names, by member, when the server bundles several; empty otherwise.
+    bundled: Vec<&'static str>,
     /// The tool serving each category, by [`Category::ALL`] order.
     tool_names: Vec<(Category, String)>,
 }
@@ -162,6 +175,31 @@ fn protocol_types() -> Vec<(&'static str, Value)> {
     ]
 }
 
+/// `introspect`'s own parameters, as its details list them.
+fn introspect_parameters() -> Vec<Value> {
+    vec![
+        json!({"name": "query", "type": "string", "required": true, "enum": ["operations", "types"],
+         "description": "The list to return, or where to look up 'name'."}),
+        json!({"name": "name", "type": "string", "required": false,
+         "description": "An operation or type name: returns its details, or null when unknown."}),
+        json!({"name": "endpoint", "type": "string", "required": false,
+         "enum": <Category as Vocabulary>::NAMES,
+         "description": "Only with query 'operations' and no name: keep operations of this endpoint family."}),
+        json!({"name": "search", "type": "string", "required": false,
+         "description": "Only with query 'operations' and no name: words separated by spaces; keep operations whose name or description holds every word (case-insensitive), e.g. 'issues list'."}),
+    ]
+}
+
+/// The safety and rate limits `_protocol` reports of one adapter.
+fn adapter_rules(policy: &Policy, limiter: &Limiter) -> (Value, Value) {
+    let config = limiter.config();
+    let limits = json!({
+        "limits": config.rates.iter().map(|limit| json!({"window": limit.window.as_str(), "limit": limit.limit})).collect::<Vec<_>>(),
+        "quotas": config.quotas.iter().map(|quota| json!({"metric": quota.metric(), "warn": quota.warn, "pause": quota.pause, "hard_stop": quota.hard_stop})).collect::<Vec<_>>(),
+    });
+    (policy.describe(), limits)
+}
+
 fn type_summary(details: &Value) -> Value {
     let mut summary = Map::new();
     for key in ["name", "kind", "description"] {
@@ -173,15 +211,29 @@ fn type_summary(details: &Value) -> Value {
 }
 
 impl Catalog {
-    /// Builds every answer for `A` under `config`, whose tools are `tools`, with the gate of
-    /// `policy` and the limits of `limiter`.
+    /// Builds every answer for `A` under `config`, whose tools are `tools`, with the
+    /// policies and limits of `gate`.
     pub fn new<A: Adapter>(
         config: &Config,
         tools: &ToolSet,
-        policy: &Policy,
-        limiter: &Limiter,
+        gate: &Gate,
         safety_loop: &SafetyLoop,
     ) -> Self {
+        let bundled: Vec<&'static str> = match A::MEMBERS {
+            [_] => Vec::new(),
+            members => members.iter().map(|member| member.name).collect(),
+        };
+        let description = if bundled.is_empty() {
+            Cow::Borrowed(INTROSPECT_DESCRIPTION)
+        } else {
+            Cow::Owned(format!("{INTROSPECT_DESCRIPTION}{BUNDLE_DESCRIPTION}"))
+        };
+        let mut parameters = introspect_parameters();
+        if !bundled.is_empty() {
+            parameters.push(json!({"name": "adapter", "type": "string", "required": false,
+                "enum": bundled,
+                "description": "Keep the operations (or types) of this adapter only; combines with 'endpoint' and 'search'."}));
+        }
         let mut operations = Vec::with_capacity(A::INTROSPECTION.operations.len() + 1);
         let read_tool = tools.tool_for(Category::Read);
         let introspect_details = json!({
@@ -189,19 +241,9 @@ impl Catalog {
             "name": INTROSPECT,
             "semantic_category": "READ",
             "endpoint": "read",
-            "description": INTROSPECT_DESCRIPTION,
+            "description": description,
             "permissions": {"readOnly": true, "destructive": false},
-            "parameters": [
-                {"name": "query", "type": "string", "required": true, "enum": ["operations", "types"],
-                 "description": "The list to return, or where to look up 'name'."},
-                {"name": "name", "type": "string", "required": false,
-                 "description": "An operation or type name: returns its details, or null when unknown."},
-                {"name": "endpoint", "type": "string", "required": false,
-                 "enum": <Category as Vocabulary>::NAMES,
-                 "description": "Only with query 'operations' and no name: keep operations of this endpoint family."},
-                {"name": "search", "type": "string", "required": false,
-                 "description": "Only with query 'operations' and no name: words separated by spaces; keep operations whose name or description holds every word (case-insensitive), e.g. 'issues list'."}
-            ],
+            "parameters": parameters,
             "returns": {"name": "OperationResult", "kind": "union"},
             "examples": [
                 {"description": "List every operation", "request": {"operation": INTROSPECT, "params": {"query": "operations"}}},
@@ -213,10 +255,11 @@ impl Catalog {
             "name": INTROSPECT,
             "semantic_category": "READ",
             "endpoint": "read",
-            "description": INTROSPECT_DESCRIPTION,
+            "description": description,
         });
         operations.push(OperationEntry {
             name: INTROSPECT,
+            member: None,
             category: Category::Read,
             description: INTROSPECT_DESCRIPTION,
             summary: Cow::Owned(introspect_summary.to_string()),
@@ -228,6 +271,7 @@ impl Catalog {
                 .iter()
                 .map(|doc| OperationEntry {
                     name: doc.name,
+                    member: A::route(doc.name).map(|route| route.member),
                     category: doc.category,
                     description: doc.description,
                     summary: Cow::Borrowed(doc.summary_json),
@@ -240,6 +284,7 @@ impl Catalog {
                 let (summary, details) = execution_introspection(*op, &tools.tool_for(category));
                 OperationEntry {
                     name: op.as_str(),
+                    member: None,
                     category,
                     description: execution_description(*op),
                     summary: Cow::Owned(summary.to_string()),
@@ -252,6 +297,7 @@ impl Catalog {
                 let (summary, details) = op.introspection(&tools.tool_for(op.category()));
                 OperationEntry {
                     name: op.name(),
+                    member: None,
                     category: op.category(),
                     description: op.description(),
                     summary: Cow::Owned(summary.to_string()),
@@ -269,6 +315,7 @@ impl Catalog {
             .types
             .iter()
             .map(|doc| TypeEntry {
+                member: Some(doc.member),
                 summary: Cow::Borrowed(doc.summary_json),
                 details: Cow::Borrowed(doc.details_json),
             })
@@ -285,6 +332,7 @@ impl Catalog {
             }
             type_index.insert(name, types.len());
             types.push(TypeEntry {
+                member: None,
                 summary: Cow::Owned(type_summary(&details).to_string()),
                 details: Cow::Owned(details.to_string()),
             });
@@ -300,7 +348,7 @@ impl Catalog {
             "level-1"
         };
         let mode = config.mode.protocol_name();
-        let protocol = json!({
+        let mut protocol = json!({
             "version": SPEC_VERSION,
             "conformance": conformance,
             "mode": mode,
@@ -318,16 +366,11 @@ impl Catalog {
                 "operation_filters": true,
                 "execution_safety_loop": safety_loop.mode().as_str()
             },
-            "safety": policy.describe(),
             "safety_loop": safety_loop.describe(),
-            "rate_limits": {
-                "limits": limiter.config().rates.iter().map(|limit| json!({"window": limit.window.as_str(), "limit": limit.limit})).collect::<Vec<_>>(),
-                "quotas": limiter.config().quotas.iter().map(|quota| json!({"metric": quota.metric(), "warn": quota.warn, "pause": quota.pause, "hard_stop": quota.hard_stop})).collect::<Vec<_>>(),
-            },
             "adapter": {
-                "name": A::INFO.name,
-                "version": A::INFO.version,
-                "schema_fingerprint": A::INFO.schema_fingerprint
+                "name": A::SERVER.name,
+                "version": A::SERVER.version,
+                "schema_fingerprint": A::SERVER.schema_fingerprint
             },
             "tools": tools.names(),
             "limits": {
@@ -341,6 +384,26 @@ impl Catalog {
             "concurrency": "fully-concurrent",
             "supports_etag": true
         });
+        if let (Value::Object(protocol), [_]) = (&mut protocol, A::MEMBERS) {
+            let (safety, rate_limits) = adapter_rules(gate.policy(0), gate.limiter(0));
+            protocol.insert("safety".into(), safety);
+            protocol.insert("rate_limits".into(), rate_limits);
+        } else if let Value::Object(protocol) = &mut protocol {
+            let adapters = A::MEMBERS.iter().enumerate().map(|(member, info)| {
+                let (safety, rate_limits) =
+                    adapter_rules(gate.policy(member), gate.limiter(member));
+                json!({
+                    "name": info.name,
+                    "version": info.version,
+                    "description": info.description,
+                    "schema_fingerprint": info.schema_fingerprint,
+                    "operations": A::ROUTES.iter().filter(|route| route.member == member).count(),
+                    "safety": safety,
+                    "rate_limits": rate_limits,
+                })
+            });
+            protocol.insert("adapters".into(), adapters.collect());
+        }
         let brief_protocol =
             json!({"version": SPEC_VERSION, "conformance": conformance, "mode": mode});
         let open = |protocol: &Value| {
@@ -359,7 +422,8 @@ impl Catalog {
             type_index,
             types_list: OnceLock::new(),
             route: A::route,
-            policy: policy.clone(),
+            policies: gate.policies().cloned().collect(),
+            bundled,
             tool_names: Category::ALL
                 .iter()
                 .map(|&category| (category, tools.tool_for(category)))
@@ -378,9 +442,14 @@ impl Catalog {
         &self,
         params: &Map<String, Value>,
         session_id: &str,
-        limiter: &Limiter,
+        gate: &Gate,
     ) -> Result<String, AqlError> {
-        crate::params::reject_unknown(INTROSPECT, params, PARAMS)?;
+        let known = if self.bundled.is_empty() {
+            PARAMS
+        } else {
+            BUNDLE_PARAMS
+        };
+        crate::params::reject_unknown(INTROSPECT, params, known)?;
         let query = match params.get("query") {
             None => {
                 return Err(AqlError::new(
@@ -412,10 +481,22 @@ impl Catalog {
                 ),
             ));
         }
-        let filtered = endpoint.is_some() || search.is_some();
+        let adapter = params
+            .get("adapter")
+            .map(|v| self.adapter_param(v))
+            .transpose()?;
+        let filtered = endpoint.is_some() || search.is_some() || adapter.is_some();
         match (query, name) {
             ("operations", None) => Ok(self
-                .operations_list(endpoint, search, session_id, limiter)
+                .operations_list(
+                    Filter {
+                        endpoint,
+                        search,
+                        adapter,
+                    },
+                    session_id,
+                    gate,
+                )
                 .await),
             ("operations", Some(name)) if !filtered => Ok(match self.operation_index.get(name) {
                 Some(&index) => {
@@ -426,6 +507,13 @@ impl Catalog {
                 }
                 None => "{\"operation\":null}".to_owned(),
             }),
+            ("types", None) if adapter.is_some() && endpoint.is_none() && search.is_none() => {
+                let own = self.types.iter().filter(|entry| entry.member == adapter);
+                Ok(format!(
+                    "{{\"types\":[{}]}}",
+                    join(own.map(|entry| entry.summary.as_ref()))
+                ))
+            }
             ("types", None) if !filtered => Ok(self
                 .types_list
                 .get_or_init(|| {
@@ -441,7 +529,7 @@ impl Catalog {
             }),
             ("operations" | "types", _) => Err(AqlError::new(
                 ErrorCode::ValidationInvalidValue,
-                "Parameters 'endpoint' and 'search' filter the operations list: use them only with query 'operations' and without 'name'",
+                "Parameters 'endpoint', 'search' and 'adapter' filter a list: 'endpoint' and 'search' only with query 'operations', and none of them with 'name'",
             )),
             (other, _) => Err(AqlError::new(
                 ErrorCode::ValidationInvalidValue,
@@ -464,11 +552,11 @@ impl Catalog {
                 let (gate_note, confirms) = (self.route)(entry.name).map_or_else(
                     || (String::new(), false),
                     |route| {
-                        let decision = self
-                            .policy
-                            .decide(route.danger_level, route.requires_confirmation);
+                        let policy = &self.policies[route.member];
+                        let decision =
+                            policy.decide(route.danger_level, route.requires_confirmation);
                         (
-                            gate::policy::describe(route, &self.policy),
+                            gate::policy::describe(route, policy),
                             matches!(decision, Decision::Confirm(_)),
                         )
                     },
@@ -478,14 +566,31 @@ impl Catalog {
         }
     }
 
-    async fn operations_list(
-        &self,
-        endpoint: Option<&str>,
-        search: Option<&str>,
-        session_id: &str,
-        limiter: &Limiter,
-    ) -> String {
-        let filtered = endpoint.is_some() || search.is_some();
+    /// The member an `adapter` param names.
+    fn adapter_param(&self, value: &Value) -> Result<usize, AqlError> {
+        let name = string_param("adapter", value)?;
+        self.bundled
+            .iter()
+            .position(|adapter| *adapter == name)
+            .ok_or_else(|| {
+                AqlError::new(
+                    ErrorCode::ValidationInvalidValue,
+                    format!(
+                        "Parameter 'adapter' must be one of '{}', got '{}'",
+                        self.bundled.join("', '"),
+                        crate::text::shorten(name, 64)
+                    ),
+                )
+            })
+    }
+
+    async fn operations_list(&self, filter: Filter<'_>, session_id: &str, gate: &Gate) -> String {
+        let Filter {
+            endpoint,
+            search,
+            adapter,
+        } = filter;
+        let filtered = endpoint.is_some() || search.is_some() || adapter.is_some();
         let protocol_open = if filtered {
             &self.brief_protocol_open
         } else {
@@ -496,11 +601,7 @@ impl Catalog {
         text.push_str(protocol_open);
         text.push_str(",\"session_id\":");
         text.push_str(&Value::String(session_id.to_owned()).to_string());
-        let config = limiter.config();
-        if !config.rates.is_empty() || !config.quotas.is_empty() {
-            text.push_str(",\"quota_status\":");
-            text.push_str(&limiter.status(SystemTime::now()).await.to_string());
-        }
+        self.quota_status(&mut text, gate).await;
         text.push_str("},\"operations\":[");
         if !filtered {
             text.push_str(
@@ -511,13 +612,50 @@ impl Catalog {
         } else {
             let terms = search.map(search_terms).unwrap_or_default();
             let matching = self.operations.iter().filter(|entry| {
-                endpoint.is_none_or(|family| entry.category.family() == family)
+                adapter.is_none_or(|member| entry.member == Some(member))
+                    && endpoint.is_none_or(|family| entry.category.family() == family)
                     && matches_terms(&search_text(entry.name, entry.description), &terms)
             });
             text.push_str(&join(matching.map(|entry| entry.summary.as_ref())));
         }
         text.push_str("]}");
         text
+    }
+}
+
+/// What narrows an operations list.
+struct Filter<'a> {
+    endpoint: Option<&'a str>,
+    search: Option<&'a str>,
+    adapter: Option<usize>,
+}
+
+impl Catalog {
+    /// Appends `"quota_status"` with the counters now: the adapter's, or on a bundle, those of
+    /// each adapter with limits, by name. Nothing when there are no limits.
+    async fn quota_status(&self, text: &mut String, gate: &Gate) {
+        let limited = |member: usize| {
+            let config = gate.limiter(member).config();
+            !config.rates.is_empty() || !config.quotas.is_empty()
+        };
+        if self.bundled.is_empty() {
+            if limited(0) {
+                text.push_str(",\"quota_status\":");
+                text.push_str(&gate.limiter(0).status(SystemTime::now()).await.to_string());
+            }
+            return;
+        }
+        let mut status = Map::new();
+        for (member, name) in self.bundled.iter().enumerate() {
+            if limited(member) {
+                let now = gate.limiter(member).status(SystemTime::now()).await;
+                status.insert((*name).to_owned(), now);
+            }
+        }
+        if !status.is_empty() {
+            text.push_str(",\"quota_status\":");
+            text.push_str(&Value::Object(status).to_string());
+        }
     }
 }
 
@@ -575,10 +713,10 @@ mod tests {
     use super::{Catalog, matches_terms, search_terms, search_text};
     use crate::adapter::TrustLevel;
     use crate::adapter::{
-        Adapter, AdapterInfo, Auth, Category, Introspection, OperationDoc, Route, ToolDocs,
+        Adapter, AdapterInfo, Auth, Category, Introspection, OperationDoc, Route, ServerInfo,
+        ToolDocs,
     };
-    use crate::call::gate::limits::{LimitConfig, Limiter};
-    use crate::call::gate::{Policy, TrustSource};
+    use crate::call::gate::Gate;
     use crate::call::safety_loop::SafetyLoop;
     use crate::config::{Config, EndpointMode, LoopConfig};
     use crate::protocol::tools::ToolSet;
@@ -600,17 +738,23 @@ mod tests {
     }
 
     impl Adapter for Sample {
-        const INFO: &'static AdapterInfo = &AdapterInfo {
+        const SERVER: &'static ServerInfo = &ServerInfo {
+            name: "sample",
+            version: "1.0.0",
+            description: "A sample adapter.",
+            schema_fingerprint: "sha256:0",
+        };
+        const MEMBERS: &'static [&'static AdapterInfo] = &[&AdapterInfo {
             name: "sample",
             version: "1.0.0",
             description: "A sample adapter.",
             base_url: "http://127.0.0.1:9",
             base_url_env: "SAMPLE_BASE_URL",
             auth: Auth::None,
-            trust: None,
+            trust: Some(TrustLevel::Validated),
             rate_limits: &[],
             schema_fingerprint: "sha256:0",
-        };
+        }];
         const ROUTES: &'static [&'static Route] = &[];
         const INTROSPECTION: &'static Introspection = &Introspection {
             operations: &[
@@ -653,28 +797,32 @@ mod tests {
 
     fn answer_of(params: Value) -> Value {
         let config = Config::default();
-        let policy = Policy::at(TrustLevel::Validated, TrustSource::Schema);
-        let limiter = Limiter::new(
-            LimitConfig::default(),
-            std::sync::Arc::new(crate::state::Store::memory()),
-        );
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a runtime");
+        let gate = runtime
+            .block_on(Gate::new(
+                "sample",
+                Sample::MEMBERS,
+                &config.safety,
+                Arc::new(Store::memory()),
+                Arc::default(),
+            ))
+            .expect("a gate");
         let tools = ToolSet::new::<Sample>(
             EndpointMode::Crude,
             "",
-            &policy,
+            &gate,
             crate::protocol::tool_schema::ToolSchema::Mcp.input_schema(25),
         );
         let safety_loop = SafetyLoop::new(LoopConfig::default(), Arc::new(Store::memory()));
-        let catalog = Catalog::new::<Sample>(&config, &tools, &policy, &limiter, &safety_loop);
+        let catalog = Catalog::new::<Sample>(&config, &tools, &gate, &safety_loop);
         let params: Map<String, Value> = match params {
             Value::Object(map) => map,
             _ => unreachable!("the tests pass objects"),
         };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .build()
-            .expect("a runtime");
         let answer = runtime
-            .block_on(catalog.answer(&params, "s", &limiter))
+            .block_on(catalog.answer(&params, "s", &gate))
             .expect("a valid query");
         serde_json::from_str(&answer).expect("JSON")
     }

@@ -57,6 +57,25 @@ pub struct Shared<A: Adapter> {
     adapter: PhantomData<fn() -> A>,
 }
 
+/// What the server tells a client at initialization: the API (or the APIs of a bundle) and
+/// where discovery starts.
+fn instructions<A: Adapter>(read_tool: &str) -> String {
+    let start = format!(
+        "Start with operation 'introspect' (params {{\"query\": \"operations\"}}) on tool '{read_tool}' to discover every operation."
+    );
+    match A::MEMBERS {
+        [only] => format!("MCP-AQL adapter for the {} API. {start}", only.name),
+        members => {
+            let names: Vec<&str> = members.iter().map(|member| member.name).collect();
+            format!(
+                "MCP-AQL bundle '{}' of the {} APIs: each operation is named '<adapter>__<operation>'. {start} Narrow the list to one API with params {{\"query\": \"operations\", \"adapter\": \"<adapter>\"}}.",
+                A::SERVER.name,
+                names.join(", ")
+            )
+        }
+    }
+}
+
 impl<A: Adapter> Shared<A> {
     /// Builds the request line (gate, upstream client, cursors) on `store`, the tool list
     /// and the introspection answers.
@@ -67,7 +86,8 @@ impl<A: Adapter> Shared<A> {
     pub async fn new(config: Config, store: Arc<Store>) -> Result<Self, AqlError> {
         let metrics = Arc::new(Metrics::default());
         let line = Line::new(
-            A::INFO,
+            A::SERVER,
+            A::MEMBERS,
             A::ROUTES,
             A::route,
             &config,
@@ -79,23 +99,13 @@ impl<A: Adapter> Shared<A> {
         let tools = ToolSet::new::<A>(
             config.mode,
             &config.tool_prefix,
-            gate.policy(),
+            gate,
             config
                 .tool_schema
                 .input_schema(config.limits.max_batch_size),
         );
-        let catalog = Catalog::new::<A>(
-            &config,
-            &tools,
-            gate.policy(),
-            gate.limiter(),
-            line.safety_loop(),
-        );
-        let instructions = format!(
-            "MCP-AQL adapter for the {} API. Start with operation 'introspect' (params {{\"query\": \"operations\"}}) on tool '{}' to discover every operation.",
-            A::INFO.name,
-            tools.tool_for(Category::Read)
-        );
+        let catalog = Catalog::new::<A>(&config, &tools, gate, line.safety_loop());
+        let instructions = instructions::<A>(&tools.tool_for(Category::Read));
         Ok(Self {
             config,
             line,
@@ -112,19 +122,19 @@ impl<A: Adapter> Shared<A> {
         &self.config
     }
 
-    /// The gate's policy in force.
-    pub fn policy(&self) -> &Policy {
-        self.line.gate().policy()
+    /// The gate's policy in force for adapter `member` ([`Route::member`]).
+    pub fn policy(&self, member: usize) -> &Policy {
+        self.line.gate().policy(member)
     }
 
-    /// The rate limits and quotas in force.
-    pub fn limits(&self) -> &LimitConfig {
-        self.line.gate().limiter().config()
+    /// The rate limits and quotas in force for adapter `member`.
+    pub fn limits(&self, member: usize) -> &LimitConfig {
+        self.line.gate().limiter(member).config()
     }
 
-    /// The base URL upstream requests go to.
-    pub fn base_url(&self) -> &str {
-        self.line.base_url()
+    /// The base URL upstream requests of adapter `member` go to.
+    pub fn base_url(&self, member: usize) -> &str {
+        self.line.base_url(member)
     }
 
     /// Where tokens and counters are kept.
@@ -294,11 +304,7 @@ impl<A: Adapter> AqlServer<A> {
         let answer = match target {
             Target::Introspect => shared
                 .catalog
-                .answer(
-                    &envelope.params,
-                    self.session.id(),
-                    shared.line.gate().limiter(),
-                )
+                .answer(&envelope.params, self.session.id(), shared.line.gate())
                 .await
                 .map(|data| (Data::Text(data), Vec::new())),
             Target::Loop(op) => shared
@@ -555,7 +561,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             builder.build()
         };
         ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new(A::INFO.name, A::INFO.version))
+            .with_server_info(Implementation::new(A::SERVER.name, A::SERVER.version))
             .with_instructions(self.shared.instructions.clone())
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 
 use crate::adapter::{Adapter, Category, DangerLevel, Route, ToolDocs};
-use crate::call::gate::{Decision, Denial, Policy};
+use crate::call::gate::{Decision, Denial, Gate, Policy};
 use crate::config::EndpointMode;
 
 /// Operations a safety note names one by one; a longer list is counted per danger level.
@@ -54,12 +54,11 @@ fn family_doc(docs: &ToolDocs, category: Category) -> &'static str {
 impl ToolSet {
     /// Tools for `A` in `mode` with names prefixed by `prefix`, each taking arguments of the
     /// input `schema`: in crude mode all five families, those without operations too (GEN
-    /// §3.2). Each description ends with what the gate of `policy` does to the tool's
-    /// operations.
+    /// §3.2). Each description ends with what `gate` does to the tool's operations.
     pub fn new<A: Adapter>(
         mode: EndpointMode,
         prefix: &str,
-        policy: &Policy,
+        gate: &Gate,
         schema: JsonObject,
     ) -> Self {
         let schema = Arc::new(schema);
@@ -75,7 +74,7 @@ impl ToolSet {
                     tool(
                         prefix,
                         surface,
-                        with_note(description, safety_note(routes, policy)),
+                        with_note(description, safety_notes::<A>(routes, gate)),
                         &schema,
                         read_only,
                         destructive,
@@ -89,7 +88,7 @@ impl ToolSet {
                 tool(
                     prefix,
                     Surface::Single,
-                    with_note(A::TOOLS.single, safety_note(A::ROUTES.iter(), policy)),
+                    with_note(A::TOOLS.single, safety_notes::<A>(A::ROUTES.iter(), gate)),
                     &schema,
                     false,
                     true,
@@ -147,10 +146,34 @@ fn with_note(description: &'static str, note: Option<String>) -> Cow<'static, st
     }
 }
 
-/// What the gate does to `routes`, in one paragraph; `None` when every one of them runs.
+/// What `gate` does to `routes`, one paragraph per adapter (each has its own trust level);
+/// `None` when every one of them runs.
+fn safety_notes<'a, A: Adapter>(
+    routes: impl Iterator<Item = &'a &'static Route>,
+    gate: &Gate,
+) -> Option<String> {
+    let routes: Vec<&&'static Route> = routes.collect();
+    let notes: Vec<String> = A::MEMBERS
+        .iter()
+        .enumerate()
+        .filter_map(|(member, info)| {
+            let adapter = (A::MEMBERS.len() > 1).then_some(info.name);
+            let own = routes
+                .iter()
+                .copied()
+                .filter(|route| route.member == member);
+            safety_note(own, gate.policy(member), adapter)
+        })
+        .collect();
+    (!notes.is_empty()).then(|| notes.join("\n\n"))
+}
+
+/// What `policy` does to `routes` of one adapter (named when the server has several), in one
+/// paragraph; `None` when every one of them runs.
 fn safety_note<'a>(
     routes: impl Iterator<Item = &'a &'static Route>,
     policy: &Policy,
+    adapter: Option<&str>,
 ) -> Option<String> {
     let mut confirmed = Vec::new();
     let mut refused = Vec::new();
@@ -159,10 +182,10 @@ fn safety_note<'a>(
             Decision::Allow => {}
             Decision::Confirm(_) => confirmed.push(*route),
             Decision::Deny(Denial::Untested) => {
-                return Some(
-                    "Safety: this adapter is untested, so only 'introspect' runs until its schema declares a trust level or the operator vouches for one (--trust-level)."
-                        .to_owned(),
-                );
+                return Some(match adapter {
+                    None => "Safety: this adapter is untested, so only 'introspect' runs until its schema declares a trust level or the operator vouches for one (--trust-level).".to_owned(),
+                    Some(name) => format!("Safety of '{name}': this adapter is untested, so its operations are refused until its schema declares a trust level or the operator vouches for one (--trust-level)."),
+                });
             }
             Decision::Deny(_) => refused.push(*route),
         }
@@ -170,7 +193,10 @@ fn safety_note<'a>(
     if confirmed.is_empty() && refused.is_empty() {
         return None;
     }
-    let mut note = format!("Safety (trust level '{}'):", policy.trust);
+    let mut note = match adapter {
+        None => format!("Safety (trust level '{}'):", policy.trust),
+        Some(name) => format!("Safety of '{name}' (trust level '{}'):", policy.trust),
+    };
     if !confirmed.is_empty() {
         let levels: Vec<DangerLevel> = confirmed.iter().map(|route| route.danger_level).collect();
         note.push_str(&format!(
@@ -244,6 +270,7 @@ mod tests {
     fn route(operation: &'static str, danger_level: DangerLevel) -> &'static Route {
         Box::leak(Box::new(Route {
             operation,
+            member: 0,
             description: "",
             category: Category::Delete,
             danger_level,

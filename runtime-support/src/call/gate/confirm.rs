@@ -74,7 +74,7 @@ impl Gate {
         context: &Context<'_, O>,
     ) -> Result<(), AqlError> {
         let route = ticket.route;
-        let by = self.policy.confirm.by(route.danger_level);
+        let by = self.confirmers().by(route.danger_level);
         let reach = if by.asks_person() {
             context.observer.reach()
         } else {
@@ -82,7 +82,7 @@ impl Gate {
         };
         let token_flow = match (by, reach) {
             (ConfirmBy::Token, _) => true,
-            (_, Reach::Unreachable) => self.policy.confirm.fallback == Fallback::Token,
+            (_, Reach::Unreachable) => self.confirmers().fallback == Fallback::Token,
             _ => false,
         };
         if token_flow {
@@ -93,7 +93,8 @@ impl Gate {
                     .await),
             };
         }
-        let (reasons, summary) = confirmation_context(route, &self.policy, why, ticket.request);
+        let (reasons, summary) =
+            confirmation_context(route, self.policy(route.member), why, ticket.request);
         let preview = would_send(ticket.request, ticket.if_match);
         let held = Held::new(route.into(), summary, reasons, preview, scope);
         self.ask_person(&held, by, reach, context).await
@@ -112,7 +113,7 @@ impl Gate {
         held: &Held,
         context: &Context<'_, O>,
     ) -> Result<(), AqlError> {
-        let by = match self.policy.confirm.by(held.about.danger) {
+        let by = match self.confirmers().by(held.about.danger) {
             ConfirmBy::Token => ConfirmBy::Person,
             by => by,
         };
@@ -198,8 +199,8 @@ impl Gate {
             Err(error) => return error,
         };
         let ttl = match challenge {
-            Some(_) => self.policy.confirm.challenge_ttl,
-            None => self.policy.confirm.answer_timeout,
+            Some(_) => self.confirmers().challenge_ttl,
+            None => self.confirmers().answer_timeout,
         };
         let form = self.form(held, challenge.as_ref());
         let operation = held.about.operation;
@@ -258,7 +259,7 @@ impl Gate {
             self.audit(context, about, Event::TokenRejected, None, Some(error.code));
             return Err(error);
         }
-        let confirm = &self.policy.confirm;
+        let confirm = self.confirmers();
         let until = SystemTime::now() + confirm.answer_timeout.max(confirm.challenge_ttl);
         let first = self
             .store

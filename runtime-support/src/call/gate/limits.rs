@@ -103,6 +103,8 @@ struct Reading {
 pub struct Limiter {
     config: LimitConfig,
     store: Arc<Store>,
+    /// Prefix of its keys: a bundle member's name and `:`, else empty.
+    scope: String,
 }
 
 /// The key marking that `caller` continued past a quota's pause in the `window` starting at
@@ -120,14 +122,29 @@ pub fn window_start(window: Window, now: u64) -> u64 {
 }
 
 impl Limiter {
-    /// The limits of `config`, counted in `store`.
-    pub fn new(config: LimitConfig, store: Arc<Store>) -> Self {
-        Self { config, store }
+    /// The limits of `config`, counted in `store` under keys of `scope` (a bundle member's
+    /// name; empty for a single adapter).
+    pub fn new(config: LimitConfig, store: Arc<Store>, scope: &str) -> Self {
+        let scope = if scope.is_empty() {
+            String::new()
+        } else {
+            format!("{scope}:")
+        };
+        Self {
+            config,
+            store,
+            scope,
+        }
     }
 
     /// The limits in force.
     pub fn config(&self) -> &LimitConfig {
         &self.config
+    }
+
+    /// `key` under this limiter's scope.
+    fn scoped(&self, key: &str) -> String {
+        format!("{}{key}", self.scope)
     }
 
     /// The counter keys of the windows holding `now`, rate limits first, each with the end of
@@ -144,7 +161,7 @@ impl Limiter {
             .map(|(kind, window)| {
                 let start = window_start(window, now);
                 (
-                    format!("{kind}:{window}:{start}"),
+                    format!("{}{kind}:{window}:{start}", self.scope),
                     from_unix_seconds(start + window.seconds()),
                 )
             })
@@ -158,6 +175,7 @@ impl Limiter {
             .quotas
             .iter()
             .map(|quota| continued_key(caller, quota.window, window_start(quota.window, now)))
+            .map(|(key, until)| (self.scoped(&key), until))
             .collect()
     }
 
@@ -174,7 +192,7 @@ impl Limiter {
             .into_iter()
             .chain(continued)
             .map(|(key, _)| key)
-            .chain(BLOCK_KEYS.map(str::to_owned))
+            .chain(BLOCK_KEYS.map(|key| self.scoped(key)))
             .collect();
         let counts = match self.store.counts(&keys).await {
             Ok(counts) => counts,
@@ -222,6 +240,7 @@ impl Limiter {
         let keys: Vec<(String, SystemTime)> = pauses
             .iter()
             .map(|pause| continued_key(caller, pause.quota.window, pause.window_start))
+            .map(|(key, until)| (self.scoped(&key), until))
             .collect();
         self.store.add(&keys, 1).await.map(|_| ())
     }
@@ -321,16 +340,16 @@ impl Limiter {
 
     /// Keeps the upstream's [`Backoff`] in the store, so every instance on it waits.
     pub async fn block(&self, backoff: Backoff) {
-        let [until_key, limit_key] = BLOCK_KEYS;
+        let [until_key, limit_key] = BLOCK_KEYS.map(|key| self.scoped(key));
         let until = backoff.until;
         let stored = match self
             .store
-            .set(limit_key, &backoff.limit.to_string(), until)
+            .set(&limit_key, &backoff.limit.to_string(), until)
             .await
         {
             Ok(()) => {
                 self.store
-                    .set(until_key, &unix_seconds(until).to_string(), until)
+                    .set(&until_key, &unix_seconds(until).to_string(), until)
                     .await
             }
             Err(unavailable) => Err(unavailable),
@@ -572,6 +591,7 @@ mod tests {
                 Vec::new(),
             ),
             store(),
+            "",
         );
         let now = at(NOON + 10);
         assert!(limiter.commit(now, "alice").await.is_ok());
@@ -596,7 +616,7 @@ mod tests {
             pause: 3,
             hard_stop: Some(4),
         };
-        let limiter = Limiter::new(LimitConfig::merged(&[], &[], vec![quota]), store());
+        let limiter = Limiter::new(LimitConfig::merged(&[], &[], vec![quota]), store(), "");
         let now = at(NOON);
         assert_eq!(limiter.commit(now, "alice").await.map(|w| w.len()), Ok(0));
         assert_eq!(
@@ -635,7 +655,7 @@ mod tests {
 
     #[tokio::test]
     async fn the_upstream_can_stop_calls() {
-        let limiter = Limiter::new(LimitConfig::default(), store());
+        let limiter = Limiter::new(LimitConfig::default(), store(), "");
         let now = at(NOON);
         let mut headers = HeaderMap::new();
         headers.insert("x-ratelimit-remaining", HeaderValue::from_static("0"));

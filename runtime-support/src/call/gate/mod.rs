@@ -24,7 +24,7 @@ use serde_json::{Map, Value, json};
 use crate::adapter::{AdapterInfo, Route, UpstreamRequest};
 use crate::call::metrics::Metrics;
 use crate::call::{Context, Observer};
-use crate::config::SafetyConfig;
+use crate::config::{ConfirmConfig, SafetyConfig};
 use crate::error::{AqlError, ErrorCode};
 use crate::state::Store;
 use crate::warning::Warning;
@@ -44,17 +44,23 @@ pub const TOKEN_PARAM: &str = "confirmation_token";
 /// never an operation param.
 pub const QUOTA_PARAM: &str = "_quota_continue";
 
-/// The gate of one server: its policy, limits, tokens, the ways a person confirms, and its
-/// audit log.
+/// The gate of one server: the policy and limits of each adapter it serves, its tokens, the
+/// ways a person confirms, and its audit log.
 pub struct Gate {
-    policy: Policy,
-    limiter: Limiter,
+    /// By member, as [`Route::member`] indexes them.
+    rules: Vec<Rules>,
     tokens: Tokens,
     verifier: Verifier,
     sealer: Sealer,
     store: Arc<Store>,
     audit: Audit,
     metrics: Arc<Metrics>,
+}
+
+/// What one adapter's calls are held to: the policy at its trust level, and its limits.
+struct Rules {
+    policy: Policy,
+    limiter: Limiter,
 }
 
 /// The gate's first look at a call, before its params are parsed.
@@ -82,13 +88,16 @@ pub struct Ticket<'a> {
     pub dry_run: bool,
 }
 
-/// What a decision is about: an operation and its danger level.
+/// What a decision is about: an operation, its danger level and its adapter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct About {
     /// The operation, or the protocol operation the runtime answers.
     pub operation: &'static str,
     /// Its danger level.
     pub danger: DangerLevel,
+    /// The adapter whose trust level it is judged at (see [`Route::member`]); the first for a
+    /// protocol operation.
+    pub member: usize,
 }
 
 impl From<&Route> for About {
@@ -96,6 +105,7 @@ impl From<&Route> for About {
         Self {
             operation: route.operation,
             danger: route.danger_level,
+            member: route.member,
         }
     }
 }
@@ -113,48 +123,63 @@ pub enum Admission {
 }
 
 impl Gate {
-    /// The gate of adapter `info` under the operator's `safety` settings, counting on `store`.
+    /// The gate of the adapters `members` under the operator's `safety` settings, counting on
+    /// `store`; `server` names its tokens and audit lines. Each member keeps its own trust
+    /// level and limits; the operator's settings apply to all of them.
     ///
     /// # Errors
     ///
     /// `INTERNAL_ERROR` when the audit log cannot be opened.
     pub async fn new(
-        info: &'static AdapterInfo,
+        server: &'static str,
+        members: &[&'static AdapterInfo],
         safety: &SafetyConfig,
         store: Arc<Store>,
         metrics: Arc<Metrics>,
     ) -> Result<Self, AqlError> {
-        let (trust, trust_source) = match (safety.trust_level, info.trust) {
-            (Some(trust), _) => (trust, TrustSource::Operator),
-            (None, Some(trust)) => (trust, TrustSource::Schema),
-            (None, None) => (TrustLevel::Untested, TrustSource::Default),
-        };
-        let policy = Policy {
-            confirm_at: safety.confirm_at,
-            deny: safety.deny.clone(),
-            confirm: safety.confirm.clone(),
-            ..Policy::at(trust, trust_source)
-        };
-        let limiter = Limiter::new(
-            LimitConfig::merged(info.rate_limits, &safety.rate_limits, safety.quotas.clone()),
-            store.clone(),
-        );
-        let tokens = Tokens::new(info.name, safety.tokens, store.clone());
+        let bundled = members.len() > 1;
+        let rules = members
+            .iter()
+            .map(|info| {
+                let (trust, trust_source) = match (safety.trust_level, info.trust) {
+                    (Some(trust), _) => (trust, TrustSource::Operator),
+                    (None, Some(trust)) => (trust, TrustSource::Schema),
+                    (None, None) => (TrustLevel::Untested, TrustSource::Default),
+                };
+                let policy = Policy {
+                    confirm_at: safety.confirm_at,
+                    deny: safety.deny.clone(),
+                    confirm: safety.confirm.clone(),
+                    ..Policy::at(trust, trust_source)
+                };
+                let limits = LimitConfig::merged(
+                    info.rate_limits,
+                    &safety.rate_limits,
+                    safety.quotas.clone(),
+                );
+                // A bundle's members count apart; a single adapter's keys stay as they were.
+                let scope = if bundled { info.name } else { "" };
+                Rules {
+                    policy,
+                    limiter: Limiter::new(limits, store.clone(), scope),
+                }
+            })
+            .collect();
+        let tokens = Tokens::new(server, safety.tokens, store.clone());
         let verifier = Verifier::new(
-            info.name,
+            server,
             store.clone(),
             safety.confirm.channel.clone(),
             safety.confirm.challenge_ttl,
         );
         let sealer = Sealer::shared(&store).await;
         let audit = match &safety.audit_log {
-            Some(path) => Audit::to_file(info.name, path)
+            Some(path) => Audit::to_file(server, path)
                 .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?,
-            None => Audit::to_log(info.name),
+            None => Audit::to_log(server),
         };
         Ok(Self {
-            policy,
-            limiter,
+            rules,
             tokens,
             verifier,
             sealer,
@@ -164,9 +189,19 @@ impl Gate {
         })
     }
 
-    /// The policy in force.
-    pub fn policy(&self) -> &Policy {
-        &self.policy
+    /// The policy of adapter `member` ([`Route::member`]).
+    pub fn policy(&self, member: usize) -> &Policy {
+        &self.rules[member].policy
+    }
+
+    /// The policies in force, by member.
+    pub fn policies(&self) -> impl Iterator<Item = &Policy> {
+        self.rules.iter().map(|rules| &rules.policy)
+    }
+
+    /// Who confirms what needs confirmation: the operator's, the same for every member.
+    pub fn confirmers(&self) -> &ConfirmConfig {
+        &self.rules[0].policy.confirm
     }
 
     /// Issues and checks out-of-band verification codes.
@@ -174,15 +209,15 @@ impl Gate {
         &self.verifier
     }
 
-    /// The rate limits and quotas, and the upstream's block.
-    pub fn limiter(&self) -> &Limiter {
-        &self.limiter
+    /// The rate limits and quotas of adapter `member`, and its upstream's block.
+    pub fn limiter(&self, member: usize) -> &Limiter {
+        &self.rules[member].limiter
     }
 
     /// Decides `route` and takes the confirmation token out of `params` when it needs one.
     pub fn screen(&self, route: &Route, params: &mut Map<String, Value>) -> Screened {
         let decision = self
-            .policy
+            .policy(route.member)
             .decide(route.danger_level, route.requires_confirmation);
         let confirmation = match decision {
             Decision::Confirm(_) => params.remove(TOKEN_PARAM).filter(|token| !token.is_null()),
@@ -212,7 +247,7 @@ impl Gate {
         let route = ticket.route;
         let why = match screened.decision {
             Decision::Deny(denial) => {
-                let error = denial_error(route, &self.policy, denial);
+                let error = denial_error(route, self.policy(route.member), denial);
                 self.audit(context, route.into(), Event::Denied, None, Some(error.code));
                 return Err(error);
             }
@@ -237,7 +272,7 @@ impl Gate {
             self.audit(context, route.into(), Event::Allowed, None, None);
         }
         match self
-            .limiter
+            .limiter(route.member)
             .commit(SystemTime::now(), &context.caller.id)
             .await
         {
@@ -254,7 +289,11 @@ impl Gate {
         context: &Context<'_, O>,
     ) -> Result<(), AqlError> {
         let (route, params, caller) = (ticket.route, ticket.params, &context.caller.id);
-        let limited = match self.limiter.check(SystemTime::now(), caller).await {
+        let limited = match self
+            .limiter(route.member)
+            .check(SystemTime::now(), caller)
+            .await
+        {
             Ok(()) => return Ok(()),
             Err(limited) => limited,
         };
@@ -280,7 +319,7 @@ impl Gate {
                     Some(&id),
                     None,
                 );
-                self.limiter
+                self.limiter(route.member)
                     .continue_past(caller, pauses)
                     .await
                     .map_err(AqlError::from)
@@ -414,7 +453,8 @@ impl Gate {
                 return error;
             }
         };
-        let (reasons, message) = confirmation_context(route, &self.policy, why, request);
+        let (reasons, message) =
+            confirmation_context(route, self.policy(route.member), why, request);
         self.audit(
             context,
             route.into(),
@@ -483,7 +523,7 @@ impl Gate {
             event,
             operation: about.operation,
             danger: about.danger,
-            trust: self.policy.trust,
+            trust: self.policy(about.member).trust,
             session: context.session,
             token_id,
             code,

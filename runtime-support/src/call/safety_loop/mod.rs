@@ -710,11 +710,13 @@ impl SafetyLoop {
     }
 }
 
-/// The gate's subject for a loop operation: approvals are held as `dangerous`.
+/// The gate's subject for a loop operation: approvals are held as `dangerous`, audited at the
+/// first adapter's trust level.
 fn about(op: LoopOp) -> About {
     About {
         operation: op.name(),
         danger: DangerLevel::Dangerous,
+        member: 0,
     }
 }
 

@@ -15,7 +15,7 @@ mod otlp;
 use std::sync::Arc;
 use std::time::SystemTime;
 
-use crate::adapter::{AdapterInfo, Method, Route};
+use crate::adapter::{Method, Route, ServerInfo};
 use crate::digest::{hex, random_key};
 pub use otlp::Exporter;
 
@@ -96,7 +96,7 @@ impl Tracer {
     /// # Errors
     ///
     /// A message for the operator when the endpoint is no `http(s)` URL.
-    pub fn new(endpoint: &str, info: &'static AdapterInfo) -> Result<Self, String> {
+    pub fn new(endpoint: &str, info: &'static ServerInfo) -> Result<Self, String> {
         Ok(Self {
             exporter: Arc::new(Exporter::start(endpoint, info)?),
         })

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::adapter::AdapterInfo;
+use crate::adapter::ServerInfo;
 use crate::digest::hex;
 
 /// Spans sent in one request at most.
@@ -97,7 +97,7 @@ impl Exporter {
     /// # Errors
     ///
     /// A message for the operator when `endpoint` is no `http(s)` URL.
-    pub fn start(endpoint: &str, info: &'static AdapterInfo) -> Result<Self, String> {
+    pub fn start(endpoint: &str, info: &'static ServerInfo) -> Result<Self, String> {
         let url = traces_url(endpoint)?;
         let client = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
@@ -134,7 +134,7 @@ fn traces_url(endpoint: &str) -> Result<reqwest::Url, String> {
         })
 }
 
-fn resource(info: &AdapterInfo) -> Value {
+fn resource(info: &ServerInfo) -> Value {
     let service = std::env::var("OTEL_SERVICE_NAME")
         .ok()
         .filter(|name| !name.trim().is_empty())

@@ -207,10 +207,11 @@ pub static OPERATIONS: &[OperationDoc] = &[
     },
 ];
 
-/// The adapter's named types: enums, UPDATE inputs and results.
+/// The named types: enums, UPDATE inputs and results.
 pub static TYPES: &[TypeDoc] = &[
     TypeDoc {
         name: "GetPetResult",
+        member: 0,
         summary_json: "{\"name\":\"GetPetResult\",\"kind\":\"object\"}",
         details_json: r#"{
   "name": "GetPetResult",
@@ -220,6 +221,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListPetsKind",
+        member: 0,
         summary_json: "{\"name\":\"ListPetsKind\",\"kind\":\"enum\",\"description\":\"Allowed values of `kind` in `list_pets`.\"}",
         details_json: r#"{
   "name": "ListPetsKind",
@@ -233,6 +235,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "ListPetsResult",
+        member: 0,
         summary_json: "{\"name\":\"ListPetsResult\",\"kind\":\"object\"}",
         details_json: r#"{
   "name": "ListPetsResult",
@@ -242,6 +245,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "RemovePetResult",
+        member: 0,
         summary_json: "{\"name\":\"RemovePetResult\",\"kind\":\"object\"}",
         details_json: r#"{
   "name": "RemovePetResult",
@@ -251,6 +255,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "RenamePetInput",
+        member: 0,
         summary_json: "{\"name\":\"RenamePetInput\",\"kind\":\"object\",\"description\":\"The `input` object of `rename_pet`: the fields it may change.\"}",
         details_json: r#"{
   "name": "RenamePetInput",
@@ -268,6 +273,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "RenamePetResult",
+        member: 0,
         summary_json: "{\"name\":\"RenamePetResult\",\"kind\":\"object\"}",
         details_json: r#"{
   "name": "RenamePetResult",

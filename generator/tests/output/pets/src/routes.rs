@@ -15,6 +15,7 @@ use super::params as schema_params;
 /// `get_pet`: GET `/pets/{pet_id}`.
 pub static GET_PET_ROUTE: Route = Route {
     operation: "get_pet",
+    member: 0,
     description: "Get one pet.",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -46,6 +47,7 @@ fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError
 /// `list_pets`: GET `/pets`.
 pub static LIST_PETS_ROUTE: Route = Route {
     operation: "list_pets",
+    member: 0,
     description: "",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -89,6 +91,7 @@ fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
 /// `rename_pet`: PATCH `/pets/{pet_id}`.
 pub static RENAME_PET_ROUTE: Route = Route {
     operation: "rename_pet",
+    member: 0,
     description: "",
     category: Category::Update,
     danger_level: DangerLevel::Reversible,
@@ -122,6 +125,7 @@ fn build_rename_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
 /// `remove_pet`: DELETE `/pets/{pet_id}`.
 pub static REMOVE_PET_ROUTE: Route = Route {
     operation: "remove_pet",
+    member: 0,
     description: "",
     category: Category::Delete,
     danger_level: DangerLevel::Destructive,

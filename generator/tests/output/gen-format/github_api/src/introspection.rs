@@ -110,10 +110,11 @@ pub static OPERATIONS: &[OperationDoc] = &[
     },
 ];
 
-/// The adapter's named types: enums, UPDATE inputs and results.
+/// The named types: enums, UPDATE inputs and results.
 pub static TYPES: &[TypeDoc] = &[
     TypeDoc {
         name: "DeleteRepoResult",
+        member: 0,
         summary_json: "{\"name\":\"DeleteRepoResult\",\"kind\":\"object\"}",
         details_json: r#"{
   "name": "DeleteRepoResult",
@@ -123,6 +124,7 @@ pub static TYPES: &[TypeDoc] = &[
     },
     TypeDoc {
         name: "Repository",
+        member: 0,
         summary_json: "{\"name\":\"Repository\",\"kind\":\"object\"}",
         details_json: r#"{
   "name": "Repository",

@@ -10,7 +10,7 @@ pub mod params;
 pub mod routes;
 
 use ::aqlgen_runtime::adapter::{
-    Adapter, AdapterInfo, Auth, Introspection, Route, ToolDocs,
+    Adapter, AdapterInfo, Auth, Introspection, Route, ServerInfo, ToolDocs,
 };
 
 /// The `github-api` adapter, version 1.0.0: MCP-AQL adapter for GitHub REST API
@@ -20,21 +20,29 @@ use ::aqlgen_runtime::adapter::{
 pub struct GithubApiAdapter;
 
 impl Adapter for GithubApiAdapter {
-    const INFO: &'static AdapterInfo = &AdapterInfo {
+    const SERVER: &'static ServerInfo = &ServerInfo {
         name: "github-api",
         version: "1.0.0",
         description: "MCP-AQL adapter for GitHub REST API",
-        base_url: "https://api.github.com",
-        base_url_env: "GITHUB_API_BASE_URL",
-        auth: Auth::Bearer {
-            token_env: "GITHUB_API_TOKEN",
-            header: "Authorization",
-            prefix: "Bearer ",
-        },
-        trust: None,
-        rate_limits: &[],
         schema_fingerprint: "sha256:0c89cd00110f36284c855091ee6e60d526e621d64cc8375da5c1626f74f388bc",
     };
+    const MEMBERS: &'static [&'static AdapterInfo] = &[
+        &AdapterInfo {
+            name: "github-api",
+            version: "1.0.0",
+            description: "MCP-AQL adapter for GitHub REST API",
+            base_url: "https://api.github.com",
+            base_url_env: "GITHUB_API_BASE_URL",
+            auth: Auth::Bearer {
+                token_env: "GITHUB_API_TOKEN",
+                header: "Authorization",
+                prefix: "Bearer ",
+            },
+            trust: None,
+            rate_limits: &[],
+            schema_fingerprint: "sha256:0c89cd00110f36284c855091ee6e60d526e621d64cc8375da5c1626f74f388bc",
+        },
+    ];
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
     const INTROSPECTION: &'static Introspection = &Introspection {
         operations: introspection::OPERATIONS,

@@ -14,6 +14,7 @@ use super::params as schema_params;
 /// `get_repo`: GET `/repos/{owner}/{repo}`.
 pub static GET_REPO_ROUTE: Route = Route {
     operation: "get_repo",
+    member: 0,
     description: "Get a repository by owner and name",
     category: Category::Read,
     danger_level: DangerLevel::Safe,
@@ -51,6 +52,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
 /// `delete_repo`: DELETE `/repos/{owner}/{repo}`.
 pub static DELETE_REPO_ROUTE: Route = Route {
     operation: "delete_repo",
+    member: 0,
     description: "Delete a repository",
     category: Category::Delete,
     danger_level: DangerLevel::Destructive,

@@ -6,6 +6,8 @@
 //! multipart files, path and query styles), so that every way of writing one is compiled.
 //! `jobs-adapter.md` starts long-running jobs and follows them (`lifecycle`).
 //! `notes-adapter.md` calls an API with OAuth 2 access tokens from its token endpoint.
+//! The `work` bundle serves `../adapters/todo-adapter.md` and `tasks-adapter.md` in one
+//! server, each with its own upstream, credential, trust level and limits.
 //!
 //! It also imports the OpenAPI documents of `real-apis/` (the shapes of Azure Key Vault,
 //! Stripe and Slack) the way `aqlgen import-openapi` does, and compiles the adapters that
@@ -19,6 +21,8 @@ fn main() -> Result<(), aqlgen_build::Error> {
     aqlgen_build::Builder::new().compile("wire-adapter.md")?;
     aqlgen_build::Builder::new().compile("jobs-adapter.md")?;
     aqlgen_build::Builder::new().compile("notes-adapter.md")?;
+    aqlgen_build::Builder::new()
+        .compile_bundle("work", &["../adapters/todo-adapter.md", "tasks-adapter.md"])?;
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by Cargo"));
     for (name, document) in [
         ("azure", "real-apis/azure-keyvault.yaml"),

@@ -29,9 +29,14 @@ struct Cli {
     /// Schema file; the spec's spelling of the positional argument.
     #[arg(short = 's', long = "schema", value_name = "SCHEMA")]
     schema_flags: Vec<PathBuf>,
-    /// Output directory; with several schemas, each crate goes in `<dir>/<name>`.
+    /// Output directory; with several schemas, each crate goes in `<dir>/<name>` (one crate
+    /// in `<dir>` with `--bundle`).
     #[arg(short, long, default_value = "generated")]
     output: PathBuf,
+    /// Compile every schema into one crate and one server of this name, each operation named
+    /// `<adapter>__<operation>`.
+    #[arg(long, value_name = "NAME")]
+    bundle: Option<String>,
     /// Target language.
     #[arg(short, long, value_enum, default_value = "rust")]
     target: Target,
@@ -109,6 +114,9 @@ enum Command {
         /// Adapter schema files.
         #[arg(required = true)]
         schemas: Vec<PathBuf>,
+        /// Check that the schemas can be bundled under this name, too.
+        #[arg(long, value_name = "NAME")]
+        bundle: Option<String>,
     },
     /// Create an adapter project whose build.rs compiles its schema.
     ///
@@ -246,7 +254,7 @@ fn run(cli: &Cli) -> Result<Option<Report>, Error> {
             let _ = std::io::Write::write_all(&mut std::io::stdout(), &script);
             return Ok(None);
         }
-        Some(Command::Check { schemas }) => check(schemas),
+        Some(Command::Check { schemas, bundle }) => check(schemas, bundle.as_deref()),
         Some(Command::New {
             dir,
             from,
@@ -285,7 +293,17 @@ fn generate(cli: &Cli) -> Result<Report, Error> {
         .map(|schema| aqlgen_build::check(schema))
         .collect::<Result<Vec<_>, _>>()?;
     let mut planned = Vec::new();
-    for adapter in &checked {
+    if let Some(name) = &cli.bundle {
+        let bundle = aqlgen_build::Bundle::new(name, &checked)?;
+        let placement = location::place(
+            &cli.output,
+            cli.placement.policy(),
+            cli.runtime_path.as_deref(),
+        )?;
+        let files = aqlgen_build::generate_bundle(&bundle, &placement.location)?;
+        planned.push((cli.output.clone(), placement, files));
+    }
+    for adapter in checked.iter().filter(|_| cli.bundle.is_none()) {
         let dir = if checked.len() == 1 {
             cli.output.clone()
         } else {
@@ -331,8 +349,8 @@ fn generate(cli: &Cli) -> Result<Report, Error> {
     }))
 }
 
-/// `aqlgen check SCHEMA...`.
-fn check(schemas: &[PathBuf]) -> Result<Report, Error> {
+/// `aqlgen check SCHEMA... [--bundle NAME]`.
+fn check(schemas: &[PathBuf], bundle: Option<&str>) -> Result<Report, Error> {
     let mut report = report::Checked {
         success: true,
         files_generated: Vec::new(),
@@ -341,6 +359,7 @@ fn check(schemas: &[PathBuf]) -> Result<Report, Error> {
         schema_warnings: Vec::new(),
         notes: Vec::new(),
     };
+    let mut all = Vec::new();
     for schema in schemas {
         let checked = aqlgen_build::check(schema)?;
         report.schemas.push(report::Fingerprint {
@@ -351,6 +370,10 @@ fn check(schemas: &[PathBuf]) -> Result<Report, Error> {
         report
             .schema_warnings
             .extend(report::SchemaWarning::of(schema, &checked));
+        all.push(checked);
+    }
+    if let Some(name) = bundle {
+        aqlgen_build::Bundle::new(name, &all)?;
     }
     Ok(Report::Checked(report))
 }

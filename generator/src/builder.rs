@@ -38,16 +38,50 @@ impl Builder {
     /// of [`crate::check`] and [`crate::generate_include`]; [`Error::Io`] when writing fails.
     pub fn compile(&self, schema: impl AsRef<Path>) -> Result<(), Error> {
         let schema = schema.as_ref();
-        let out_dir = match &self.out_dir {
-            Some(dir) => dir.clone(),
+        let out_dir = self.target()?;
+        let checked = self.checked(schema)?;
+        let file = crate::generate_include(&checked)?;
+        crate::write_if_changed(&out_dir, &[file])?;
+        Ok(())
+    }
+
+    /// Validates `schemas` and writes them as one bundle named `name` into the output
+    /// directory: `<name>_bundle.rs`, whose `<Name>Bundle` serves every one of them, each
+    /// operation named `<adapter>__<operation>`. Include it with
+    /// `include!(concat!(env!("OUT_DIR"), "/<name>_bundle.rs"))`.
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::compile`], and [`Error::Config`] when the schemas cannot be bundled (see
+    /// [`crate::Bundle::new`]).
+    pub fn compile_bundle(&self, name: &str, schemas: &[impl AsRef<Path>]) -> Result<(), Error> {
+        let out_dir = self.target()?;
+        let checked = schemas
+            .iter()
+            .map(|schema| self.checked(schema.as_ref()))
+            .collect::<Result<Vec<_>, _>>()?;
+        let bundle = crate::Bundle::new(name, &checked)?;
+        let file = crate::generate_bundle_include(&bundle)?;
+        crate::write_if_changed(&out_dir, &[file])?;
+        Ok(())
+    }
+
+    /// The output directory.
+    fn target(&self) -> Result<PathBuf, Error> {
+        match &self.out_dir {
+            Some(dir) => Ok(dir.clone()),
             None => std::env::var_os("OUT_DIR")
                 .map(PathBuf::from)
                 .ok_or_else(|| {
                     Error::Config(
                         "OUT_DIR is not set: call Builder::out_dir or run from build.rs".to_owned(),
                     )
-                })?,
-        };
+                }),
+        }
+    }
+
+    /// `schema`, checked, with Cargo told to watch it and shown its notes when under Cargo.
+    fn checked(&self, schema: &Path) -> Result<crate::Checked, Error> {
         let under_cargo = std::env::var_os("CARGO").is_some();
         if self.emit_rerun_if_changed.unwrap_or(under_cargo) {
             println!("cargo:rerun-if-changed={}", schema.display());
@@ -58,8 +92,6 @@ impl Builder {
                 println!("cargo:warning={note}");
             }
         }
-        let file = crate::generate_include(&checked)?;
-        crate::write_if_changed(&out_dir, &[file])?;
-        Ok(())
+        Ok(checked)
     }
 }

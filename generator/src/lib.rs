@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod builder;
+mod bundle;
 pub mod conformance;
 mod diagnostic;
 mod emit;
@@ -47,6 +48,7 @@ pub mod verification;
 use std::path::Path;
 
 pub use builder::Builder;
+pub use bundle::{Bundle, generate_bundle, generate_bundle_include};
 pub use diagnostic::{Code, Diagnostic};
 pub use error::Error;
 pub use openapi::{

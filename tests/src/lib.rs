@@ -32,6 +32,12 @@ pub mod notes {
     include!(concat!(env!("OUT_DIR"), "/notes_adapter.rs"));
 }
 
+/// The `work` bundle: the todo adapter and `tasks-adapter.md` in one server, their operations
+/// named `todo__…` and `tasks__…`.
+pub mod work {
+    include!(concat!(env!("OUT_DIR"), "/work_bundle.rs"));
+}
+
 /// Adapters imported from the OpenAPI documents of `real-apis/` by `build.rs`, as
 /// `aqlgen import-openapi` writes them: the shapes of three real APIs.
 pub mod real {

@@ -20,8 +20,9 @@ use listing::{FAMILY_GROUPS_SHOWN, Listing, SINGLE_GROUPS_SHOWN, search_words, v
 
 /// Every template, each embedded once: `new/` holds the files of a project `aqlgen new`
 /// scaffolds, `clients.md.tera` the client configurations both READMEs include.
-const TEMPLATES: [(&str, &str); 13] = [
+const TEMPLATES: [(&str, &str); 14] = [
     template!("tool-family.tera"),
+    template!("README-bundle.md.tera"),
     template!("tool-single.tera"),
     template!("Cargo.toml.tera"),
     template!("README.md.tera"),
@@ -209,6 +210,79 @@ impl Renderer {
                 },
                 "workspace_lints": matches!(location.workspace, crate::Workspace::Member { lints: true }),
                 "workspace_root": location.workspace == crate::Workspace::Root,
+            }),
+        )
+    }
+
+    /// The `Cargo.toml` of bundle `name`: package `package` at `version`.
+    pub fn bundle_cargo_toml(
+        &self,
+        name: &str,
+        package: &str,
+        version: &str,
+        location: &crate::CrateLocation,
+    ) -> Result<String, Error> {
+        self.render(
+            "Cargo.toml.tera",
+            &json!({
+                "schema_path": format!("the {name} bundle"),
+                "package": package, "version": version,
+                "description_toml": crate::text::toml_string(&format!("The {name} MCP-AQL bundle.")),
+                "lib_name": package.replace('-', "_"),
+                "runtime_version": crate::RUNTIME_VERSION,
+                "runtime_path": match &location.runtime {
+                    crate::RuntimeSource::Registry => None,
+                    crate::RuntimeSource::Path(path) => Some(crate::text::toml_string(path)),
+                },
+                "workspace_lints": matches!(location.workspace, crate::Workspace::Member { lints: true }),
+                "workspace_root": location.workspace == crate::Workspace::Root,
+            }),
+        )
+    }
+
+    /// The `README.md` of bundle `name` (package `package`, fingerprint `fingerprint`), its
+    /// members (namespaced) in order.
+    pub fn bundle_readme(
+        &self,
+        name: &str,
+        package: &str,
+        fingerprint: &str,
+        members: &[Adapter],
+    ) -> Result<String, Error> {
+        let mut env: Vec<&str> = Vec::new();
+        let members: Vec<Value> = members
+            .iter()
+            .map(|member| {
+                env.extend(member.auth.env_vars());
+                let ops: Vec<Value> = member
+                    .operations
+                    .iter()
+                    .map(|op| {
+                        json!({
+                            "name": op.name, "family": op.category.family(),
+                            "request": format!("{} {}", op.method.as_str(), op.path_template),
+                        })
+                    })
+                    .collect();
+                json!({
+                    "name": member.name, "schema_path": member.schema_path,
+                    "description": member.description, "operations": ops.len(), "ops": ops,
+                    "base_url": member.base_url, "base_url_env": member.base_url_env,
+                    "auth_env": member.auth.env_vars(),
+                    "trust": member.trust.map_or("none declared", |level| level.as_str()),
+                })
+            })
+            .collect();
+        let sources: Vec<&str> = members
+            .iter()
+            .filter_map(|member| member["schema_path"].as_str())
+            .collect();
+        self.render(
+            "README-bundle.md.tera",
+            &json!({
+                "name": name, "package": package, "sources": sources.join(", "),
+                "generator_version": env!("CARGO_PKG_VERSION"), "members": members,
+                "env": env, "fingerprint": fingerprint,
             }),
         )
     }

@@ -1,12 +1,13 @@
 //! The server of one adapter imported from `real-apis/`, or of `wire-adapter.md`,
-//! `jobs-adapter.md` or `notes-adapter.md`, chosen by `REAL_API` (`azure`, `stripe`, `slack`,
-//! `wire`, `jobs` or `notes`); the
+//! `jobs-adapter.md` or `notes-adapter.md`, or of the `work` bundle, chosen by `REAL_API`
+//! (`azure`, `stripe`, `slack`, `wire`, `jobs`, `notes` or `work`); the
 //! end-to-end tests find it through `CARGO_BIN_EXE_real-api-adapter`.
 
 use aqlgen_tests::jobs::JobsAdapter;
 use aqlgen_tests::notes::NotesAdapter;
 use aqlgen_tests::real::{azure, slack, stripe};
 use aqlgen_tests::wire::WireAdapter;
+use aqlgen_tests::work::WorkBundle;
 
 fn main() -> std::process::ExitCode {
     match std::env::var("REAL_API").as_deref() {
@@ -16,8 +17,9 @@ fn main() -> std::process::ExitCode {
         Ok("wire") => aqlgen_runtime::run::<WireAdapter>(),
         Ok("jobs") => aqlgen_runtime::run::<JobsAdapter>(),
         Ok("notes") => aqlgen_runtime::run::<NotesAdapter>(),
+        Ok("work") => aqlgen_runtime::run::<WorkBundle>(),
         _ => {
-            eprintln!("set REAL_API to azure, stripe, slack, wire, jobs or notes");
+            eprintln!("set REAL_API to azure, stripe, slack, wire, jobs, notes or work");
             std::process::ExitCode::from(2)
         }
     }

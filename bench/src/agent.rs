@@ -68,8 +68,8 @@ pub async fn list_open_issues(
             &reply.request,
             &reply.text,
         );
-        if operation_names(&reply).iter().any(|name| name == WANTED) {
-            found = Some(WANTED);
+        if let Some(name) = operation_names(&reply).into_iter().find(|n| is_wanted(n)) {
+            found = Some(name);
             break;
         }
     }
@@ -105,6 +105,14 @@ pub async fn list_open_issues(
         &without_data(&call),
     );
     Ok(spent)
+}
+
+/// Whether `name` is the wanted operation: itself, or a bundle's `<adapter>__` name of it.
+fn is_wanted(name: &str) -> bool {
+    name == WANTED
+        || name
+            .strip_suffix(WANTED)
+            .is_some_and(|adapter| adapter.ends_with("__"))
 }
 
 /// The operation names in an `introspect` operations list.

@@ -1,12 +1,13 @@
 //! `scripts/bench`: imports GitHub's REST description, builds the full adapter, measures it
 //! and its peers, and writes the figures between the markers of docs/benchmarks.md (the full
-//! results, the shaping table, the fleet table) and README.md (the summary table).
+//! results, the shaping, cache, bundle and fleet tables) and README.md (the summary table).
 //!
 //! ```text
-//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--cache-only] [--fleet-only] [--print-only] [--quick]
+//! scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--cache-only] [--bundle-only] [--fleet-only] [--print-only] [--quick]
 //! ```
 
 mod agent;
+mod bundle;
 mod cache;
 mod client;
 mod figures;
@@ -27,7 +28,7 @@ use anyhow::{Context as _, bail};
 
 use crate::figures::Figures;
 
-const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--cache-only] [--fleet-only] [--print-only] [--quick]
+const USAGE: &str = "usage: scripts/bench [--reuse-build] [--skip-peers] [--shaping-only] [--cache-only] [--bundle-only] [--fleet-only] [--print-only] [--quick]
 
 Writes the full results, the shaping table and the fleet table between their markers in
 docs/benchmarks.md, and the summary table between the bench-summary markers of README.md
@@ -38,6 +39,8 @@ docs/benchmarks.md, and the summary table between the bench-summary markers of R
   --shaping-only measure only what field selection and pagination save, and write only that
   --cache-only   measure only what the response cache saves on a repeated-read task, and
                  write only that
+  --bundle-only  measure only what a bundle of the GitHub import and the two examples costs
+                 in tokens against three separate servers, and write only that
   --fleet-only   measure only the state stores and two instances (needs redis-server), and
                  write only that
   --print-only   print the sections without writing any file (--no-readme is the old name)
@@ -51,6 +54,7 @@ struct Options {
     skip_peers: bool,
     shaping_only: bool,
     cache_only: bool,
+    bundle_only: bool,
     fleet_only: bool,
     print_only: bool,
     quick: bool,
@@ -65,6 +69,7 @@ impl Options {
                 "--skip-peers" => options.skip_peers = true,
                 "--shaping-only" => options.shaping_only = true,
                 "--cache-only" => options.cache_only = true,
+                "--bundle-only" => options.bundle_only = true,
                 "--fleet-only" => options.fleet_only = true,
                 "--print-only" | "--no-readme" => options.print_only = true,
                 "--quick" => options.quick = true,
@@ -125,6 +130,27 @@ async fn main() -> anyhow::Result<()> {
     };
     let doc = root.join("docs").join("benchmarks.md");
     let readme = root.join("README.md");
+    if !options.fleet_only && !options.cache_only && !options.shaping_only {
+        eprintln!("bench: a bundle against three servers, in tokens");
+        let inputs = bundle::Inputs {
+            root: &root,
+            work: &work,
+            aqlgen: &built.aqlgen,
+            openapi: &built.openapi,
+            import_binary: &built.binary,
+            import_base_url_env: &built.base_url_env,
+            upstream: &upstream.base_url(),
+        };
+        let sides = bundle::measure(&inputs).await?;
+        let bundle_section = bundle::render(&sides, &report::utc_date());
+        println!("{bundle_section}");
+        if !options.print_only {
+            report::write_bundle(&doc, &bundle_section)?;
+        }
+    }
+    if options.bundle_only {
+        return Ok(());
+    }
     if !options.fleet_only && !options.cache_only {
         eprintln!("bench: field selection and pagination");
         let shaping = shaping::measure(setup.command("crude"), &upstream.base_url()).await?;

@@ -19,6 +19,8 @@ const GENERATOR_RUNS: usize = 5;
 /// What the pipeline produced and how long it took.
 #[derive(Debug, Clone)]
 pub struct Built {
+    /// The release `aqlgen` that imported and generated it.
+    pub aqlgen: PathBuf,
     /// GitHub's OpenAPI document.
     pub openapi: PathBuf,
     /// Operations per category, in the schema's order, and their total.
@@ -105,6 +107,7 @@ pub fn run(root: &Path, work: &Path, reuse_build: bool) -> anyhow::Result<Built>
         .with_context(|| format!("no binary at {}", binary.display()))?
         .len();
     Ok(Built {
+        aqlgen,
         openapi,
         operations,
         import_secs,

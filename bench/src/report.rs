@@ -21,6 +21,8 @@ const SHAPING: (&str, &str) = ("<!-- bench-shaping:begin -->", "<!-- bench-shapi
 const CACHE: (&str, &str) = ("<!-- bench-cache:begin -->", "<!-- bench-cache:end -->");
 /// The markers around the fleet table in docs/benchmarks.md.
 const FLEET: (&str, &str) = ("<!-- bench-fleet:begin -->", "<!-- bench-fleet:end -->");
+/// The markers of the bundle section.
+const BUNDLE: (&str, &str) = ("<!-- bench-bundle:begin -->", "<!-- bench-bundle:end -->");
 /// The markers around the summary table in README.md's Benchmarks section.
 const SUMMARY: (&str, &str) = ("<!-- bench-summary:begin -->", "<!-- bench-summary:end -->");
 
@@ -212,6 +214,12 @@ pub fn write_shaping(doc: &Path, section: &str) -> anyhow::Result<()> {
 /// results when missing.
 pub fn write_cache(doc: &Path, section: &str) -> anyhow::Result<()> {
     write_after_results(doc, CACHE, section)
+}
+
+/// Writes `section` between the bundle markers of `doc` (docs/benchmarks.md), added after
+/// the results when missing.
+pub fn write_bundle(doc: &Path, section: &str) -> anyhow::Result<()> {
+    write_after_results(doc, BUNDLE, section)
 }
 
 /// Writes `section` between the fleet markers of `doc` (docs/benchmarks.md), added after the

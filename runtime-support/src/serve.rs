@@ -70,6 +70,16 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
     if let Some(refusal) = config.exposure(&auths) {
         return Err(refusal);
     }
+    if let Some(resource) = &config.resource
+        && let Some(unknown) = resource
+            .scopes
+            .operations()
+            .find(|operation| crate::protocol::scopes::scoped(operation, A::route).is_none())
+    {
+        return Err(format!(
+            "--scope names '{unknown}', which is no operation of this adapter"
+        ));
+    }
     let store = Arc::new(Store::open(&config.state, A::SERVER.name).await?);
     let shared = Arc::new(
         Shared::<A>::new(config, store)

@@ -2,10 +2,22 @@
 
 /// Who is calling: the identity tokens are bound to, and the upstream credential to use.
 pub struct Caller {
-    /// A session id, `cred_<hash>` or `anonymous`; never a credential.
+    /// `sub:<subject>` of an access token, a session id, `cred_<hash>` or `anonymous`; never
+    /// a credential.
     pub id: String,
     /// Where the upstream credential comes from.
     pub credential: UpstreamCredential,
+    /// Whom the request's access token was issued to, behind an authorization server.
+    pub principal: Option<Principal>,
+}
+
+/// What a valid access token says of its holder.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Principal {
+    /// `sub`.
+    pub subject: String,
+    /// The scopes it grants.
+    pub scopes: Vec<String>,
 }
 
 /// The upstream credential of one call. Its `Debug` never shows the value.

@@ -28,7 +28,7 @@ use std::future::Future;
 
 use serde_json::Value;
 
-pub use caller::{Caller, UpstreamCredential};
+pub use caller::{Caller, Principal, UpstreamCredential};
 pub use executions::Started;
 pub use line::Line;
 pub use person::{Answer, Form, Reach, Retry};

@@ -11,9 +11,10 @@ use aqlgen_model::{DangerLevel, TrustLevel};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
 use super::cache::parse_bytes;
+use super::resource::{ResourceConfig, ScopeRules, Selector};
 use super::values::{
-    parse_danger, parse_header_name, parse_limit, parse_mode, parse_number, parse_origin,
-    parse_prefix, parse_trust,
+    parse_danger, parse_header_name, parse_limit, parse_mode, parse_number, parse_oauth_url,
+    parse_origin, parse_prefix, parse_trust,
 };
 use super::{
     Backend, CacheConfig, CacheTtl, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Glob,
@@ -284,6 +285,38 @@ impl Config {
                     ),
             )
             .arg(
+                Arg::new("authorization-server")
+                    .long("authorization-server")
+                    .env("MCP_AQL_AUTHORIZATION_SERVERS")
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .value_parser(parse_oauth_url)
+                    .help("HTTP only: serve /mcp only to bearer access tokens (JWTs) this authorization server issued for --resource, exactly as its issuer identifier reads (comma-separated, repeatable) [default: no tokens asked for]"),
+            )
+            .arg(
+                Arg::new("resource")
+                    .long("resource")
+                    .env("MCP_AQL_RESOURCE")
+                    .value_parser(parse_oauth_url)
+                    .help("This server's resource identifier: the audience access tokens must name, e.g. https://mcp.example.com/mcp"),
+            )
+            .arg(
+                Arg::new("scope")
+                    .long("scope")
+                    .env("MCP_AQL_SCOPES")
+                    .action(ArgAction::Append)
+                    .value_delimiter(',')
+                    .value_parser(ScopeRules::parse_item)
+                    .help("SELECTOR=SCOPE: the operations the selector picks (a category such as read, a danger level such as destructive, or an operation name) need this scope of the access token (comma-separated, repeatable)"),
+            )
+            .arg(
+                Arg::new("token-clock-skew")
+                    .long("token-clock-skew")
+                    .env("MCP_AQL_TOKEN_CLOCK_SKEW")
+                    .value_parser(|text: &str| parse_number(text, 0, 300, true))
+                    .help("Seconds an access token's exp and nbf may be off this server's clock (0..=300) [default: 60]"),
+            )
+            .arg(
                 Arg::new("otlp-endpoint")
                     .long("otlp-endpoint")
                     .env("OTEL_EXPORTER_OTLP_ENDPOINT")
@@ -546,6 +579,7 @@ impl Config {
                     .to_owned(),
             );
         }
+        let resource = resource(matches, transport)?;
         let config = Self {
             transport,
             bind: matches
@@ -608,6 +642,7 @@ impl Config {
                 ),
             },
             credential_header,
+            resource,
             execution_wait: matches
                 .get_one::<usize>("execution-wait")
                 .map_or(defaults.execution_wait, |seconds| {
@@ -628,6 +663,42 @@ impl Config {
             None => Ok(config),
         }
     }
+}
+
+/// The resource server's settings, when `--authorization-server` is given.
+fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<ResourceConfig>, String> {
+    let issuers: Vec<String> = matches
+        .get_many::<String>("authorization-server")
+        .map(|values| values.cloned().collect())
+        .unwrap_or_default();
+    let rules: Vec<(Selector, String)> = matches
+        .get_many::<(Selector, String)>("scope")
+        .map(|values| values.cloned().collect())
+        .unwrap_or_default();
+    let resource = matches.get_one::<String>("resource").cloned();
+    if issuers.is_empty() {
+        return match (resource.is_some(), rules.is_empty()) {
+            (false, true) => Ok(None),
+            _ => Err("--resource and --scope configure the resource server: give --authorization-server too".to_owned()),
+        };
+    }
+    if transport != Transport::Http {
+        return Err("--authorization-server needs --transport http: over stdio the client that starts the server is its only caller".to_owned());
+    }
+    let resource = resource.ok_or(
+        "--authorization-server needs --resource: the identifier access tokens must name as their audience, e.g. https://mcp.example.com/mcp",
+    )?;
+    Ok(Some(ResourceConfig {
+        issuers,
+        resource,
+        scopes: ScopeRules { rules },
+        clock_skew: Duration::from_secs(
+            matches
+                .get_one::<u64>("token-clock-skew")
+                .copied()
+                .unwrap_or(60),
+        ),
+    }))
 }
 
 fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
@@ -799,6 +870,44 @@ mod tests {
             ..Config::default()
         };
         assert_eq!(stdio.exposure(&[bearer]), None, "stdio listens nowhere");
+        let bundle = [bearer, Auth::None, bearer];
+        assert!(
+            own.exposure(&bundle).is_some(),
+            "a caller's credential covers one adapter of a bundle, not two"
+        );
+        let behind = Config {
+            resource: Some(super::ResourceConfig {
+                issuers: vec!["https://login.example.com".to_owned()],
+                resource: "https://mcp.example.com/mcp".to_owned(),
+                scopes: super::ScopeRules::default(),
+                clock_skew: Duration::from_secs(60),
+            }),
+            ..http([0, 0, 0, 0])
+        };
+        assert_eq!(
+            behind.exposure(&bundle),
+            None,
+            "callers bring access tokens"
+        );
+    }
+
+    #[test]
+    fn the_resource_server_is_configured_whole_and_over_http() {
+        let stdio = parse(&["--authorization-server", "https://login.example.com"]);
+        assert!(stdio.is_err_and(|error| error.contains("--transport http")));
+        let alone = parse(&["--resource", "https://mcp.example.com/mcp"]);
+        assert!(alone.is_err_and(|error| error.contains("--authorization-server")));
+        for bad in [
+            "http://login.example.com",
+            "https://login.example.com/?x=1",
+            "login",
+        ] {
+            assert!(
+                parse(&["--authorization-server", bad]).is_err(),
+                "{bad} is no issuer to trust"
+            );
+        }
+        assert!(parse(&["--scope", "read"]).is_err());
     }
 
     #[test]

@@ -5,6 +5,7 @@
 mod cache;
 mod confirm;
 mod flags;
+mod resource;
 mod safety;
 mod safety_loop;
 mod values;
@@ -17,6 +18,7 @@ use crate::adapter::Auth;
 
 pub use cache::{CacheConfig, CacheTtl};
 pub use confirm::{Channel, ConfirmBy, ConfirmConfig, Fallback};
+pub use resource::{ResourceConfig, ScopeRules, Scoped, Selector};
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
 pub use safety_loop::{Glob, LoopConfig, LoopMode};
 
@@ -297,6 +299,9 @@ pub struct Config {
     /// How long a call that starts a long-running execution follows it before answering its
     /// state.
     pub execution_wait: Duration,
+    /// The OAuth 2.1 resource server in front of `/mcp`; none means no access token is asked
+    /// for.
+    pub resource: Option<ResourceConfig>,
 }
 
 impl Default for Config {
@@ -319,6 +324,7 @@ impl Default for Config {
             otlp_endpoint: None,
             execution_wait: Duration::from_secs(20),
             credential_header: None,
+            resource: None,
         }
     }
 }
@@ -341,6 +347,7 @@ impl Config {
         let covered = usize::from(self.credential_header.is_some());
         let exposed = self.transport == Transport::Http
             && !self.bind.is_loopback()
+            && self.resource.is_none()
             && authenticated > covered
             && !self.allow_unauthenticated_remote;
         exposed.then(|| {

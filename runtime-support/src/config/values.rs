@@ -69,6 +69,25 @@ pub fn parse_header_name(value: &str) -> Result<String, String> {
 
 /// Checks an `--allowed-origin`: `scheme://host` with an optional `:port` or `:*`, the way a
 /// browser's `Origin` header spells it (no path, no trailing slash).
+/// An authorization server's issuer or this server's resource identifier: an `https` URL,
+/// or `http` on a loopback host (for trying it out), without a query or fragment.
+pub fn parse_oauth_url(value: &str) -> Result<String, String> {
+    let url = url::Url::parse(value).map_err(|_| format!("'{value}' is no URL"))?;
+    let loopback = match url.host() {
+        Some(url::Host::Domain(name)) => name == "localhost",
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    };
+    let secure = url.scheme() == "https" || (url.scheme() == "http" && loopback);
+    if !secure || url.query().is_some() || url.fragment().is_some() {
+        return Err(format!(
+            "'{value}': expected an https URL (http only on a loopback host) without a query or fragment"
+        ));
+    }
+    Ok(value.to_owned())
+}
+
 pub fn parse_origin(value: &str) -> Result<String, String> {
     let expected = "expected scheme://host, scheme://host:port or scheme://host:*";
     let Some((scheme, authority)) = value.split_once("://") else {

@@ -10,6 +10,8 @@ use rmcp::RoleServer;
 use rmcp::model::{JsonObject, ProtocolVersion};
 use rmcp::service::RequestContext;
 
+use crate::call::Principal;
+
 /// The header naming the request's protocol revision.
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
@@ -21,6 +23,11 @@ fn parts(context: &RequestContext<RoleServer>) -> Option<&Parts> {
 /// The HTTP request's headers, on HTTP.
 pub fn headers(context: &RequestContext<RoleServer>) -> Option<&HeaderMap> {
     parts(context).map(|parts| &parts.headers)
+}
+
+/// Whom the request's access token was issued to, behind an authorization server.
+pub fn principal(context: &RequestContext<RoleServer>) -> Option<&Principal> {
+    parts(context)?.extensions.get::<Principal>()
 }
 
 /// The arguments the front parsed and carried past rmcp, once.

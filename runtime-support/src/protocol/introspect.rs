@@ -443,6 +443,7 @@ impl Catalog {
         params: &Map<String, Value>,
         session_id: &str,
         gate: &Gate,
+        visible: &(dyn Fn(&str) -> bool + Sync),
     ) -> Result<String, AqlError> {
         let known = if self.bundled.is_empty() {
             PARAMS
@@ -496,16 +497,17 @@ impl Catalog {
                     },
                     session_id,
                     gate,
+                    visible,
                 )
                 .await),
             ("operations", Some(name)) if !filtered => Ok(match self.operation_index.get(name) {
-                Some(&index) => {
+                Some(&index) if visible(name) => {
                     format!(
                         "{{\"operation\":{}}}",
                         self.details(&self.operations[index])
                     )
                 }
-                None => "{\"operation\":null}".to_owned(),
+                _ => "{\"operation\":null}".to_owned(),
             }),
             ("types", None) if adapter.is_some() && endpoint.is_none() && search.is_none() => {
                 let own = self.types.iter().filter(|entry| entry.member == adapter);
@@ -584,13 +586,21 @@ impl Catalog {
             })
     }
 
-    async fn operations_list(&self, filter: Filter<'_>, session_id: &str, gate: &Gate) -> String {
+    /// The operations list narrowed by `filter`, of the operations `visible` to the caller.
+    async fn operations_list(
+        &self,
+        filter: Filter<'_>,
+        session_id: &str,
+        gate: &Gate,
+        visible: &(dyn Fn(&str) -> bool + Sync),
+    ) -> String {
         let Filter {
             endpoint,
             search,
             adapter,
         } = filter;
         let filtered = endpoint.is_some() || search.is_some() || adapter.is_some();
+        let hidden = self.operations.iter().any(|entry| !visible(entry.name));
         let protocol_open = if filtered {
             &self.brief_protocol_open
         } else {
@@ -603,7 +613,7 @@ impl Catalog {
         text.push_str(&Value::String(session_id.to_owned()).to_string());
         self.quota_status(&mut text, gate).await;
         text.push_str("},\"operations\":[");
-        if !filtered {
+        if !filtered && !hidden {
             text.push_str(
                 self.operations_joined.get_or_init(|| {
                     join(self.operations.iter().map(|entry| entry.summary.as_ref()))
@@ -612,7 +622,8 @@ impl Catalog {
         } else {
             let terms = search.map(search_terms).unwrap_or_default();
             let matching = self.operations.iter().filter(|entry| {
-                adapter.is_none_or(|member| entry.member == Some(member))
+                visible(entry.name)
+                    && adapter.is_none_or(|member| entry.member == Some(member))
                     && endpoint.is_none_or(|family| entry.category.family() == family)
                     && matches_terms(&search_text(entry.name, entry.description), &terms)
             });
@@ -822,7 +833,7 @@ mod tests {
             _ => unreachable!("the tests pass objects"),
         };
         let answer = runtime
-            .block_on(catalog.answer(&params, "s", &gate))
+            .block_on(catalog.answer(&params, "s", &gate, &|_| true))
             .expect("a valid query");
         serde_json::from_str(&answer).expect("JSON")
     }

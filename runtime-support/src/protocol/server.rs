@@ -40,6 +40,7 @@ use crate::protocol::introspect::{Catalog, INTROSPECT};
 use crate::protocol::notify::{Listener, Progress, SessionLog};
 use crate::protocol::person::{self, Person};
 use crate::protocol::result::{self, Outcome};
+use crate::protocol::scopes;
 use crate::protocol::session::Session;
 use crate::protocol::tasks::{self, TaskSlot};
 use crate::protocol::tools::{Surface, ToolSet, base_name};
@@ -168,6 +169,26 @@ impl<A: Adapter> AqlServer<A> {
         }
     }
 
+    /// Who calls with the request of `context` ([`Session::caller`]).
+    fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
+        self.session.caller(
+            front::headers(context),
+            front::principal(context),
+            self.shared.config.credential_header.as_deref(),
+        )
+    }
+
+    /// The scopes `caller`'s access token lacks for `operation`; none without an
+    /// authorization server.
+    fn missing_scopes(&self, caller: &Caller, operation: &str) -> Vec<&str> {
+        match (&self.shared.config.resource, &caller.principal) {
+            (Some(resource), Some(principal)) => {
+                scopes::missing(&resource.scopes, operation, A::route, principal)
+            }
+            _ => Vec::new(),
+        }
+    }
+
     /// Runs one `tools/call` against `surface` and returns the MCP-AQL answer: one
     /// operation, or a batch when the arguments hold `operations`. Tokens are issued to and
     /// redeemed by `caller` ([`Session::caller`]), whose upstream credential the call sends;
@@ -286,6 +307,11 @@ impl<A: Adapter> AqlServer<A> {
         if let Err(error) = payload {
             return (name, self.failed(Some(operation), introspect, error));
         }
+        let missing = self.missing_scopes(caller, operation);
+        if !missing.is_empty() {
+            let error = scopes::refusal(operation, &missing);
+            return (name, self.failed(Some(operation), introspect, error));
+        }
         let listener = Listener {
             log: &self.log,
             progress: call.progress,
@@ -304,7 +330,12 @@ impl<A: Adapter> AqlServer<A> {
         let answer = match target {
             Target::Introspect => shared
                 .catalog
-                .answer(&envelope.params, self.session.id(), shared.line.gate())
+                .answer(
+                    &envelope.params,
+                    self.session.id(),
+                    shared.line.gate(),
+                    &|operation| self.missing_scopes(caller, operation).is_empty(),
+                )
                 .await
                 .map(|data| (Data::Text(data), Vec::new())),
             Target::Loop(op) => shared
@@ -636,10 +667,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
             peer: context.peer.clone(),
             token,
         });
-        let caller = self.session.caller(
-            front::headers(&context),
-            self.shared.config.credential_header.as_deref(),
-        );
+        let caller = self.caller(&context);
         let person = Person::of(
             &context,
             self.shared.config.stateless,
@@ -677,10 +705,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
         request: GetTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
-        let caller = self.session.caller(
-            front::headers(&context),
-            self.shared.config.credential_header.as_deref(),
-        );
+        let caller = self.caller(&context);
         let (person, task) = (Person::Unreachable, TaskSlot::default());
         let listener = self.quiet_listener(&person, &task);
         let call = Context {
@@ -705,10 +730,7 @@ impl<A: Adapter> ServerHandler for AqlServer<A> {
         request: CancelTaskParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let caller = self.session.caller(
-            front::headers(&context),
-            self.shared.config.credential_header.as_deref(),
-        );
+        let caller = self.caller(&context);
         let (person, task) = (Person::Unreachable, TaskSlot::default());
         let listener = self.quiet_listener(&person, &task);
         let call = Context {

@@ -11,7 +11,7 @@ use http::HeaderMap;
 use http::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
 
-use crate::call::{Caller, UpstreamCredential};
+use crate::call::{Caller, Principal, UpstreamCredential};
 use crate::digest::{credential_id, hex, random_hex};
 
 /// The state of one connection. Dropped with the connection's handler, which takes every
@@ -34,14 +34,21 @@ impl Session {
         self.start()
     }
 
-    /// Who is calling, from the request's HTTP `headers` (none on stdio).
+    /// Who is calling, from the request's HTTP `headers` (none on stdio) and the `principal`
+    /// its access token names (behind an authorization server), whose subject is then the
+    /// caller.
     ///
     /// Tokens go to this session on stdio and on HTTP sessions (`headers` carry
     /// `Mcp-Session-Id`); on stateless HTTP, to a hash of the request's `Authorization` and
     /// `credential_header` values, or to `anonymous` when it has neither. With
     /// `credential_header`, the upstream credential is that header's value (for
     /// `authorization`, what follows the scheme word), and a request without it has none.
-    pub fn caller(&self, headers: Option<&HeaderMap>, credential_header: Option<&str>) -> Caller {
+    pub fn caller(
+        &self,
+        headers: Option<&HeaderMap>,
+        principal: Option<&Principal>,
+        credential_header: Option<&str>,
+    ) -> Caller {
         let credential = match credential_header {
             None => UpstreamCredential::Server,
             Some(name) => headers
@@ -57,6 +64,13 @@ impl Session {
                     UpstreamCredential::Request(value.to_owned())
                 }),
         };
+        if let Some(principal) = principal {
+            return Caller {
+                id: format!("sub:{}", crate::text::shorten(&principal.subject, 128)),
+                credential,
+                principal: Some(principal.clone()),
+            };
+        }
         let id = match headers.filter(|headers| !headers.contains_key("mcp-session-id")) {
             // In a session, a request's own credential is part of who calls: holding the
             // session's id is not enough to redeem its tokens with another credential.
@@ -86,7 +100,11 @@ impl Session {
                 }
             }
         };
-        Caller { id, credential }
+        Caller {
+            id,
+            credential,
+            principal: None,
+        }
     }
 }
 
@@ -118,7 +136,7 @@ mod tests {
     #[test]
     fn callers_are_sessions_or_credentials() {
         let session = Session::default();
-        let id = |headers: Option<&HeaderMap>| session.caller(headers, None).id;
+        let id = |headers: Option<&HeaderMap>| session.caller(headers, None, None).id;
         assert_eq!(id(None), session.id(), "stdio");
         let mut headers = HeaderMap::new();
         headers.insert("mcp-session-id", "abc".parse().expect("header"));
@@ -140,7 +158,7 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(AUTHORIZATION, "Bearer ghp_one".parse().expect("header"));
         headers.insert("x-upstream-key", " k2 ".parse().expect("header"));
-        let credential = |name| session.caller(Some(&headers), name).credential;
+        let credential = |name| session.caller(Some(&headers), None, name).credential;
         assert!(matches!(credential(None), UpstreamCredential::Server));
         assert!(
             matches!(credential(Some("authorization")), UpstreamCredential::Request(v) if v == "ghp_one")
@@ -156,11 +174,28 @@ mod tests {
             format!("{:?}", credential(Some("authorization"))),
             "Request([REDACTED])"
         );
-        let by_key = session.caller(Some(&headers), Some("x-upstream-key")).id;
+        let by_key = session
+            .caller(Some(&headers), None, Some("x-upstream-key"))
+            .id;
         assert_ne!(
             by_key,
-            session.caller(Some(&headers), None).id,
+            session.caller(Some(&headers), None, None).id,
             "the key is part of who calls"
         );
+    }
+
+    #[test]
+    fn an_access_token_s_subject_is_the_caller() {
+        let session = Session::default();
+        let principal = Principal {
+            subject: "alice".to_owned(),
+            scopes: vec!["todo.read".to_owned()],
+        };
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, "Bearer eyJ.token".parse().expect("header"));
+        let caller = session.caller(Some(&headers), Some(&principal), None);
+        assert_eq!(caller.id, "sub:alice");
+        assert!(matches!(caller.credential, UpstreamCredential::Server));
+        assert_eq!(caller.principal, Some(principal));
     }
 }

@@ -75,7 +75,8 @@ fn venv() -> PathBuf {
     )
 }
 
-fn ts_dir() -> PathBuf {
+/// Where `scripts/setup` installs the TypeScript SDK and oidc-provider.
+pub fn ts_dir() -> PathBuf {
     absolute(
         std::env::var_os("AQLGEN_TS_DIR")
             .map(PathBuf::from)

@@ -14,7 +14,9 @@ use rmcp::model::{CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, Co
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
+use super::authorize::Authorizer;
 use super::idle::{self, Activity};
+use crate::call::Principal;
 use crate::json_scan::Scanner;
 use crate::protocol::front::{CarriedArguments, is_stateless_revision};
 use crate::transport::frame::{
@@ -29,6 +31,9 @@ pub const RETRY_AFTER_SECONDS: u64 = 5;
 
 /// What the front of the HTTP transport needs.
 pub struct HttpIntake {
+    /// The resource server every request's access token is checked by, when the operator
+    /// configured one.
+    pub authorizer: Option<Arc<Authorizer>>,
     pub limits: FrameLimits,
     pub sessions: Arc<LocalSessionManager>,
     pub max_sessions: usize,
@@ -81,7 +86,17 @@ pub async fn guard(
 
 /// Screens one request before rmcp sees it: bodies read under the caps and judged, broken
 /// ones answered here, sessions refused at the cap.
-async fn screen(intake: &HttpIntake, request: Request, next: Next) -> Response {
+async fn screen(intake: &HttpIntake, mut request: Request, next: Next) -> Response {
+    if let Some(authorizer) = &intake.authorizer
+        && request.method() != Method::OPTIONS
+    {
+        match authorizer.authenticate(request.headers()).await {
+            Ok(principal) => {
+                request.extensions_mut().insert(principal);
+            }
+            Err(challenge) => return challenge,
+        }
+    }
     if request.method() == Method::DELETE {
         if !session_is_open(intake, request.headers()).await {
             // rmcp answers 202 whatever the id; the transport spec wants 404 for a session
@@ -139,6 +154,14 @@ async fn screen(intake: &HttpIntake, request: Request, next: Next) -> Response {
     // The id of an `initialize`, which opens a session.
     let opening = match judge(&bytes, limits) {
         Verdict::Call(call) => {
+            if let (Some(authorizer), Some(principal), Some(arguments)) = (
+                &intake.authorizer,
+                parts.extensions.get::<Principal>(),
+                &call.params.arguments,
+            ) && let Some(step_up) = authorizer.step_up(principal, arguments)
+            {
+                return step_up;
+            }
             drop(bytes);
             let (parts, body) = carry(parts, call);
             return next.run(Request::from_parts(parts, body)).await;

@@ -3,6 +3,7 @@
 //! clients, the probes an orchestrator asks, and the handover of the listening socket to a
 //! new binary.
 
+pub mod authorize;
 #[cfg(unix)]
 pub mod handover;
 pub mod idle;
@@ -89,7 +90,16 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
         sessions.clone(),
         http_config,
     );
+    let authorizer = match &config.resource {
+        Some(resource) => Some(Arc::new(authorize::Authorizer::new(
+            resource.clone(),
+            A::route,
+            A::SERVER.name,
+        )?)),
+        None => None,
+    };
     let intake = Arc::new(HttpIntake {
+        authorizer: authorizer.clone(),
         limits: frames,
         sessions,
         max_sessions: usize::try_from(transport.max_sessions).unwrap_or(usize::MAX),
@@ -97,14 +107,23 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
         opening: tokio::sync::Mutex::new(()),
         activity,
     });
-    let router = axum::Router::new()
+    let mut router = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(intake, guard))
-        .merge(probes::router(shared.clone(), shutdown.clone()))
-        .layer(axum::middleware::from_fn_with_state(
-            shutdown.clone(),
-            listener::drain_notice,
-        ));
+        .merge(probes::router(shared.clone(), shutdown.clone()));
+    if let Some(authorizer) = authorizer {
+        for path in authorizer.metadata_paths() {
+            let authorizer = authorizer.clone();
+            router = router.route(
+                &path,
+                axum::routing::get(move || async move { authorizer.metadata() }),
+            );
+        }
+    }
+    let router = router.layer(axum::middleware::from_fn_with_state(
+        shutdown.clone(),
+        listener::drain_notice,
+    ));
     let (listener, inherited) = listen(address).await?;
     // A state file is locked by the process that has it open, so a new process could not
     // open it while this one serves: such a server is replaced by a restart instead.

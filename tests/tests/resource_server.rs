@@ -1,0 +1,411 @@
+//! The HTTP transport as an OAuth 2.1 resource server, against a real OpenID provider
+//! (`oidc-provider`, `tests/ts/oidc_provider.mjs`) on 127.0.0.1: the generated todo adapter
+//! serves `/mcp` only to bearer tokens that provider issued for it. A client finds the
+//! provider from a 401; an expired token, one for another resource and one that is no JWT
+//! are refused; a token without the scope an operation needs gets a 403 to step up with and
+//! does not see the operation in `introspect`; the token's subject is the caller that
+//! confirmation tokens are bound to; and the provider's new keys are taken after it rotates
+//! them. The upstream sees the server's own API key, never an access token.
+
+mod support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+use support::sdk::{ts_dir, workspace};
+use support::{TODO_BIN, TODO_KEY, assert_result, command_for, demo_api, rpc_message};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Child;
+
+/// The openid provider, started by node from the TypeScript SDK's `node_modules`.
+struct Provider {
+    _child: Child,
+    issuer: String,
+}
+
+async fn provider(port: u16) -> Provider {
+    let mut child = tokio::process::Command::new("node")
+        .arg(workspace().join("tests/ts/oidc_provider.mjs"))
+        .arg(port.to_string())
+        .env("AQLGEN_TS_DIR", ts_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("node runs (scripts/setup installs oidc-provider)");
+    let stdout = child.stdout.take().expect("piped stdout");
+    let issuer = tokio::time::timeout(
+        Duration::from_secs(30),
+        BufReader::new(stdout).lines().next_line(),
+    )
+    .await
+    .expect("the provider starts within 30 s")
+    .expect("read its stdout")
+    .expect("it prints its issuer");
+    Provider {
+        _child: child,
+        issuer,
+    }
+}
+
+impl Provider {
+    fn port(&self) -> u16 {
+        self.issuer
+            .rsplit(':')
+            .next()
+            .and_then(|port| port.parse().ok())
+            .expect("the issuer names its port")
+    }
+
+    /// An access token by the client credentials grant for `client`, with `scope`, for
+    /// `resource` (none: the provider's opaque token).
+    async fn token(&self, client: &str, scope: &str, resource: Option<&str>) -> String {
+        let configuration: Value =
+            reqwest::get(format!("{}/.well-known/openid-configuration", self.issuer))
+                .await
+                .expect("discovery answers")
+                .json()
+                .await
+                .expect("discovery is JSON");
+        let endpoint = configuration["token_endpoint"]
+            .as_str()
+            .expect("a token endpoint");
+        let mut form = vec![("grant_type", "client_credentials"), ("scope", scope)];
+        if let Some(resource) = resource {
+            form.push(("resource", resource));
+        }
+        let answer: Value = reqwest::Client::new()
+            .post(endpoint)
+            .basic_auth(client, Some(format!("{client}-secret")))
+            .form(&form)
+            .send()
+            .await
+            .expect("the token endpoint answers")
+            .json()
+            .await
+            .expect("a JSON answer");
+        answer["access_token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("a token: {answer}"))
+            .to_owned()
+    }
+}
+
+/// The todo adapter behind `provider`, on a free port, stateless; its `/mcp` URL (which is
+/// also its resource identifier).
+struct Server {
+    _child: Child,
+    url: String,
+    _api: demo_upstream::Running,
+}
+
+async fn server(provider: &Provider) -> Server {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let api = demo_api().await;
+    let base_url = api.base_url();
+    let port = port.to_string();
+    let mut child = command_for(
+        TODO_BIN,
+        &[
+            "--transport",
+            "http",
+            "--port",
+            &port,
+            "--stateless",
+            "--authorization-server",
+            &provider.issuer,
+            "--resource",
+            &url,
+            "--scope",
+            "read=todo.read,create=todo.write,update=todo.write,delete=todo.write",
+            "--scope",
+            "destructive=todo.admin",
+            "--token-clock-skew",
+            "0",
+        ],
+        &[
+            ("TODO_BASE_URL", &base_url),
+            ("TODO_API_KEY", TODO_KEY),
+            ("RUST_LOG", "info"),
+        ],
+    )
+    .stdin(Stdio::null())
+    .stdout(Stdio::null())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("the adapter starts");
+    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("listening within 30 s")
+            .expect("stderr")
+            .expect("the server listens before it exits");
+        if line.contains("streamable HTTP endpoint listening") {
+            break;
+        }
+    }
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    Server {
+        _child: child,
+        url,
+        _api: api,
+    }
+}
+
+/// What a POST of one `tools/call` answered: status, `WWW-Authenticate`, and the body.
+struct Answer {
+    status: StatusCode,
+    challenge: String,
+    body: String,
+}
+
+impl Answer {
+    /// The MCP-AQL answer of a 200, checked against the result schema.
+    fn result(&self) -> Value {
+        assert_eq!(self.status, StatusCode::OK, "{}", self.body);
+        let message = rpc_message(&self.body);
+        let answer: Value = serde_json::from_str(
+            message["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a tool result: {message}")),
+        )
+        .expect("MCP-AQL JSON");
+        assert_result(&answer);
+        answer
+    }
+}
+
+async fn call(url: &str, token: Option<&str>, tool: &str, arguments: Value) -> Answer {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": tool, "arguments": arguments}});
+    let mut request = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2025-11-25");
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request
+        .body(body.to_string())
+        .send()
+        .await
+        .expect("the server answers");
+    let status = response.status();
+    let challenge = response
+        .headers()
+        .get("www-authenticate")
+        .and_then(|value| value.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    Answer {
+        status,
+        challenge,
+        body: response.text().await.expect("a body"),
+    }
+}
+
+/// The read every token with `todo.read` may make.
+fn list() -> (&'static str, Value) {
+    (
+        "mcp_aql_read",
+        json!({"operation": "list_todos", "params": {}}),
+    )
+}
+
+#[tokio::test]
+async fn a_client_finds_the_provider_from_a_401_and_its_token_works() {
+    let provider = provider(0).await;
+    let server = server(&provider).await;
+    let (tool, arguments) = list();
+    let refused = call(&server.url, None, tool, arguments.clone()).await;
+    assert_eq!(refused.status, StatusCode::UNAUTHORIZED, "{}", refused.body);
+    let metadata_url = refused
+        .challenge
+        .split("resource_metadata=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("a resource_metadata in '{}'", refused.challenge));
+    assert_eq!(
+        metadata_url,
+        server
+            .url
+            .replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+    );
+    let metadata: Value = reqwest::get(metadata_url)
+        .await
+        .expect("the metadata answers")
+        .json()
+        .await
+        .expect("JSON metadata");
+    assert_eq!(metadata["resource"], server.url.as_str());
+    assert_eq!(metadata["authorization_servers"], json!([provider.issuer]));
+    assert_eq!(
+        metadata["scopes_supported"],
+        json!(["todo.read", "todo.write", "todo.admin"])
+    );
+
+    let token = provider
+        .token("alice", "todo.read", Some(&server.url))
+        .await;
+    let listed = call(&server.url, Some(&token), tool, arguments)
+        .await
+        .result();
+    assert_eq!(listed["success"], true, "{listed}");
+    // Only the operations the token's scopes cover are introspected.
+    let operations = call(
+        &server.url,
+        Some(&token),
+        "mcp_aql_read",
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+    )
+    .await
+    .result();
+    let names: Vec<&str> = operations["data"]["operations"]
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|op| op["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"list_todos") && names.contains(&"introspect"),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"delete_todo") && !names.contains(&"create_todo"),
+        "{names:?}"
+    );
+}
+
+#[tokio::test]
+async fn tokens_that_do_not_hold_are_refused_with_why() {
+    let provider = provider(0).await;
+    let server = server(&provider).await;
+    let (tool, arguments) = list();
+    let brief = provider
+        .token("brief", "todo.read", Some(&server.url))
+        .await;
+    let other = provider
+        .token("alice", "todo.read", Some("http://127.0.0.1:1/other"))
+        .await;
+    let opaque = provider.token("alice", "todo.read", None).await;
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    for (token, why) in [
+        (brief.as_str(), "expired"),
+        (other.as_str(), "another resource"),
+        (opaque.as_str(), "not a well-formed JWT"),
+        ("a.b.c", "not a well-formed JWT"),
+    ] {
+        let refused = call(&server.url, Some(token), tool, arguments.clone()).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNAUTHORIZED,
+            "{why}: {}",
+            refused.body
+        );
+        assert!(
+            refused.challenge.contains("error=\"invalid_token\"")
+                && refused.challenge.contains(why),
+            "{why}: {}",
+            refused.challenge
+        );
+        assert!(!refused.body.contains(token), "the token is not echoed");
+    }
+}
+
+#[tokio::test]
+async fn a_missing_scope_is_a_403_and_a_new_token_steps_up() {
+    let provider = provider(0).await;
+    let server = server(&provider).await;
+    let reader = provider
+        .token("alice", "todo.read", Some(&server.url))
+        .await;
+    let delete = json!({"operation": "delete_todo", "params": {"id": 1}});
+    let refused = call(&server.url, Some(&reader), "mcp_aql_delete", delete.clone()).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+    assert!(
+        refused.challenge.contains("error=\"insufficient_scope\"")
+            && refused
+                .challenge
+                .contains("scope=\"todo.read todo.write todo.admin\""),
+        "{}",
+        refused.challenge
+    );
+    // A batch that holds the operation is refused as well.
+    let batch = json!({"operations": [
+        {"operation": "list_todos", "params": {}},
+        {"operation": "delete_todo", "params": {"id": 1}}
+    ]});
+    let refused = call(&server.url, Some(&reader), "mcp_aql_read", batch).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+
+    let admin = provider
+        .token(
+            "alice",
+            "todo.read todo.write todo.admin",
+            Some(&server.url),
+        )
+        .await;
+    let asked = call(&server.url, Some(&admin), "mcp_aql_delete", delete.clone())
+        .await
+        .result();
+    assert_eq!(asked["error"]["code"], "CONFIRMATION_REQUIRED", "{asked}");
+    let confirmation = asked["error"]["details"]["confirmation_token"].clone();
+
+    // The subject is the caller: bob's token cannot redeem what alice was asked to confirm.
+    let bob = provider
+        .token("bob", "todo.read todo.write todo.admin", Some(&server.url))
+        .await;
+    let mut confirmed = delete.clone();
+    confirmed["params"]["confirmation_token"] = confirmation;
+    let stolen = call(&server.url, Some(&bob), "mcp_aql_delete", confirmed.clone())
+        .await
+        .result();
+    assert_eq!(stolen["success"], false, "{stolen}");
+    let deleted = call(&server.url, Some(&admin), "mcp_aql_delete", confirmed)
+        .await
+        .result();
+    assert_eq!(deleted["success"], true, "{deleted}");
+}
+
+#[tokio::test]
+async fn keys_the_provider_rotates_are_taken() {
+    let first = provider(0).await;
+    let port = first.port();
+    let server = server(&first).await;
+    let (tool, arguments) = list();
+    let before = first.token("alice", "todo.read", Some(&server.url)).await;
+    let answer = call(&server.url, Some(&before), tool, arguments.clone()).await;
+    assert_eq!(answer.result()["success"], true);
+    // The same issuer comes back with a new signing key, as after a rotation.
+    drop(first);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = provider(port).await;
+    let after = second.token("alice", "todo.read", Some(&server.url)).await;
+    assert_ne!(kid(&before), kid(&after), "a new key signs");
+    // Keys are read again at most every 2 s.
+    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    let answer = call(&server.url, Some(&after), tool, arguments).await;
+    assert_eq!(answer.result()["success"], true, "{}", answer.body);
+}
+
+/// The `kid` of a JWT's header.
+fn kid(token: &str) -> String {
+    use base64::Engine as _;
+    let header = token.split('.').next().expect("a header");
+    let header: Value = serde_json::from_slice(
+        &base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(header)
+            .expect("base64url"),
+    )
+    .expect("JSON");
+    header["kid"].as_str().expect("a kid").to_owned()
+}

@@ -4,8 +4,9 @@
 //! provider from a 401; an expired token, one for another resource and one that is no JWT
 //! are refused; a token without the scope an operation needs gets a 403 to step up with and
 //! does not see the operation in `introspect`; the token's subject is the caller that
-//! confirmation tokens are bound to; and the provider's new keys are taken after it rotates
-//! them. The upstream sees the server's own API key, never an access token.
+//! confirmation tokens are bound to; the provider's new keys are taken after it rotates
+//! them; and with `--user-credentials`, each user reaches the upstream with their own key.
+//! The upstream never sees an access token.
 
 mod support;
 
@@ -99,39 +100,49 @@ impl Provider {
 struct Server {
     _child: Child,
     url: String,
-    _api: demo_upstream::Running,
+    _api: Option<demo_upstream::Running>,
 }
 
+/// The server against demo-upstream, with the server's own API key.
 async fn server(provider: &Provider) -> Server {
+    let api = demo_api().await;
+    let base_url = api.base_url();
+    let mut server = server_with(provider, &base_url, &[]).await;
+    server._api = Some(api);
+    server
+}
+
+/// The server against the API at `base_url`, with `extra` arguments.
+async fn server_with(provider: &Provider, base_url: &str, extra: &[&str]) -> Server {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
         .port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let api = demo_api().await;
-    let base_url = api.base_url();
     let port = port.to_string();
+    let mut args = vec![
+        "--transport",
+        "http",
+        "--port",
+        &port,
+        "--stateless",
+        "--authorization-server",
+        &provider.issuer,
+        "--resource",
+        &url,
+        "--scope",
+        "read=todo.read,create=todo.write,update=todo.write,delete=todo.write",
+        "--scope",
+        "destructive=todo.admin",
+        "--token-clock-skew",
+        "0",
+    ];
+    args.extend_from_slice(extra);
     let mut child = command_for(
         TODO_BIN,
+        &args,
         &[
-            "--transport",
-            "http",
-            "--port",
-            &port,
-            "--stateless",
-            "--authorization-server",
-            &provider.issuer,
-            "--resource",
-            &url,
-            "--scope",
-            "read=todo.read,create=todo.write,update=todo.write,delete=todo.write",
-            "--scope",
-            "destructive=todo.admin",
-            "--token-clock-skew",
-            "0",
-        ],
-        &[
-            ("TODO_BASE_URL", &base_url),
+            ("TODO_BASE_URL", base_url),
             ("TODO_API_KEY", TODO_KEY),
             ("RUST_LOG", "info"),
         ],
@@ -156,7 +167,7 @@ async fn server(provider: &Provider) -> Server {
     Server {
         _child: child,
         url,
-        _api: api,
+        _api: None,
     }
 }
 
@@ -395,6 +406,69 @@ async fn keys_the_provider_rotates_are_taken() {
     tokio::time::sleep(Duration::from_millis(2_100)).await;
     let answer = call(&server.url, Some(&after), tool, arguments).await;
     assert_eq!(answer.result()["success"], true, "{}", answer.body);
+}
+
+#[tokio::test]
+async fn each_user_reaches_the_upstream_as_themselves() {
+    use axum::http::HeaderMap;
+    use std::sync::{Arc, Mutex};
+    // An API that answers the list and notes the key each request brought.
+    let keys: Arc<Mutex<Vec<Option<String>>>> = Arc::default();
+    let seen = keys.clone();
+    let router = axum::Router::new().route(
+        "/todos",
+        axum::routing::get(move |headers: HeaderMap| {
+            let seen = seen.clone();
+            async move {
+                let key = headers
+                    .get("x-api-key")
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned);
+                seen.lock().expect("keys").push(key);
+                axum::Json(json!({"items": [], "total": 0}))
+            }
+        }),
+    );
+    let api = support::serve(router).await;
+    let dir = std::env::temp_dir().join(format!("aqlgen-users-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let file = dir.join("users.json");
+    std::fs::write(&file, r#"{"alice": "key-of-alice", "bob": "key-of-bob"}"#).expect("write");
+    let provider = provider(0).await;
+    let file_arg = file.to_str().expect("a UTF-8 path");
+    let server = server_with(&provider, &api, &["--user-credentials", file_arg]).await;
+    let (tool, arguments) = list();
+    for client in ["alice", "bob"] {
+        let token = provider.token(client, "todo.read", Some(&server.url)).await;
+        let answer = call(&server.url, Some(&token), tool, arguments.clone()).await;
+        assert_eq!(
+            answer.result()["success"],
+            true,
+            "{client}: {}",
+            answer.body
+        );
+    }
+    let carol = provider
+        .token("carol", "todo.read", Some(&server.url))
+        .await;
+    let refused = call(&server.url, Some(&carol), tool, arguments)
+        .await
+        .result();
+    assert_eq!(refused["error"]["code"], "PERMISSION_DENIED", "{refused}");
+    assert_eq!(
+        refused["error"]["details"]["reason"],
+        "CREDENTIAL_NOT_ON_FILE"
+    );
+    let keys = keys.lock().expect("keys").clone();
+    assert_eq!(
+        keys,
+        [
+            Some("key-of-alice".to_owned()),
+            Some("key-of-bob".to_owned())
+        ],
+        "each user's own key, never the server's, never a token; carol's call never went out"
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// The `kid` of a JWT's header.

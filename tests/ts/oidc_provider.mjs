@@ -6,8 +6,8 @@
 // Usage: node tests/ts/oidc_provider.mjs <port or 0>
 // Prints the issuer URL on one line once it listens, and stops when its stdin closes.
 //
-// Clients (secret "<id>-secret"): "alice" and "bob" may ask for todo.read, todo.write and
-// todo.admin; "brief" too, but its tokens live 1 s.
+// Clients (secret "<id>-secret"): "alice", "bob" and "carol" may ask for todo.read, todo.write
+// and todo.admin; "brief" too, but its tokens live 1 s.
 //
 // Where oidc-provider comes from: scripts/setup installs tests/ts/package.json into
 // $AQLGEN_TS_DIR (default <repo>/target/ts-mcp); see elicit_client.mjs.
@@ -38,7 +38,7 @@ const client = (id) => ({
 const server = await new Promise((ready) => {
   const listener = (issuer) => {
     const provider = new Provider(issuer, {
-      clients: ['alice', 'bob', 'brief'].map(client),
+      clients: ['alice', 'bob', 'carol', 'brief'].map(client),
       scopes: scope.split(' '),
       jwks: { keys: [jwk] },
       ttl: { ClientCredentials: (_ctx, _token, client) => (client.clientId === 'brief' ? 1 : 60) },

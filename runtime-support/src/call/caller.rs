@@ -28,6 +28,8 @@ pub enum UpstreamCredential {
     Request(String),
     /// The operator requires requests to bring one, and this one did not.
     Missing,
+    /// The operator keeps each user's, and has none for this caller.
+    NotOnFile,
 }
 
 impl std::fmt::Debug for UpstreamCredential {
@@ -36,6 +38,7 @@ impl std::fmt::Debug for UpstreamCredential {
             Self::Server => "Server",
             Self::Request(_) => "Request([REDACTED])",
             Self::Missing => "Missing",
+            Self::NotOnFile => "NotOnFile",
         })
     }
 }

@@ -90,9 +90,14 @@ impl Line {
                 )
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let credential_member = match &config.credential_header {
-            Some(_) => Some(credential_member(&upstreams)?),
-            None => None,
+        let per_caller = config.credential_header.is_some()
+            || config
+                .resource
+                .as_ref()
+                .is_some_and(|resource| resource.user_credentials.is_some());
+        let credential_member = match per_caller {
+            true => Some(credential_member(&upstreams)?),
+            false => None,
         };
         for (operation, _) in &config.cache.ttl.operations {
             if route(operation).is_none() {
@@ -496,6 +501,11 @@ impl Line {
             UpstreamCredential::Server => Ok(Credential::Environment),
             UpstreamCredential::Request(value) => Ok(Credential::Request(value)),
             UpstreamCredential::Missing => Err(self.missing_credential()),
+            UpstreamCredential::NotOnFile => Err(AqlError::new(
+                ErrorCode::PermissionDenied,
+                "Permission denied: this server calls the upstream API with each user's own credential, and none is on file for this caller; the operator adds it to the user credentials",
+            )
+            .with_detail("reason", "CREDENTIAL_NOT_ON_FILE")),
         }
     }
 

@@ -23,6 +23,7 @@ pub mod safety_loop;
 pub mod shape;
 pub mod trace;
 pub mod upstream;
+pub mod users;
 
 use std::future::Future;
 

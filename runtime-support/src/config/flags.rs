@@ -310,6 +310,13 @@ impl Config {
                     .help("SELECTOR=SCOPE: the operations the selector picks (a category such as read, a danger level such as destructive, or an operation name) need this scope of the access token (comma-separated, repeatable)"),
             )
             .arg(
+                Arg::new("user-credentials")
+                    .long("user-credentials")
+                    .env("MCP_AQL_USER_CREDENTIALS")
+                    .value_parser(value_parser!(PathBuf))
+                    .help("With --authorization-server: a JSON file from token subject to that user's upstream credential, sent in place of the server's; a caller without an entry is refused [default: the server's credential]"),
+            )
+            .arg(
                 Arg::new("token-clock-skew")
                     .long("token-clock-skew")
                     .env("MCP_AQL_TOKEN_CLOCK_SKEW")
@@ -676,10 +683,11 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
         .map(|values| values.cloned().collect())
         .unwrap_or_default();
     let resource = matches.get_one::<String>("resource").cloned();
+    let user_credentials = matches.get_one::<PathBuf>("user-credentials").cloned();
     if issuers.is_empty() {
-        return match (resource.is_some(), rules.is_empty()) {
+        return match (resource.is_some() || user_credentials.is_some(), rules.is_empty()) {
             (false, true) => Ok(None),
-            _ => Err("--resource and --scope configure the resource server: give --authorization-server too".to_owned()),
+            _ => Err("--resource, --scope and --user-credentials configure the resource server: give --authorization-server too".to_owned()),
         };
     }
     if transport != Transport::Http {
@@ -688,6 +696,9 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
     let resource = resource.ok_or(
         "--authorization-server needs --resource: the identifier access tokens must name as their audience, e.g. https://mcp.example.com/mcp",
     )?;
+    if user_credentials.is_some() && matches.get_one::<String>("credential-header").is_some() {
+        return Err("--user-credentials and --credential-header both say where a caller's upstream credential comes from: give one".to_owned());
+    }
     Ok(Some(ResourceConfig {
         issuers,
         resource,
@@ -698,6 +709,7 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
                 .copied()
                 .unwrap_or(60),
         ),
+        user_credentials,
     }))
 }
 
@@ -881,6 +893,7 @@ mod tests {
                 resource: "https://mcp.example.com/mcp".to_owned(),
                 scopes: super::ScopeRules::default(),
                 clock_skew: Duration::from_secs(60),
+                user_credentials: None,
             }),
             ..http([0, 0, 0, 0])
         };

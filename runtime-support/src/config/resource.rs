@@ -1,6 +1,7 @@
 //! The OAuth 2.1 resource server's settings: `--authorization-server`, `--resource`,
 //! `--scope`, `--token-clock-skew`, and which scopes an operation needs.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use aqlgen_model::{Category, DangerLevel};
@@ -19,6 +20,9 @@ pub struct ResourceConfig {
     pub scopes: ScopeRules,
     /// How far `exp` and `nbf` may be off this server's clock.
     pub clock_skew: Duration,
+    /// The operator's file of upstream credentials by token subject; none means the server's
+    /// own credential.
+    pub user_credentials: Option<PathBuf>,
 }
 
 /// What an operation is picked by in a scope rule.

@@ -24,12 +24,13 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use crate::adapter::{Adapter, Category, ExecutionOperation, Route};
-use crate::call::Caller;
 use crate::call::executions::{Read, execution_category};
 use crate::call::gate::Policy;
 use crate::call::gate::limits::LimitConfig;
 use crate::call::metrics::{CallOutcome, Metrics, UNKNOWN_OPERATION};
 use crate::call::safety_loop::LoopOp;
+use crate::call::users::UserCredentials;
+use crate::call::{Caller, UpstreamCredential};
 use crate::call::{Context, Data, Line, Retry, trace};
 use crate::config::Config;
 use crate::error::{AqlError, ErrorCode};
@@ -55,6 +56,8 @@ pub struct Shared<A: Adapter> {
     catalog: Catalog,
     metrics: Arc<Metrics>,
     instructions: String,
+    /// Each user's upstream credential, when the operator keeps them.
+    users: Option<UserCredentials>,
     adapter: PhantomData<fn() -> A>,
 }
 
@@ -107,6 +110,13 @@ impl<A: Adapter> Shared<A> {
         );
         let catalog = Catalog::new::<A>(&config, &tools, gate, line.safety_loop());
         let instructions = instructions::<A>(&tools.tool_for(Category::Read));
+        let users = config
+            .resource
+            .as_ref()
+            .and_then(|resource| resource.user_credentials.as_deref())
+            .map(UserCredentials::open)
+            .transpose()
+            .map_err(|message| AqlError::new(ErrorCode::InternalError, message))?;
         Ok(Self {
             config,
             line,
@@ -114,6 +124,7 @@ impl<A: Adapter> Shared<A> {
             catalog,
             metrics,
             instructions,
+            users,
             adapter: PhantomData,
         })
     }
@@ -169,13 +180,20 @@ impl<A: Adapter> AqlServer<A> {
         }
     }
 
-    /// Who calls with the request of `context` ([`Session::caller`]).
+    /// Who calls with the request of `context` ([`Session::caller`]), with the upstream
+    /// credential the operator keeps for them when it keeps one per user.
     fn caller(&self, context: &RequestContext<RoleServer>) -> Caller {
-        self.session.caller(
+        let mut caller = self.session.caller(
             front::headers(context),
             front::principal(context),
             self.shared.config.credential_header.as_deref(),
-        )
+        );
+        if let (Some(users), Some(principal)) = (&self.shared.users, &caller.principal) {
+            caller.credential = users
+                .credential(&principal.subject)
+                .map_or(UpstreamCredential::NotOnFile, UpstreamCredential::Request);
+        }
+        caller
     }
 
     /// The scopes `caller`'s access token lacks for `operation`; none without an

@@ -78,7 +78,9 @@ impl Session {
                 UpstreamCredential::Request(value) => {
                     format!("{}:{}", self.id(), credential_id(value))
                 }
-                UpstreamCredential::Server | UpstreamCredential::Missing => self.id().to_owned(),
+                UpstreamCredential::Server
+                | UpstreamCredential::Missing
+                | UpstreamCredential::NotOnFile => self.id().to_owned(),
             },
             Some(headers) => {
                 let mut hasher = Sha256::new();

@@ -107,13 +107,18 @@ struct Server {
 async fn server(provider: &Provider) -> Server {
     let api = demo_api().await;
     let base_url = api.base_url();
-    let mut server = server_with(provider, &base_url, &[]).await;
+    let mut server = server_with(provider, &base_url, &[], &[]).await;
     server._api = Some(api);
     server
 }
 
-/// The server against the API at `base_url`, with `extra` arguments.
-async fn server_with(provider: &Provider, base_url: &str, extra: &[&str]) -> Server {
+/// The server against the API at `base_url`, with `extra` arguments and environment.
+async fn server_with(
+    provider: &Provider,
+    base_url: &str,
+    extra: &[&str],
+    extra_env: &[(&str, &str)],
+) -> Server {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|listener| listener.local_addr())
         .expect("a free port")
@@ -138,20 +143,18 @@ async fn server_with(provider: &Provider, base_url: &str, extra: &[&str]) -> Ser
         "0",
     ];
     args.extend_from_slice(extra);
-    let mut child = command_for(
-        TODO_BIN,
-        &args,
-        &[
-            ("TODO_BASE_URL", base_url),
-            ("TODO_API_KEY", TODO_KEY),
-            ("RUST_LOG", "info"),
-        ],
-    )
-    .stdin(Stdio::null())
-    .stdout(Stdio::null())
-    .stderr(Stdio::piped())
-    .spawn()
-    .expect("the adapter starts");
+    let mut env = vec![
+        ("TODO_BASE_URL", base_url),
+        ("TODO_API_KEY", TODO_KEY),
+        ("RUST_LOG", "info"),
+    ];
+    env.extend_from_slice(extra_env);
+    let mut child = command_for(TODO_BIN, &args, &env)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the adapter starts");
     let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
     loop {
         let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
@@ -436,7 +439,7 @@ async fn each_user_reaches_the_upstream_as_themselves() {
     std::fs::write(&file, r#"{"alice": "key-of-alice", "bob": "key-of-bob"}"#).expect("write");
     let provider = provider(0).await;
     let file_arg = file.to_str().expect("a UTF-8 path");
-    let server = server_with(&provider, &api, &["--user-credentials", file_arg]).await;
+    let server = server_with(&provider, &api, &["--user-credentials", file_arg], &[]).await;
     let (tool, arguments) = list();
     for client in ["alice", "bob"] {
         let token = provider.token(client, "todo.read", Some(&server.url)).await;
@@ -469,6 +472,56 @@ async fn each_user_reaches_the_upstream_as_themselves() {
         "each user's own key, never the server's, never a token; carol's call never went out"
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[tokio::test]
+async fn opaque_tokens_are_checked_at_the_introspection_endpoint() {
+    let provider = provider(0).await;
+    let api = demo_api().await;
+    let server = server_with(
+        &provider,
+        &api.base_url(),
+        &["--introspection-client-id", "mcp-server"],
+        &[("MCP_AQL_INTROSPECTION_CLIENT_SECRET", "mcp-server-secret")],
+    )
+    .await;
+    let (tool, arguments) = list();
+    let opaque = provider
+        .token("opaque", "todo.read", Some(&server.url))
+        .await;
+    assert_eq!(opaque.split('.').count(), 1, "an opaque token: {opaque}");
+    let answer = call(&server.url, Some(&opaque), tool, arguments.clone()).await;
+    assert_eq!(answer.result()["success"], true, "{}", answer.body);
+    // Its scopes count as a JWT's do.
+    let delete = json!({"operation": "delete_todo", "params": {"id": 1}});
+    let refused = call(&server.url, Some(&opaque), "mcp_aql_delete", delete).await;
+    assert_eq!(refused.status, StatusCode::FORBIDDEN, "{}", refused.body);
+    let elsewhere = provider
+        .token("opaque", "todo.read", Some("http://127.0.0.1:1/other"))
+        .await;
+    for (token, why) in [
+        (elsewhere.as_str(), "another resource"),
+        ("not-a-token-anyone-issued", "not active"),
+    ] {
+        let refused = call(&server.url, Some(token), tool, arguments.clone()).await;
+        assert_eq!(
+            refused.status,
+            StatusCode::UNAUTHORIZED,
+            "{why}: {}",
+            refused.body
+        );
+        assert!(
+            refused.challenge.contains(why),
+            "{why}: {}",
+            refused.challenge
+        );
+    }
+    // JWTs are still taken beside them.
+    let jwt = provider
+        .token("alice", "todo.read", Some(&server.url))
+        .await;
+    let answer = call(&server.url, Some(&jwt), tool, arguments).await;
+    assert_eq!(answer.result()["success"], true, "{}", answer.body);
 }
 
 /// The `kid` of a JWT's header.

@@ -7,7 +7,9 @@
 // Prints the issuer URL on one line once it listens, and stops when its stdin closes.
 //
 // Clients (secret "<id>-secret"): "alice", "bob" and "carol" may ask for todo.read, todo.write
-// and todo.admin; "brief" too, but its tokens live 1 s.
+// and todo.admin; "brief" too, but its tokens live 1 s; "opaque" gets opaque tokens, which
+// "mcp-server" (the resource server's own client) checks at the introspection endpoint
+// (RFC 7662).
 //
 // Where oidc-provider comes from: scripts/setup installs tests/ts/package.json into
 // $AQLGEN_TS_DIR (default <repo>/target/ts-mcp); see elicit_client.mjs.
@@ -38,21 +40,22 @@ const client = (id) => ({
 const server = await new Promise((ready) => {
   const listener = (issuer) => {
     const provider = new Provider(issuer, {
-      clients: ['alice', 'bob', 'carol', 'brief'].map(client),
+      clients: [...['alice', 'bob', 'carol', 'brief', 'opaque'].map(client), client('mcp-server')],
       scopes: scope.split(' '),
       jwks: { keys: [jwk] },
       ttl: { ClientCredentials: (_ctx, _token, client) => (client.clientId === 'brief' ? 1 : 60) },
       features: {
         devInteractions: { enabled: false },
+        introspection: { enabled: true },
         clientCredentials: { enabled: true },
         resourceIndicators: {
           enabled: true,
           defaultResource: () => undefined,
           useGrantedResource: () => true,
-          getResourceServerInfo: (_ctx, resource) => ({
+          getResourceServerInfo: (_ctx, resource, requester) => ({
             scope,
             audience: resource,
-            accessTokenFormat: 'jwt',
+            accessTokenFormat: requester.clientId === 'opaque' ? 'opaque' : 'jwt',
             jwt: { sign: { alg: 'RS256' } },
           }),
         },

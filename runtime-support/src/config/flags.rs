@@ -317,6 +317,12 @@ impl Config {
                     .help("With --authorization-server: a JSON file from token subject to that user's upstream credential, sent in place of the server's; a caller without an entry is refused [default: the server's credential]"),
             )
             .arg(
+                Arg::new("introspection-client-id")
+                    .long("introspection-client-id")
+                    .env("MCP_AQL_INTROSPECTION_CLIENT_ID")
+                    .help("With --authorization-server: take opaque access tokens too, checked at the authorization server's introspection endpoint (RFC 7662) as this client, its secret in MCP_AQL_INTROSPECTION_CLIENT_SECRET [default: JWTs only]"),
+            )
+            .arg(
                 Arg::new("token-clock-skew")
                     .long("token-clock-skew")
                     .env("MCP_AQL_TOKEN_CLOCK_SKEW")
@@ -684,10 +690,15 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
         .unwrap_or_default();
     let resource = matches.get_one::<String>("resource").cloned();
     let user_credentials = matches.get_one::<PathBuf>("user-credentials").cloned();
+    let introspection_client = matches
+        .get_one::<String>("introspection-client-id")
+        .cloned();
     if issuers.is_empty() {
-        return match (resource.is_some() || user_credentials.is_some(), rules.is_empty()) {
+        let configured =
+            resource.is_some() || user_credentials.is_some() || introspection_client.is_some();
+        return match (configured, rules.is_empty()) {
             (false, true) => Ok(None),
-            _ => Err("--resource, --scope and --user-credentials configure the resource server: give --authorization-server too".to_owned()),
+            _ => Err("--resource, --scope, --user-credentials and --introspection-client-id configure the resource server: give --authorization-server too".to_owned()),
         };
     }
     if transport != Transport::Http {
@@ -710,6 +721,7 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
                 .unwrap_or(60),
         ),
         user_credentials,
+        introspection_client,
     }))
 }
 
@@ -894,6 +906,7 @@ mod tests {
                 scopes: super::ScopeRules::default(),
                 clock_skew: Duration::from_secs(60),
                 user_credentials: None,
+                introspection_client: None,
             }),
             ..http([0, 0, 0, 0])
         };

@@ -23,6 +23,10 @@ pub struct ResourceConfig {
     /// The operator's file of upstream credentials by token subject; none means the server's
     /// own credential.
     pub user_credentials: Option<PathBuf>,
+    /// This server's client id at the authorization servers' introspection endpoints
+    /// (RFC 7662), which check opaque tokens; none means only JWTs are taken. Its secret is
+    /// read from the environment only.
+    pub introspection_client: Option<String>,
 }
 
 /// What an operation is picked by in a scope rule.

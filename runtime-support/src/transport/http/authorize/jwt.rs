@@ -26,6 +26,8 @@ pub enum Rejected {
     Expired,
     /// Before its `nbf`.
     NotYetValid,
+    /// An opaque token no introspection endpoint knows as active.
+    Inactive,
 }
 
 impl Rejected {
@@ -42,6 +44,7 @@ impl Rejected {
             Self::Audience => "the access token was issued for another resource",
             Self::Expired => "the access token has expired",
             Self::NotYetValid => "the access token is not valid yet",
+            Self::Inactive => "the access token is not active: unknown, expired or revoked",
         }
     }
 }

@@ -1,6 +1,6 @@
-//! The signing keys of the authorization servers: found through their metadata (RFC 8414,
-//! or OpenID Connect discovery), kept, and read again when a token names a key not kept
-//! (the issuer rotated its keys), at most once per [`REFRESH_EVERY`].
+//! What this server knows of each authorization server: its metadata (RFC 8414, or OpenID
+//! Connect discovery), and its signing keys, kept and read again when a token names a key not
+//! kept (the issuer rotated its keys), at most once per [`REFRESH_EVERY`].
 
 use std::time::{Duration, Instant};
 
@@ -16,7 +16,7 @@ const REFRESH_EVERY: Duration = Duration::from_secs(2);
 /// How long a read of metadata or keys may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// Every issuer's keys.
+/// Every issuer's metadata and keys.
 pub struct Keys {
     client: reqwest::Client,
     issuers: Vec<Issuer>,
@@ -30,15 +30,17 @@ struct Issuer {
 
 #[derive(Default)]
 struct Kept {
-    jwks_uri: Option<String>,
+    metadata: Option<Metadata>,
     keys: Vec<Jwk>,
     read_at: Option<Instant>,
 }
 
-#[derive(Deserialize)]
+/// What this server reads of an authorization server's metadata.
+#[derive(Debug, Clone, Deserialize)]
 struct Metadata {
     issuer: String,
     jwks_uri: Option<String>,
+    introspection_endpoint: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -108,16 +110,41 @@ impl Keys {
         find(&kept.keys, kid, alg).ok_or(Rejected::UnknownKey)
     }
 
+    /// The issuers, in the order the operator gave them.
+    pub fn issuers(&self) -> impl Iterator<Item = &str> {
+        self.issuers.iter().map(|issuer| issuer.id.as_str())
+    }
+
+    /// `issuer`'s token introspection endpoint (RFC 7662), when its metadata names one.
+    pub async fn introspection_endpoint(&self, issuer: &str) -> Option<String> {
+        let issuer = self.issuers.iter().find(|known| known.id == issuer)?;
+        let mut kept = issuer.kept.lock().await;
+        let metadata = self.metadata(&issuer.id, &mut kept).await.ok()?;
+        metadata.introspection_endpoint
+    }
+
+    /// The HTTP client of the authorization servers.
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// The issuer's metadata, read the first time it is needed.
+    async fn metadata(&self, issuer: &str, kept: &mut Kept) -> Result<Metadata, String> {
+        if let Some(metadata) = &kept.metadata {
+            return Ok(metadata.clone());
+        }
+        let metadata = self.discover(issuer).await?;
+        kept.metadata = Some(metadata.clone());
+        Ok(metadata)
+    }
+
     /// Reads the issuer's keys, finding where they are first if need be.
     async fn read(&self, issuer: &str, kept: &mut Kept) -> Result<Vec<Jwk>, String> {
-        let jwks_uri = match &kept.jwks_uri {
-            Some(uri) => uri.clone(),
-            None => {
-                let uri = self.discover(issuer).await?;
-                kept.jwks_uri = Some(uri.clone());
-                uri
-            }
-        };
+        let jwks_uri = self
+            .metadata(issuer, kept)
+            .await?
+            .jwks_uri
+            .ok_or_else(|| "its metadata names no jwks_uri".to_owned())?;
         let set: JwkSet = self.get(&jwks_uri).await?;
         // A key this server cannot use (another type, an encryption key) is skipped, not an
         // error: the set may hold keys for other clients.
@@ -128,9 +155,9 @@ impl Keys {
             .collect())
     }
 
-    /// `jwks_uri` from the issuer's metadata: RFC 8414's well-known place, then OpenID
-    /// Connect's. The metadata must name the same issuer.
-    async fn discover(&self, issuer: &str) -> Result<String, String> {
+    /// The issuer's metadata: RFC 8414's well-known place, then OpenID Connect's. The
+    /// metadata must name the same issuer.
+    async fn discover(&self, issuer: &str) -> Result<Metadata, String> {
         let url = url::Url::parse(issuer).map_err(|_| "the issuer is no URL".to_owned())?;
         let path = url.path().trim_end_matches('/');
         let origin = url.origin().ascii_serialization();
@@ -144,11 +171,7 @@ impl Keys {
         let mut last = String::new();
         for place in places {
             match self.get::<Metadata>(&place).await {
-                Ok(metadata) if metadata.issuer == issuer => {
-                    return metadata
-                        .jwks_uri
-                        .ok_or_else(|| "its metadata names no jwks_uri".to_owned());
-                }
+                Ok(metadata) if metadata.issuer == issuer => return Ok(metadata),
                 Ok(_) => last = "its metadata names another issuer".to_owned(),
                 Err(why) => last = why,
             }

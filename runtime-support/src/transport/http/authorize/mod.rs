@@ -1,6 +1,8 @@
 //! The OAuth 2.1 resource server in front of `/mcp` (MCP authorization): every request brings
 //! a bearer access token from one of the operator's authorization servers, issued for this
-//! resource. Its subject becomes the caller; its scopes decide which operations it may call.
+//! resource: a JWT checked against the issuer's keys, or (with an introspection client) an
+//! opaque token checked at the issuer's introspection endpoint. Its subject becomes the
+//! caller; its scopes decide which operations it may call.
 //!
 //! - No token, or one that does not hold: `401` with a `WWW-Authenticate: Bearer` challenge
 //!   naming the protected resource metadata (RFC 9728), where a client finds the
@@ -12,6 +14,7 @@
 //!
 //! The token is never sent on: the upstream is called with the server's credential.
 
+mod introspection;
 mod jwt;
 mod keys;
 
@@ -26,8 +29,12 @@ use crate::adapter::Route;
 use crate::call::Principal;
 use crate::config::ResourceConfig;
 use crate::protocol::scopes;
+use introspection::Introspector;
 use jwt::Rejected;
 use keys::Keys;
+
+/// The variable holding the secret of this server's client at the introspection endpoints.
+pub const INTROSPECTION_SECRET_ENV: &str = "MCP_AQL_INTROSPECTION_CLIENT_SECRET";
 
 /// Where RFC 9728 puts protected resource metadata.
 pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
@@ -36,6 +43,8 @@ pub const METADATA_PATH: &str = "/.well-known/oauth-protected-resource";
 pub struct Authorizer {
     config: ResourceConfig,
     keys: Keys,
+    /// Checks opaque tokens, when the operator gave this server a client to do so.
+    introspector: Option<Introspector>,
     route: fn(&str) -> Option<&'static Route>,
     /// The metadata's URL, named in every challenge.
     metadata_url: String,
@@ -48,7 +57,8 @@ impl Authorizer {
     ///
     /// # Errors
     ///
-    /// A message for the operator when the resource is no URL or the HTTP client cannot start.
+    /// A message for the operator when the resource is no URL, the HTTP client cannot start,
+    /// or an introspection client is configured without its secret.
     pub fn new(
         config: ResourceConfig,
         route: fn(&str) -> Option<&'static Route>,
@@ -63,8 +73,21 @@ impl Authorizer {
             "resource_name": name,
         })
         .to_string();
+        let introspector = match &config.introspection_client {
+            Some(id) => {
+                let secret = std::env::var(INTROSPECTION_SECRET_ENV)
+                    .ok()
+                    .filter(|secret| !secret.is_empty())
+                    .ok_or_else(|| {
+                        format!("--introspection-client-id needs the client's secret in the environment variable {INTROSPECTION_SECRET_ENV}")
+                    })?;
+                Some(Introspector::new(id.clone(), secret))
+            }
+            None => None,
+        };
         Ok(Self {
             keys: Keys::new(&config.issuers)?,
+            introspector,
             config,
             route,
             metadata_url,
@@ -120,6 +143,17 @@ impl Authorizer {
     }
 
     async fn validate(&self, token: &str) -> Result<Principal, Rejected> {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_secs());
+        let skew = self.config.clock_skew.as_secs();
+        if let Some(introspector) = &self.introspector
+            && token.split('.').count() != 3
+        {
+            return introspector
+                .check(&self.keys, token, &self.config.resource, now, skew)
+                .await;
+        }
         let parsed = jwt::parse(token)?;
         let issuer = parsed.claims["iss"].as_str().ok_or(Rejected::Issuer)?;
         let key = self
@@ -127,16 +161,7 @@ impl Authorizer {
             .key(issuer, parsed.header.kid.as_deref(), parsed.header.alg)
             .await?;
         jwt::verify(&parsed, &key)?;
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_secs());
-        let claims = jwt::check(
-            &parsed.claims,
-            issuer,
-            &self.config.resource,
-            now,
-            self.config.clock_skew.as_secs(),
-        )?;
+        let claims = jwt::check(&parsed.claims, issuer, &self.config.resource, now, skew)?;
         Ok(Principal {
             subject: claims.subject,
             scopes: claims.scopes,

@@ -6,6 +6,8 @@
 //! multipart files, path and query styles), so that every way of writing one is compiled.
 //! `jobs-adapter.md` starts long-running jobs and follows them (`lifecycle`).
 //! `notes-adapter.md` calls an API with OAuth 2 access tokens from its token endpoint.
+//! `dynamodb-adapter.md` signs its calls with AWS Signature Version 4 and fixes the
+//! `X-Amz-Target` header per operation.
 //! The `work` bundle serves `../adapters/todo-adapter.md` and `tasks-adapter.md` in one
 //! server, each with its own upstream, credential, trust level and limits.
 //!
@@ -21,6 +23,7 @@ fn main() -> Result<(), aqlgen_build::Error> {
     aqlgen_build::Builder::new().compile("wire-adapter.md")?;
     aqlgen_build::Builder::new().compile("jobs-adapter.md")?;
     aqlgen_build::Builder::new().compile("notes-adapter.md")?;
+    aqlgen_build::Builder::new().compile("dynamodb-adapter.md")?;
     aqlgen_build::Builder::new()
         .compile_bundle("work", &["../adapters/todo-adapter.md", "tasks-adapter.md"])?;
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by Cargo"));

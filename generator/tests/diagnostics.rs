@@ -102,6 +102,18 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
             "SCHEMA_MISSING_FIELD",
             "auth.client_secret_env",
         ),
+        ("invalid_aws", "SCHEMA_INVALID_VALUE", "auth.region"),
+        ("invalid_aws", "SCHEMA_MISSING_FIELD", "auth.service"),
+        (
+            "invalid_aws",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].headers.X-Amz-Target",
+        ),
+        (
+            "invalid_aws",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].headers.Authorization",
+        ),
         ("unsupported", "SCHEMA_UNSUPPORTED", "target.protocol"),
         ("refused_unbuildable", "SCHEMA_INVALID_NAME", "name"),
         ("refused_unbuildable", "SCHEMA_INVALID_VERSION", "version"),

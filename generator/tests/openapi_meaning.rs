@@ -278,8 +278,17 @@ fn api_keys_signatures_and_missing_auth() {
         }}},
         "paths": {"/things": {"get": {"operationId": "ListThings"}, "delete": {"operationId": "DeleteThings"}}}
     });
-    // Every operation needs the signature, so none can be called: the document is refused.
-    let refused = aqlgen_build::import_openapi(&signed, &Default::default())
+    // Signature Version 4 is the adapter's own auth, for the region and service of the host.
+    let (text, _) = import(&signed);
+    assert!(
+        text.contains("auth:\n  type: aws_sigv4\n  region: us-east-1\n  service: signed\n"),
+        "{text}"
+    );
+    // Version 2 is not: every operation needs it, so none can be called.
+    let mut older = signed.clone();
+    older["components"]["securitySchemes"]["hmac"]["x-amazon-apigateway-authtype"] =
+        json!("awsSigv2");
+    let refused = aqlgen_build::import_openapi(&older, &Default::default())
         .expect_err("no operation can be called");
     let message = refused.to_string();
     assert!(

@@ -111,6 +111,25 @@ pub enum Auth {
     },
     /// An OAuth 2 access token from a token endpoint, sent as `Authorization: Bearer`.
     OAuth2(&'static OAuth2),
+    /// AWS Signature Version 4: every request signed with an access key.
+    AwsSigV4(&'static AwsSigV4),
+}
+
+/// How requests to an AWS API are signed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AwsSigV4 {
+    /// The region signed for, e.g. `us-east-1`.
+    pub region: &'static str,
+    /// Environment variable that overrides `region`, e.g. `DYNAMODB_REGION`.
+    pub region_env: &'static str,
+    /// The service's signing name, e.g. `dynamodb`.
+    pub service: &'static str,
+    /// Variable holding the access key id.
+    pub access_key_id_env: &'static str,
+    /// Variable holding the secret access key.
+    pub secret_access_key_env: &'static str,
+    /// Variable holding the session token of temporary credentials, sent when it is set.
+    pub session_token_env: &'static str,
 }
 
 /// Where and how an OAuth 2 access token is obtained.

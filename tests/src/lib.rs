@@ -32,6 +32,12 @@ pub mod notes {
     include!(concat!(env!("OUT_DIR"), "/notes_adapter.rs"));
 }
 
+/// A few Amazon DynamoDB operations: AWS Signature Version 4, and an `X-Amz-Target` header
+/// fixed per operation.
+pub mod dynamodb {
+    include!(concat!(env!("OUT_DIR"), "/dynamodb_adapter.rs"));
+}
+
 /// The `work` bundle: the todo adapter and `tasks-adapter.md` in one server, their operations
 /// named `todo__…` and `tasks__…`.
 pub mod work {

@@ -213,6 +213,26 @@ fn emit_auth(auth: &crate::ir::Auth) -> TokenStream {
                 })
             }
         }
+        Auth::AwsSigV4(aws) => {
+            let crate::ir::AwsSigV4 {
+                region,
+                region_env,
+                service,
+                access_key_id_env,
+                secret_access_key_env,
+                session_token_env,
+            } = aws;
+            quote! {
+                Auth::AwsSigV4(&AwsSigV4 {
+                    region: #region,
+                    region_env: #region_env,
+                    service: #service,
+                    access_key_id_env: #access_key_id_env,
+                    secret_access_key_env: #secret_access_key_env,
+                    session_token_env: #session_token_env,
+                })
+            }
+        }
     }
 }
 
@@ -232,6 +252,7 @@ pub fn server_uses(adapters: &[Adapter]) -> TokenStream {
             any(|a| matches!(a.auth, Auth::ApiKeyHeader { .. } | Auth::ApiKeyQuery { .. })),
         ),
         ("OAuth2", any(|a| matches!(a.auth, Auth::OAuth2 { .. }))),
+        ("AwsSigV4", any(|a| matches!(a.auth, Auth::AwsSigV4(_)))),
         ("RateLimit", any(|a| !a.rate_limits.is_empty())),
         ("TrustLevel", any(|a| a.trust.is_some())),
         ("Window", any(|a| !a.rate_limits.is_empty())),

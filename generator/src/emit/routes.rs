@@ -278,6 +278,11 @@ fn emit_builder(operation: &Operation) -> TokenStream {
             quote! { wire::push_pairs(&mut query, #name, #value, #style); }
         }))
         .collect();
+    let fixed_headers: Vec<_> = operation
+        .fixed_headers
+        .iter()
+        .map(|(name, value)| quote! { (#name, #value.to_owned()) })
+        .collect();
     let headers: Vec<_> = at(ParamLocation::Header)
         .map(|(param, owner)| {
             let (label, name) = (&param.label, &param.wire_name);
@@ -316,11 +321,13 @@ fn emit_builder(operation: &Operation) -> TokenStream {
             quote! { let mut #name = Vec::new(); #(#items)* }
         }
     };
-    let (query, headers, cookies) = (
-        list("query", &query),
-        list("headers", &headers),
-        list("cookies", &cookies),
-    );
+    // The operation's fixed headers start the list; its header params follow.
+    let headers = match (fixed_headers.is_empty(), headers.is_empty()) {
+        (true, _) => list("headers", &headers),
+        (false, true) => quote! { let headers = vec![#(#fixed_headers),*]; },
+        (false, false) => quote! { let mut headers = vec![#(#fixed_headers),*]; #(#headers)* },
+    };
+    let (query, cookies) = (list("query", &query), list("cookies", &cookies));
     let (body_init, body_expr) = match (body.is_empty(), operation.content_type) {
         (true, _) => (quote! {}, quote! { None }),
         (false, ContentType::Json) => (

@@ -95,7 +95,7 @@ fn convert_auth(auth: &Auth, prefix: &str) -> AuthConfig {
             password_env: variable("password_env", "PASSWORD"),
             ..AuthConfig::of(auth.kind)
         },
-        AuthKind::None | AuthKind::Oauth2 => AuthConfig::of(auth.kind),
+        AuthKind::None | AuthKind::Oauth2 | AuthKind::AwsSigv4 => AuthConfig::of(auth.kind),
     }
 }
 
@@ -127,6 +127,7 @@ fn operation(operation: &OperationDefinition, types: &[TypeDefinition]) -> schem
         non_idempotent: None,
         content_type: None,
         lifecycle: None,
+        headers: indexmap::IndexMap::new(),
     }
 }
 

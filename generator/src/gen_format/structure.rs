@@ -111,6 +111,16 @@ impl Checker {
                 .found("\"oauth2\"")
                 .suggest("write the adapter as an aqlgen schema, whose `auth` of type `oauth2` takes `token_url`, `client_id_env` and `client_secret_env`"),
             ),
+            Some(AuthKind::AwsSigv4) => self.out.push(
+                Diagnostic::new(
+                    Code::Unsupported,
+                    "auth.type",
+                    "`aws_sigv4` auth is not read from this format",
+                )
+                .expected("none, api_key, bearer or basic")
+                .found("\"aws_sigv4\"")
+                .suggest("write the adapter as an aqlgen schema, whose `auth` of type `aws_sigv4` takes `region` and `service`"),
+            ),
             Some(kind) => self.auth_config(kind, config),
         }
     }

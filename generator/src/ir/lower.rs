@@ -105,6 +105,19 @@ fn lower_auth(auth: Option<&schema::AuthConfig>, shouty: &str) -> Auth {
             refresh_token_env: auth.refresh_token_env.clone(),
             scope: auth.scopes.clone().unwrap_or_default().join(" "),
         },
+        AuthKind::AwsSigv4 => {
+            let or = |value: &Option<String>, default: &str| {
+                value.clone().unwrap_or_else(|| default.to_owned())
+            };
+            Auth::AwsSigV4(crate::ir::AwsSigV4 {
+                region: text(&auth.region),
+                region_env: format!("{shouty}_REGION"),
+                service: text(&auth.service),
+                access_key_id_env: or(&auth.access_key_id_env, "AWS_ACCESS_KEY_ID"),
+                secret_access_key_env: or(&auth.secret_access_key_env, "AWS_SECRET_ACCESS_KEY"),
+                session_token_env: or(&auth.session_token_env, "AWS_SESSION_TOKEN"),
+            })
+        }
     }
 }
 
@@ -192,6 +205,11 @@ fn lower_operation(
                 }
                 QueryValue::Param(_) => None,
             })
+            .collect(),
+        fixed_headers: operation
+            .headers
+            .iter()
+            .map(|(name, value)| (name.clone(), value.clone()))
             .collect(),
         content_type,
         description: operation

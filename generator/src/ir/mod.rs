@@ -200,6 +200,25 @@ pub enum Auth {
         /// Scopes asked for, space-separated.
         scope: String,
     },
+    /// AWS Signature Version 4.
+    AwsSigV4(AwsSigV4),
+}
+
+/// How an AWS API's requests are signed (`aws_sigv4`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AwsSigV4 {
+    /// The region signed for.
+    pub region: String,
+    /// Variable overriding the region: `DYNAMODB_REGION`.
+    pub region_env: String,
+    /// The service's signing name.
+    pub service: String,
+    /// Variable holding the access key id.
+    pub access_key_id_env: String,
+    /// Variable holding the secret access key.
+    pub secret_access_key_env: String,
+    /// Variable holding a session token, sent when set.
+    pub session_token_env: String,
 }
 
 impl Auth {
@@ -223,6 +242,11 @@ impl Auth {
                 .chain(refresh_token_env)
                 .map(String::as_str)
                 .collect(),
+            Self::AwsSigV4(aws) => vec![
+                &aws.access_key_id_env,
+                &aws.secret_access_key_env,
+                &aws.session_token_env,
+            ],
         }
     }
 }
@@ -242,6 +266,8 @@ pub struct Operation {
     pub path: Vec<PathSegment>,
     /// Query pairs the template fixes, decoded, sent on every call before the params.
     pub fixed_query: Vec<(String, String)>,
+    /// Header values every call sends (the schema's `headers`), after the params'.
+    pub fixed_headers: Vec<(String, String)>,
     /// The media type of the body.
     pub content_type: ContentType,
     /// From the schema; may be empty.

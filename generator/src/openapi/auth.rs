@@ -280,11 +280,26 @@ pub fn auth(
             text(&scheme.scheme).to_ascii_lowercase().as_str(),
             place.as_str(),
         ) {
+            ("apiKey", _, _) if signature == Some("awsSigv4") => {
+                let Some((region, service)) = signing_scope(base_url) else {
+                    warn(format!(
+                        "security scheme `{scheme_name}` (apiKey): AWS Signature Version 4 \
+                         needs a region and a service, and `{base_url}` is no \
+                         <service>.<region>.amazonaws.com host to read them from; skipped"
+                    ));
+                    continue;
+                };
+                let config = AuthConfig {
+                    region: Some(region),
+                    service: Some(service),
+                    ..AuthConfig::of(AuthKind::AwsSigv4)
+                };
+                (config, 0, false)
+            }
             ("apiKey", _, _) if signature.is_some() => {
                 let version = match signature {
                     Some("awsSigv2") => "AWS Signature Version 2",
-                    Some("awsS3") => "AWS S3 request signing",
-                    _ => "AWS Signature Version 4",
+                    _ => "AWS S3 request signing",
                 };
                 warn(format!(
                     "security scheme `{scheme_name}` (apiKey): {version} is not supported \
@@ -405,6 +420,39 @@ pub fn auth(
         outcome.config = candidate.config;
     }
     outcome
+}
+
+/// The region and the service an AWS API at `base_url` signs for, from its host:
+/// `<service>.<region>.amazonaws.com` (the label before the region, so
+/// `runtime.sagemaker.us-east-1` signs for `sagemaker`), or a global
+/// `<service>.amazonaws.com`, which signs for `us-east-1`.
+fn signing_scope(base_url: &str) -> Option<(String, String)> {
+    let rest = base_url
+        .split_once("://")
+        .map_or(base_url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = host.split(':').next()?.to_ascii_lowercase();
+    let labels: Vec<&str> = host
+        .strip_suffix(".amazonaws.com")
+        .or_else(|| host.strip_suffix(".amazonaws.com.cn"))?
+        .split('.')
+        .collect();
+    let is_region = |label: &str| {
+        let parts: Vec<&str> = label.split('-').collect();
+        parts.len() >= 3
+            && parts[0].len() == 2
+            && parts
+                .last()
+                .is_some_and(|n| n.chars().all(|c| c.is_ascii_digit()))
+    };
+    match labels.iter().position(|label| is_region(label)) {
+        None if labels.len() == 1 => Some(("us-east-1".to_owned(), labels[0].to_owned())),
+        Some(index) if index > 0 => Some((labels[index].to_owned(), labels[index - 1].to_owned())),
+        _ => None,
+    }
 }
 
 /// Per scheme name, how many operations accept it on its own (a requirement naming only
@@ -621,7 +669,28 @@ mod tests {
     use serde::Deserialize;
     use serde_json::json;
 
-    use super::{Document, Resolver, auth, declared_params};
+    use super::{Document, Resolver, auth, declared_params, signing_scope};
+
+    #[test]
+    fn an_aws_host_names_the_region_and_the_service_it_signs_for() {
+        let scope = |url: &str| signing_scope(url);
+        let pair = |region: &str, service: &str| Some((region.to_owned(), service.to_owned()));
+        assert_eq!(
+            scope("https://dynamodb.us-east-1.amazonaws.com"),
+            pair("us-east-1", "dynamodb")
+        );
+        assert_eq!(
+            scope("https://runtime.sagemaker.eu-west-1.amazonaws.com/"),
+            pair("eu-west-1", "sagemaker")
+        );
+        assert_eq!(
+            scope("https://streams.dynamodb.us-gov-west-1.amazonaws.com"),
+            pair("us-gov-west-1", "dynamodb")
+        );
+        assert_eq!(scope("https://iam.amazonaws.com"), pair("us-east-1", "iam"));
+        assert_eq!(scope("https://api.example.com"), None);
+        assert_eq!(scope("https://us-east-1.amazonaws.com"), None);
+    }
 
     /// The credential params of every operation of `document`, as `METHOD name: place name`.
     fn credentials(document: &serde_json::Value) -> Vec<String> {

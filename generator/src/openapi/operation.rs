@@ -145,6 +145,7 @@ pub fn import(
         non_idempotent: None,
         content_type,
         lifecycle: None,
+        headers: indexmap::IndexMap::new(),
     };
     shaping::shape(context.refs, operation, category, &mut imported);
     Ok(imported)

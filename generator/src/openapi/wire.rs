@@ -206,6 +206,18 @@ const HTTP_OWNED: [&str; 9] = [
     "trailer",
 ];
 
+/// The headers of AWS Signature Version 4, which the signing adapter writes itself (AWS's
+/// descriptions declare them as params of every operation).
+const SIGNING_HEADERS: [&str; 7] = [
+    "x-amz-algorithm",
+    "x-amz-content-sha256",
+    "x-amz-credential",
+    "x-amz-date",
+    "x-amz-security-token",
+    "x-amz-signature",
+    "x-amz-signedheaders",
+];
+
 /// What becomes of the header `name` of an operation of `category` under `auth`.
 pub fn header_fate(name: &str, category: Category, auth: &AuthConfig) -> HeaderFate {
     let lower = name.to_ascii_lowercase();
@@ -214,11 +226,13 @@ pub fn header_fate(name: &str, category: Category, auth: &AuthConfig) -> HeaderF
     }
     let auth_header = match auth.kind {
         AuthKind::Bearer => Some(auth.header.as_deref().unwrap_or("Authorization")),
-        AuthKind::Basic => Some("Authorization"),
+        AuthKind::Basic | AuthKind::AwsSigv4 => Some("Authorization"),
         AuthKind::ApiKey => auth.header_name.as_deref().or(auth.header.as_deref()),
         AuthKind::None | AuthKind::Oauth2 => None,
     };
-    if auth_header.is_some_and(|header| header.eq_ignore_ascii_case(name)) {
+    if auth_header.is_some_and(|header| header.eq_ignore_ascii_case(name))
+        || (auth.kind == AuthKind::AwsSigv4 && SIGNING_HEADERS.contains(&lower.as_str()))
+    {
         return HeaderFate::Sent("the adapter's auth sends it");
     }
     match lower.as_str() {

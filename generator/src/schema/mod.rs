@@ -82,6 +82,8 @@ aqlgen_model::vocabulary! {
         /// OAuth 2: an access token the adapter obtains from a token endpoint (client
         /// credentials, or a refresh token) and sends as a bearer token.
         Oauth2 = "oauth2",
+        /// AWS Signature Version 4: every request signed with an access key (an extension).
+        AwsSigv4 = "aws_sigv4",
     }
 }
 
@@ -232,6 +234,21 @@ pub struct AuthConfig {
     /// Oauth2: the scopes asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<String>>,
+    /// Aws_sigv4: the region signed for, e.g. `us-east-1`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub region: Option<String>,
+    /// Aws_sigv4: the service's signing name, e.g. `dynamodb`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
+    /// Aws_sigv4: variable holding the access key id (default `AWS_ACCESS_KEY_ID`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access_key_id_env: Option<String>,
+    /// Aws_sigv4: variable holding the secret access key (default `AWS_SECRET_ACCESS_KEY`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret_access_key_env: Option<String>,
+    /// Aws_sigv4: variable holding a session token (default `AWS_SESSION_TOKEN`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_token_env: Option<String>,
 }
 
 impl AuthConfig {
@@ -252,6 +269,11 @@ impl AuthConfig {
             client_secret_env: None,
             refresh_token_env: None,
             scopes: None,
+            region: None,
+            service: None,
+            access_key_id_env: None,
+            secret_access_key_env: None,
+            session_token_env: None,
         }
     }
 }
@@ -407,6 +429,10 @@ pub struct Operation {
     /// addition, SPEC §8.4).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lifecycle: Option<Lifecycle>,
+    /// Header values every call of the operation sends (an aqlgen addition), e.g. AWS's
+    /// `X-Amz-Target`; a `Content-Type` here replaces the body's.
+    #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
+    pub headers: IndexMap<String, String>,
 }
 
 /// How the execution an EXECUTE operation starts upstream is followed until it ends.

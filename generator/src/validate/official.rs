@@ -11,7 +11,8 @@
 //! * `enum` values that are numbers (integer and number params);
 //! * a `base_url` that is not plain ASCII;
 //! * where a param goes and how it is written (`in`, `wire_name`, `style`, `explode`), an
-//!   operation's body `content_type`.
+//!   operation's body `content_type`;
+//! * `auth.type` `aws_sigv4` (AWS Signature Version 4), an operation's fixed `headers`.
 
 use regex::Regex;
 use serde_yaml::Value;
@@ -46,6 +47,9 @@ const OFFICIAL_PARAM_KEYS: [&str; 9] = [
 
 /// Param keys aqlgen adds: where the value goes and how it is written.
 const PLACEMENT_KEYS: [&str; 4] = ["in", "wire_name", "style", "explode"];
+
+/// The official schema's `auth.type` values.
+const OFFICIAL_AUTH: [&str; 5] = ["none", "api_key", "bearer", "basic", "oauth2"];
 
 /// The official schema's `trust.level` values.
 const OFFICIAL_TRUST: [&str; 5] = ["untrusted", "low", "medium", "high", "verified"];
@@ -99,6 +103,18 @@ pub fn extensions(document: &Value) -> Vec<Diagnostic> {
         }
         out.push(diagnostic);
     }
+    if let Some(kind) = document
+        .get("auth")
+        .and_then(|auth| auth.get("type"))
+        .and_then(Value::as_str)
+        .filter(|kind| !OFFICIAL_AUTH.contains(kind))
+    {
+        out.push(
+            extension("auth.type", "the official schema has no such auth type")
+                .expected(format!("one of: {}", OFFICIAL_AUTH.join(", ")))
+                .found(format!("{kind:?}")),
+        );
+    }
     if let Some(url) = document
         .get("target")
         .and_then(|target| target.get("base_url"))
@@ -125,6 +141,15 @@ pub fn extensions(document: &Value) -> Vec<Diagnostic> {
                         "the official schema has no way to say how a long-running execution is followed",
                     )
                     .expected("no `lifecycle`"),
+                );
+            }
+            if operation.get("headers").is_some() {
+                out.push(
+                    extension(
+                        format!("{at}.headers"),
+                        "the official schema has no header values fixed per operation",
+                    )
+                    .expected("no `headers`"),
                 );
             }
             if operation.get("content_type").is_some() {

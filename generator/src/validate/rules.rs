@@ -83,7 +83,7 @@ pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
     let auth_header = schema.auth.as_ref().and_then(|auth| match auth.kind {
         AuthKind::Bearer => Some(auth.header.as_deref().unwrap_or("Authorization")),
         AuthKind::ApiKey => auth.header_name.as_deref().or(auth.header.as_deref()),
-        AuthKind::Basic | AuthKind::Oauth2 => Some("Authorization"),
+        AuthKind::Basic | AuthKind::Oauth2 | AuthKind::AwsSigv4 => Some("Authorization"),
         AuthKind::None => None,
     });
     for (category, list) in families {
@@ -536,6 +536,13 @@ pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
             ("username_env", auth.username_env.is_some()),
             ("password_env", auth.password_env.is_some()),
         ],
+        AuthKind::AwsSigv4 => {
+            check_signing_scope(auth, out);
+            &[
+                ("region", auth.region.is_some()),
+                ("service", auth.service.is_some()),
+            ]
+        }
     };
     check_auth_names(auth, out);
     for (key, present) in needs {
@@ -544,6 +551,10 @@ pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
                 "`header_name` (or `header`) or `query_param` saying where the key goes".to_owned()
             } else if *key == "token_url" {
                 "`token_url`: the authorization server's token endpoint, an https URL".to_owned()
+            } else if *key == "region" {
+                "`region`: the AWS region requests are signed for, e.g. `us-east-1`".to_owned()
+            } else if *key == "service" {
+                "`service`: the AWS service's signing name, e.g. `dynamodb`".to_owned()
             } else {
                 format!("`{key}` naming an environment variable")
             };
@@ -562,6 +573,33 @@ pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
 
 /// The names `auth` gives: environment variables that can exist, a header name HTTP can
 /// carry and a prefix without control characters, as the server checks them at start.
+/// `auth.region` and `auth.service` of `aws_sigv4`: the names AWS signs with.
+fn check_signing_scope(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
+    for (key, value, example) in [
+        ("region", &auth.region, "us-east-1"),
+        ("service", &auth.service, "dynamodb"),
+    ] {
+        if let Some(value) = value
+            && (value.is_empty()
+                || !value
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'))
+        {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("auth.{key}"),
+                    format!("this is not an AWS {key} name"),
+                )
+                .expected(format!(
+                    "lowercase letters, digits and `-`, e.g. `{example}`"
+                ))
+                .found(format!("{value:?}")),
+            );
+        }
+    }
+}
+
 fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
     for (key, name) in [
         ("token_env", &auth.token_env),
@@ -571,6 +609,9 @@ fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
         ("client_id_env", &auth.client_id_env),
         ("client_secret_env", &auth.client_secret_env),
         ("refresh_token_env", &auth.refresh_token_env),
+        ("access_key_id_env", &auth.access_key_id_env),
+        ("secret_access_key_env", &auth.secret_access_key_env),
+        ("session_token_env", &auth.session_token_env),
     ] {
         if let Some(name) = name
             && (name.is_empty() || name.contains(['=', '\0']))
@@ -630,6 +671,57 @@ fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
     }
 }
 
+/// An operation's fixed `headers`: names a request may set (a `Content-Type` too, which
+/// replaces the body's), not the auth scheme's and not a header param's, with values that
+/// fit in a header.
+fn check_fixed_headers(
+    operation: &Operation,
+    path: &str,
+    auth_header: Option<&str>,
+    out: &mut Vec<Diagnostic>,
+) {
+    for (name, value) in &operation.headers {
+        let at = format!("{path}.headers.{name}");
+        let params = operation.params.iter().filter(|(param_name, param)| {
+            param.location == Some(ParamLocation::Header)
+                && param
+                    .wire_name
+                    .as_deref()
+                    .unwrap_or(param_name)
+                    .eq_ignore_ascii_case(name)
+        });
+        let settable = name.eq_ignore_ascii_case("content-type")
+            || (aqlgen_model::is_settable_header(name)
+                && !auth_header.is_some_and(|auth| auth.eq_ignore_ascii_case(name)));
+        if !settable || params.count() > 0 {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    at.clone(),
+                    format!("header `{name}` is not one an operation may fix"),
+                )
+                .expected("a header name that HTTP, auth and the operation's params leave free (Content-Type is allowed)")
+                .found(format!("{name:?}")),
+            );
+        }
+        if value.is_empty()
+            || !value
+                .bytes()
+                .all(|b| b == b'\t' || (b' '..=b'~').contains(&b))
+        {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    at,
+                    "this value cannot be sent in a header",
+                )
+                .expected("printable ASCII without line breaks")
+                .found(format!("{value:?}")),
+            );
+        }
+    }
+}
+
 fn check_operation(
     category: Category,
     operation: &Operation,
@@ -644,6 +736,7 @@ fn check_operation(
         &operation.name,
         &mut whole,
     );
+    check_fixed_headers(operation, path, auth_header, &mut whole);
     if RESERVED_OPERATIONS.contains(&operation.name.as_str()) {
         whole.push(
             Diagnostic::new(

@@ -68,6 +68,8 @@ fn credentials(auth: &Auth) -> Vec<&'static str> {
         } => vec![username_env, password_env],
         // The strategy draws no `oauth2`: the echo upstream hands out no tokens.
         Auth::OAuth2(oauth) => vec![oauth.client_id_env, oauth.client_secret_env],
+        // Nor `aws_sigv4`; the echo upstream would take any signature.
+        Auth::AwsSigV4(aws) => vec![aws.access_key_id_env, aws.secret_access_key_env],
     }
 }
 

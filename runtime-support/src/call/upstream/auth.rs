@@ -13,8 +13,9 @@ use reqwest::header::{AUTHORIZATION, HeaderName, HeaderValue};
 use std::sync::Arc;
 
 use super::oauth::TokenSource;
+use super::sigv4::SigningKey;
 use super::variables::{credential_invalid, read_secret};
-use crate::adapter::{ApiKeyLocation, Auth};
+use crate::adapter::{ApiKeyLocation, Auth, AwsSigV4};
 use crate::error::{AqlError, ErrorCode};
 
 /// What stands in for a secret in any text we pass on.
@@ -41,6 +42,8 @@ pub(crate) enum AuthPlan {
     },
     /// `Authorization: Bearer <token>`, the token from an OAuth 2 token endpoint.
     OAuth2(Arc<TokenSource>),
+    /// Each request signed with AWS Signature Version 4.
+    AwsSigV4(&'static AwsSigV4),
 }
 
 /// Where one upstream request's credential comes from.
@@ -60,6 +63,8 @@ pub(crate) struct Credentials {
     pub query: Option<(&'static str, String)>,
     /// Everything secret this request carries, for redaction.
     pub secrets: Secrets,
+    /// The key the request is signed with, once built, when the API wants signed requests.
+    pub signing: Option<SigningKey>,
 }
 
 impl AuthPlan {
@@ -74,6 +79,7 @@ impl AuthPlan {
                 config, user_agent,
             )?))),
             Auth::None => Ok(Self::None),
+            Auth::AwsSigV4(config) => Ok(Self::AwsSigV4(config)),
             Auth::Bearer {
                 token_env,
                 header,
@@ -177,6 +183,7 @@ impl AuthPlan {
                     header: Some((name.clone(), header)),
                     query: None,
                     secrets: Secrets(vec![value]),
+                    signing: None,
                 })
             }
             Self::Query { env: var, name } => {
@@ -185,6 +192,7 @@ impl AuthPlan {
                     header: None,
                     query: Some((name, value.clone())),
                     secrets: Secrets(vec![value]),
+                    signing: None,
                 })
             }
             Self::Basic {
@@ -206,6 +214,33 @@ impl AuthPlan {
                     header: Some((AUTHORIZATION, header)),
                     query: None,
                     secrets: Secrets(vec![password, encoded, username]),
+                    signing: None,
+                })
+            }
+            Self::AwsSigV4(config) => {
+                let access_key_id = read_secret(env, config.access_key_id_env)?;
+                let secret_access_key = read_secret(env, config.secret_access_key_env)?;
+                let session_token = env(config.session_token_env)
+                    .filter(|value| !value.is_empty())
+                    .map(|_| read_secret(env, config.session_token_env))
+                    .transpose()?;
+                let region = env(config.region_env)
+                    .and_then(|value| value.into_string().ok())
+                    .filter(|value| !value.is_empty())
+                    .unwrap_or_else(|| config.region.to_owned());
+                let mut secrets = vec![secret_access_key.clone()];
+                secrets.extend(session_token.clone());
+                Ok(Credentials {
+                    header: None,
+                    query: None,
+                    secrets: Secrets(secrets),
+                    signing: Some(SigningKey {
+                        access_key_id,
+                        secret_access_key,
+                        session_token,
+                        region,
+                        service: config.service,
+                    }),
                 })
             }
         }
@@ -231,6 +266,7 @@ impl Credentials {
             header: Some((AUTHORIZATION, header)),
             query: None,
             secrets: Secrets(vec![token.to_owned()]),
+            signing: None,
         })
     }
 }

@@ -37,6 +37,7 @@ mod http_tests;
 mod multipart;
 mod oauth;
 mod response;
+mod sigv4;
 mod untrusted;
 mod variables;
 
@@ -358,7 +359,7 @@ impl Upstream {
         credential: &Credential<'_>,
         token: Option<&str>,
     ) -> Exchange {
-        let (builder, secrets) = match self.prepare(&request, preconditions, credential, token) {
+        let (built, secrets) = match self.prepare(&request, preconditions, credential, token) {
             Ok(prepared) => prepared,
             Err(error) => return Exchange::unsent(error),
         };
@@ -369,7 +370,7 @@ impl Upstream {
             "upstream request"
         );
         let started = Instant::now();
-        let response = match builder.send().await {
+        let response = match self.client.execute(built).await {
             Ok(response) => response,
             Err(err) => {
                 return Exchange {
@@ -402,14 +403,15 @@ impl Upstream {
     }
 
     /// The request, ready to go, and the secrets it carries: credentials checked and
-    /// resolved, the URL joined, the body and precondition set.
+    /// resolved, the URL joined, the body and precondition set, and signed when the API
+    /// wants signed requests.
     fn prepare(
         &self,
         request: &UpstreamRequest,
         preconditions: Preconditions<'_>,
         credential: &Credential<'_>,
         token: Option<&str>,
-    ) -> Result<(reqwest::RequestBuilder, Secrets), AqlError> {
+    ) -> Result<(reqwest::Request, Secrets), AqlError> {
         let credentials = if self.auth.sends_credentials() {
             if !self.credentials_allowed {
                 return Err(AqlError::new(
@@ -447,6 +449,10 @@ impl Upstream {
         builder = match &request.body {
             None => builder,
             Some(Body::Json(body)) => builder.json(body),
+            // A `Content-Type` the operation fixes stands (see `param_headers`).
+            Some(Body::Form(pairs)) if fixes_content_type(request) => {
+                builder.body(wire::form_encoded(pairs))
+            }
             Some(Body::Form(pairs)) => builder
                 .header(
                     CONTENT_TYPE,
@@ -467,7 +473,24 @@ impl Upstream {
                 builder = builder.header(name, value);
             }
         }
-        Ok((builder, credentials.secrets))
+        let mut built = builder.build().map_err(|error| {
+            AqlError::new(
+                ErrorCode::InternalError,
+                "The upstream request could not be built",
+            )
+            .with_detail(
+                "upstream_error",
+                if error.is_builder() {
+                    "request"
+                } else {
+                    "other"
+                },
+            )
+        })?;
+        if let Some(key) = &credentials.signing {
+            key.sign(&mut built, SystemTime::now())?;
+        }
+        Ok((built, credentials.secrets))
     }
 
     /// Reads and maps the answer to a request that went out.
@@ -811,6 +834,14 @@ fn param_headers(request: &UpstreamRequest) -> Result<HeaderMap, AqlError> {
         headers.insert(COOKIE, value);
     }
     Ok(headers)
+}
+
+/// Whether the operation sends a `Content-Type` of its own, which replaces the body's.
+fn fixes_content_type(request: &UpstreamRequest) -> bool {
+    request
+        .headers
+        .iter()
+        .any(|(name, _)| name.eq_ignore_ascii_case(CONTENT_TYPE.as_str()))
 }
 
 fn bad_header() -> AqlError {

@@ -7,7 +7,8 @@
 //! `jobs-adapter.md` starts long-running jobs and follows them (`lifecycle`).
 //! `notes-adapter.md` calls an API with OAuth 2 access tokens from its token endpoint.
 //! `dynamodb-adapter.md` signs its calls with AWS Signature Version 4 and fixes the
-//! `X-Amz-Target` header per operation.
+//! `X-Amz-Target` header per operation; `iam-adapter.md` signs them too, its actions fixed
+//! query values.
 //! The `work` bundle serves `../adapters/todo-adapter.md` and `tasks-adapter.md` in one
 //! server, each with its own upstream, credential, trust level and limits.
 //!
@@ -24,6 +25,7 @@ fn main() -> Result<(), aqlgen_build::Error> {
     aqlgen_build::Builder::new().compile("jobs-adapter.md")?;
     aqlgen_build::Builder::new().compile("notes-adapter.md")?;
     aqlgen_build::Builder::new().compile("dynamodb-adapter.md")?;
+    aqlgen_build::Builder::new().compile("iam-adapter.md")?;
     aqlgen_build::Builder::new()
         .compile_bundle("work", &["../adapters/todo-adapter.md", "tasks-adapter.md"])?;
     let out_dir = PathBuf::from(std::env::var_os("OUT_DIR").expect("set by Cargo"));

@@ -38,6 +38,11 @@ pub mod dynamodb {
     include!(concat!(env!("OUT_DIR"), "/dynamodb_adapter.rs"));
 }
 
+/// Two AWS IAM operations of the query protocol: an `Action` fixed in each `maps_to`.
+pub mod iam {
+    include!(concat!(env!("OUT_DIR"), "/iam_adapter.rs"));
+}
+
 /// The `work` bundle: the todo adapter and `tasks-adapter.md` in one server, their operations
 /// named `todo__…` and `tasks__…`.
 pub mod work {

@@ -1,7 +1,9 @@
-//! Calls signed with AWS Signature Version 4 (`dynamodb-adapter.md`, `REAL_API=dynamodb`),
+//! Calls signed with AWS Signature Version 4 (`dynamodb-adapter.md` and `iam-adapter.md`),
 //! through rmcp's client over stdio: against moto, an AWS emulator started on 127.0.0.1,
 //! a table is created, written and read through DynamoDB's JSON protocol, each operation a
-//! `POST /` told apart by the `X-Amz-Target` header it fixes; against a recording API, what
+//! `POST /` told apart by the `X-Amz-Target` header it fixes, and an IAM user is created and
+//! listed through the query protocol, each action a fixed query value (IAM answers XML,
+//! passed on as text); against a recording API, what
 //! goes on the wire: the signature's scope and signed headers, the session token, the region
 //! override, and no secret anywhere. (The signatures themselves are held to AWS's own test
 //! suite in the runtime's unit tests.)
@@ -44,6 +46,26 @@ async fn moto() -> (tokio::process::Child, String) {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     panic!("moto did not listen within 10 s");
+}
+
+/// A call whose answer quotes upstream text freely: IAM's ARNs hold `::`, which
+/// [`support::parse`] takes for a leaked Rust path.
+async fn raw_call(
+    client: &support::Client,
+    tool: &str,
+    arguments: serde_json::Value,
+) -> serde_json::Value {
+    let serde_json::Value::Object(arguments) = arguments else {
+        panic!("arguments are an object");
+    };
+    let result = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new(tool.to_owned()).with_arguments(arguments),
+        )
+        .await
+        .expect("tools/call answers");
+    let text = &result.content[0].as_text().expect("text content").text;
+    serde_json::from_str(text).expect("MCP-AQL JSON")
 }
 
 fn env(base_url: &str) -> Vec<(&'static str, String)> {
@@ -102,6 +124,31 @@ async fn a_table_is_created_written_and_read_on_the_emulator() {
     )
     .await;
     assert_eq!(tables["data"]["TableNames"], json!(["notes"]), "{tables}");
+    client.cancel().await.expect("close");
+}
+
+#[tokio::test]
+async fn a_user_is_created_and_listed_through_the_query_protocol() {
+    let (_moto, url) = moto().await;
+    let mut env = env(&url);
+    env[0].1 = "iam".to_owned();
+    env.push(("IAM_BASE_URL", url.clone()));
+    let client = client(&env).await;
+    let created = raw_call(
+        &client,
+        "mcp_aql_create",
+        json!({"operation": "create_user", "params": {"user_name": "agent-7"}}),
+    )
+    .await;
+    assert_eq!(created["success"], true, "{created}");
+    let users = raw_call(
+        &client,
+        "mcp_aql_read",
+        json!({"operation": "list_users", "params": {}}),
+    )
+    .await;
+    let xml = users["data"]["content"].as_str().unwrap_or_default();
+    assert!(xml.contains("<UserName>agent-7</UserName>"), "{users}");
     client.cancel().await.expect("close");
 }
 

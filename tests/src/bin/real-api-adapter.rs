@@ -1,10 +1,11 @@
 //! The server of one adapter imported from `real-apis/`, or of `wire-adapter.md`,
-//! `jobs-adapter.md`, `notes-adapter.md` or `dynamodb-adapter.md`, or of the `work` bundle,
-//! chosen by `REAL_API` (`azure`, `stripe`, `slack`, `wire`, `jobs`, `notes`, `dynamodb` or
-//! `work`); the
+//! `jobs-adapter.md`, `notes-adapter.md`, `dynamodb-adapter.md` or `iam-adapter.md`, or of
+//! the `work` bundle, chosen by `REAL_API` (`azure`, `stripe`, `slack`, `wire`, `jobs`,
+//! `notes`, `dynamodb`, `iam` or `work`); the
 //! end-to-end tests find it through `CARGO_BIN_EXE_real-api-adapter`.
 
 use aqlgen_tests::dynamodb::DynamodbAdapter;
+use aqlgen_tests::iam::IamAdapter;
 use aqlgen_tests::jobs::JobsAdapter;
 use aqlgen_tests::notes::NotesAdapter;
 use aqlgen_tests::real::{azure, slack, stripe};
@@ -21,8 +22,11 @@ fn main() -> std::process::ExitCode {
         Ok("notes") => aqlgen_runtime::run::<NotesAdapter>(),
         Ok("work") => aqlgen_runtime::run::<WorkBundle>(),
         Ok("dynamodb") => aqlgen_runtime::run::<DynamodbAdapter>(),
+        Ok("iam") => aqlgen_runtime::run::<IamAdapter>(),
         _ => {
-            eprintln!("set REAL_API to azure, stripe, slack, wire, jobs, notes, dynamodb or work");
+            eprintln!(
+                "set REAL_API to azure, stripe, slack, wire, jobs, notes, dynamodb, iam or work"
+            );
             std::process::ExitCode::from(2)
         }
     }

@@ -268,15 +268,16 @@ fn emit_builder(operation: &Operation) -> TokenStream {
             .iter()
             .filter(move |(param, _)| param.placement == location)
     };
-    let fixed = operation
+    let fixed_query: Vec<_> = operation
         .fixed_query
         .iter()
-        .map(|(name, value)| quote! { query.push((#name.into(), #value.to_owned())); });
-    let query: Vec<_> = fixed
-        .chain(at(ParamLocation::Query).map(|(param, owner)| {
+        .map(|(name, value)| quote! { (#name.into(), #value.to_owned()) })
+        .collect();
+    let query: Vec<_> = at(ParamLocation::Query)
+        .map(|(param, owner)| {
             let (name, value, style) = (&param.wire_name, value_of(param, owner), style_of(param));
             quote! { wire::push_pairs(&mut query, #name, #value, #style); }
-        }))
+        })
         .collect();
     let fixed_headers: Vec<_> = operation
         .fixed_headers
@@ -321,13 +322,18 @@ fn emit_builder(operation: &Operation) -> TokenStream {
             quote! { let mut #name = Vec::new(); #(#items)* }
         }
     };
-    // The operation's fixed headers start the list; its header params follow.
-    let headers = match (fixed_headers.is_empty(), headers.is_empty()) {
-        (true, _) => list("headers", &headers),
-        (false, true) => quote! { let headers = vec![#(#fixed_headers),*]; },
-        (false, false) => quote! { let mut headers = vec![#(#fixed_headers),*]; #(#headers)* },
+    // The values the operation fixes start their lists; its params follow.
+    let fixed_then = |name: &str, fixed: &[TokenStream], items: &[TokenStream]| {
+        let name = ident(name);
+        match (fixed.is_empty(), items.is_empty()) {
+            (true, _) => list(&name.to_string(), items),
+            (false, true) => quote! { let #name = vec![#(#fixed),*]; },
+            (false, false) => quote! { let mut #name = vec![#(#fixed),*]; #(#items)* },
+        }
     };
-    let (query, cookies) = (list("query", &query), list("cookies", &cookies));
+    let query = fixed_then("query", &fixed_query, &query);
+    let headers = fixed_then("headers", &fixed_headers, &headers);
+    let cookies = list("cookies", &cookies);
     let (body_init, body_expr) = match (body.is_empty(), operation.content_type) {
         (true, _) => (quote! {}, quote! { None }),
         (false, ContentType::Json) => (

@@ -423,7 +423,7 @@ pub fn auth(
 }
 
 /// The region and the service an AWS API at `base_url` signs for, from its host:
-/// `<service>.<region>.amazonaws.com` (the label before the region, so
+/// `<service>.<region>.amazonaws.com` or `.api.aws` (the label before the region, so
 /// `runtime.sagemaker.us-east-1` signs for `sagemaker`), or a global
 /// `<service>.amazonaws.com`, which signs for `us-east-1`.
 fn signing_scope(base_url: &str) -> Option<(String, String)> {
@@ -437,7 +437,8 @@ fn signing_scope(base_url: &str) -> Option<(String, String)> {
     let host = host.split(':').next()?.to_ascii_lowercase();
     let labels: Vec<&str> = host
         .strip_suffix(".amazonaws.com")
-        .or_else(|| host.strip_suffix(".amazonaws.com.cn"))?
+        .or_else(|| host.strip_suffix(".amazonaws.com.cn"))
+        .or_else(|| host.strip_suffix(".api.aws"))?
         .split('.')
         .collect();
     let is_region = |label: &str| {
@@ -688,6 +689,10 @@ mod tests {
             pair("us-gov-west-1", "dynamodb")
         );
         assert_eq!(scope("https://iam.amazonaws.com"), pair("us-east-1", "iam"));
+        assert_eq!(
+            scope("https://kendra-ranking.us-west-2.api.aws"),
+            pair("us-west-2", "kendra-ranking")
+        );
         assert_eq!(scope("https://api.example.com"), None);
         assert_eq!(scope("https://us-east-1.amazonaws.com"), None);
     }

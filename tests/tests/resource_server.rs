@@ -439,7 +439,15 @@ async fn each_user_reaches_the_upstream_as_themselves() {
     std::fs::write(&file, r#"{"alice": "key-of-alice", "bob": "key-of-bob"}"#).expect("write");
     let provider = provider(0).await;
     let file_arg = file.to_str().expect("a UTF-8 path");
-    let server = server_with(&provider, &api, &["--user-credentials", file_arg], &[]).await;
+    let audit = dir.join("audit.jsonl");
+    let audit_arg = audit.to_str().expect("a UTF-8 path");
+    let server = server_with(
+        &provider,
+        &api,
+        &["--user-credentials", file_arg, "--audit-log", audit_arg],
+        &[],
+    )
+    .await;
     let (tool, arguments) = list();
     for client in ["alice", "bob"] {
         let token = provider.token(client, "todo.read", Some(&server.url)).await;
@@ -470,6 +478,18 @@ async fn each_user_reaches_the_upstream_as_themselves() {
             Some("key-of-bob".to_owned())
         ],
         "each user's own key, never the server's, never a token; carol's call never went out"
+    );
+    // The audit log says whose calls they were.
+    let subjects: Vec<String> = std::fs::read_to_string(&audit)
+        .expect("an audit log")
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+        .filter_map(|line| line["subject"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(
+        subjects,
+        ["alice", "bob"],
+        "one decision each; carol was refused before the gate"
     );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -93,6 +93,8 @@ pub struct Record<'a> {
     pub trust: TrustLevel,
     /// The session.
     pub session: &'a str,
+    /// The subject of the caller's access token, behind an authorization server.
+    pub subject: Option<&'a str>,
     /// The token's log name, when a token is involved.
     pub token_id: Option<&'a str>,
     /// The code the client got, when the call was stopped.
@@ -140,17 +142,19 @@ impl Audit {
             danger,
             trust,
             session,
+            subject,
             token_id,
             code,
         } = record;
+        let subject = subject.unwrap_or("");
         let (event_name, danger_name, trust_name) =
             (event.as_str(), danger.as_str(), trust.as_str());
         let token_id = token_id.unwrap_or("");
         let code = code.map_or("", ErrorCode::as_str);
         if event == Event::Allowed && danger < DangerLevel::Destructive {
-            tracing::debug!(target: "aql::audit", event = event_name, operation, danger_level = danger_name, trust_level = trust_name, session_id = session, "audit");
+            tracing::debug!(target: "aql::audit", event = event_name, operation, danger_level = danger_name, trust_level = trust_name, session_id = session, subject, "audit");
         } else {
-            tracing::info!(target: "aql::audit", event = event_name, operation, danger_level = danger_name, trust_level = trust_name, session_id = session, token_id, code, "audit");
+            tracing::info!(target: "aql::audit", event = event_name, operation, danger_level = danger_name, trust_level = trust_name, session_id = session, subject, token_id, code, "audit");
         }
         let Some(file) = &self.file else {
             return;
@@ -164,6 +168,9 @@ impl Audit {
         line.insert("danger_rank".into(), danger.rank().into());
         line.insert("trust_level".into(), trust_name.into());
         line.insert("session_id".into(), session.into());
+        if !subject.is_empty() {
+            line.insert("subject".into(), subject.into());
+        }
         if !token_id.is_empty() {
             line.insert("token_id".into(), token_id.into());
         }
@@ -197,6 +204,7 @@ mod tests {
                 danger: DangerLevel::Destructive,
                 trust: TrustLevel::Validated,
                 session: "sess_1",
+                subject: Some("alice"),
                 token_id: Some("tok_abc"),
                 code: None,
             });

@@ -525,6 +525,11 @@ impl Gate {
             danger: about.danger,
             trust: self.policy(about.member).trust,
             session: context.session,
+            subject: context
+                .caller
+                .principal
+                .as_ref()
+                .map(|principal| principal.subject.as_str()),
             token_id,
             code,
         });

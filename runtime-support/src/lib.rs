@@ -33,7 +33,8 @@
 //!
 //! foundation, used by every layer and importing none:
 //!   adapter (the contract with generated code), params, wire (values onto the request),
-//!   config (settings as data), error, warning, text, digest, clock, redact, json_scan
+//!   config (settings as data), error, warning, text, digest, clock, redact, json_scan,
+//!   sync (locks that outlive a panic)
 //! ```
 //!
 //! # Features
@@ -55,6 +56,7 @@ mod protocol;
 mod redact;
 mod serve;
 mod state;
+mod sync;
 mod text;
 mod transport;
 mod warning;

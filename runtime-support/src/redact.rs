@@ -6,6 +6,7 @@ use std::io::Write;
 use std::sync::RwLock;
 use std::time::Instant;
 
+use crate::sync::{self, Unpoisoned as _};
 use base64::Engine;
 use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
 use tracing_subscriber::fmt::MakeWriter;
@@ -68,9 +69,7 @@ pub fn register(secret: &str) {
     if fresh.is_empty() {
         return;
     }
-    let mut logged = LOGGED
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut logged = LOGGED.locked();
     for spelling in fresh {
         if !logged.contains(&spelling) {
             logged.push(spelling);
@@ -109,9 +108,7 @@ impl Write for EventBuffer {
 /// comes back in a client's answer that rmcp logs whole at `debug`.
 pub fn register_until(secret: &str, until: Instant) {
     let now = Instant::now();
-    let mut passing = PASSING
-        .write()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut passing = PASSING.locked();
     passing.retain(|(_, end)| *end > now);
     passing.extend(
         spellings(secret)
@@ -123,18 +120,14 @@ pub fn register_until(secret: &str, until: Instant) {
 
 /// `text` scrubbed of every registered secret: for text shown to a person or a log.
 pub fn scrub_registered(text: &str) -> String {
-    let logged = LOGGED
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let logged = sync::read(&LOGGED);
     let mut out = if logged.is_empty() {
         text.to_owned()
     } else {
         scrub(text, &logged)
     };
     drop(logged);
-    let passing = PASSING
-        .read()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let passing = sync::read(&PASSING);
     for (spelling, _) in passing.iter() {
         if out.contains(spelling.as_str()) {
             out = out.replace(spelling.as_str(), REDACTED);

@@ -6,6 +6,7 @@
 //! read again when its modification time changes, so users are added and removed without a
 //! restart; a file that cannot be read or parsed leaves the last good one in force.
 
+use crate::sync::{self, Unpoisoned as _};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
@@ -47,19 +48,11 @@ impl UserCredentials {
         let changed = std::fs::metadata(&self.path)
             .and_then(|metadata| metadata.modified())
             .ok();
-        let stale = self
-            .kept
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .modified
-            != changed;
+        let stale = sync::read(&self.kept).modified != changed;
         if stale {
             match read(&self.path) {
                 Ok((modified, by_subject)) => {
-                    *self
-                        .kept
-                        .write()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner()) = Kept {
+                    *self.kept.locked() = Kept {
                         modified,
                         by_subject,
                     };
@@ -67,20 +60,12 @@ impl UserCredentials {
                 }
                 Err(why) => {
                     // Not read again until the file changes once more.
-                    self.kept
-                        .write()
-                        .unwrap_or_else(|poisoned| poisoned.into_inner())
-                        .modified = changed;
+                    self.kept.locked().modified = changed;
                     tracing::warn!("user credentials kept as they were: {why}");
                 }
             }
         }
-        self.kept
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .by_subject
-            .get(subject)
-            .cloned()
+        sync::read(&self.kept).by_subject.get(subject).cloned()
     }
 }
 

@@ -11,6 +11,7 @@ use rmcp::model::{JsonObject, ProtocolVersion};
 use rmcp::service::RequestContext;
 
 use crate::call::Principal;
+use crate::sync::Unpoisoned as _;
 
 /// The header naming the request's protocol revision.
 const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
@@ -60,9 +61,6 @@ impl CarriedArguments {
 
     /// The arguments, once.
     pub fn take(&self) -> Option<JsonObject> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()
+        self.0.locked().take()
     }
 }

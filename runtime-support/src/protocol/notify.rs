@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 use crate::call::{Answer, Form, Observer, Reach, Started};
 use crate::protocol::person::Person;
 use crate::protocol::tasks::TaskSlot;
+use crate::sync::Unpoisoned as _;
 
 /// The logger name events are sent under.
 const LOGGER: &str = "mcp-aql";
@@ -40,7 +41,7 @@ pub struct SessionLog {
 impl SessionLog {
     /// `logging/setLevel`: events at its level and above are sent from now on.
     pub fn set_level(&self, request: &SetLevelRequestParams) {
-        *lock(&self.level) = Some(request.level);
+        *self.level.locked() = Some(request.level);
     }
 
     /// A debug event, or an info one when it is not `routine`.
@@ -60,16 +61,20 @@ impl SessionLog {
 
     /// Keeps `data` for the session when `level` is one it asked for.
     fn keep(&self, level: LoggingLevel, data: Value) {
-        let wanted = lock(&self.level).is_some_and(|chosen| rank(level) >= rank(chosen));
+        let wanted = self
+            .level
+            .locked()
+            .is_some_and(|chosen| rank(level) >= rank(chosen));
         if wanted {
-            lock(&self.pending)
+            self.pending
+                .locked()
                 .push(LoggingMessageNotificationParam::new(level, data).with_logger(LOGGER));
         }
     }
 
     /// Sends the kept events, in order, before the answer they belong to.
     pub async fn flush(&self, peer: &Peer<RoleServer>) {
-        let pending = std::mem::take(&mut *lock(&self.pending));
+        let pending = std::mem::take(&mut *self.pending.locked());
         for message in pending {
             if let Err(error) = peer.notify_logging_message(message).await {
                 tracing::debug!(%error, "a log notification could not be sent");
@@ -167,12 +172,6 @@ const fn rank(level: LoggingLevel) -> u8 {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -182,13 +181,18 @@ mod tests {
     fn events_wait_for_a_level_and_respect_it() {
         let log = SessionLog::default();
         log.keep(LoggingLevel::Error, json!("before setLevel"));
-        assert!(lock(&log.pending).is_empty());
+        assert!(log.pending.locked().is_empty());
         log.set_level(&SetLevelRequestParams::new(LoggingLevel::Info));
         log.debug(json!("too low"));
         log.event(true, json!("routine, so debug: too low"));
         log.event(false, json!("kept"));
         log.keep(LoggingLevel::Warning, json!("kept too"));
-        let kept: Vec<Value> = lock(&log.pending).iter().map(|m| m.data.clone()).collect();
+        let kept: Vec<Value> = log
+            .pending
+            .locked()
+            .iter()
+            .map(|m| m.data.clone())
+            .collect();
         assert_eq!(kept, [json!("kept"), json!("kept too")]);
     }
 }

@@ -22,6 +22,7 @@ use serde_json::json;
 
 use crate::call::person::{INPUT_KEY, Retry};
 use crate::call::{Answer, Form, Reach};
+use crate::sync::Unpoisoned as _;
 
 /// The person channel of one `tools/call`.
 pub enum Person {
@@ -102,9 +103,7 @@ impl Person {
     /// Keeps `form` and `state` for the answer.
     pub fn defer(&self, form: Form, state: String) {
         if let Self::Later { deferred } = self {
-            *deferred
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some((form, state));
+            *deferred.locked() = Some((form, state));
         }
     }
 
@@ -113,10 +112,7 @@ impl Person {
         let Self::Later { deferred } = self else {
             return None;
         };
-        let (form, state) = deferred
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()?;
+        let (form, state) = deferred.locked().take()?;
         let request = InputRequest::Elicitation(ElicitRequest::new(elicitation(&form)?));
         let requests = InputRequests::from([(INPUT_KEY.to_owned(), request)]);
         Some(InputRequiredResult::new(Some(requests), Some(state)))

@@ -16,6 +16,7 @@ use crate::call::executions::{self, Record};
 use crate::call::{Data, Started};
 use crate::clock::rfc3339;
 use crate::protocol::result;
+use crate::sync::Unpoisoned as _;
 
 /// Whether one `tools/call` may answer with a task, and the task it answered with.
 #[derive(Debug, Default)]
@@ -44,20 +45,13 @@ impl TaskSlot {
         if !self.offered || in_batch {
             return false;
         }
-        *self
-            .started
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(started.clone());
+        *self.started.locked() = Some(started.clone());
         true
     }
 
     /// The `CreateTaskResult` the call answers, when it started a task.
     pub fn created(&self) -> Option<CreateTaskResult> {
-        let started = self
-            .started
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .take()?;
+        let started = self.started.locked().take()?;
         let now = rfc3339(std::time::SystemTime::now());
         let task = Task::new(started.id, TaskStatus::Working, started.created_at, now)
             .with_ttl_ms(millis(started.kept))

@@ -8,6 +8,7 @@ use std::time::SystemTime;
 
 use super::Unavailable;
 use super::journal::{Entry, Journal};
+use crate::sync::Unpoisoned as _;
 
 /// Entries are swept of the expired ones every this many writes, so the map stays as large
 /// as what is live.
@@ -77,9 +78,7 @@ impl Memory {
     }
 
     fn map(&self) -> MutexGuard<'_, Map> {
-        self.map
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.map.locked()
     }
 
     pub(super) fn get(&self, key: &str) -> Option<String> {

@@ -22,7 +22,7 @@
 mod freshness;
 mod lru;
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,7 @@ use crate::adapter::{Category, Method, Route, UpstreamRequest};
 use crate::config::{CacheConfig, CacheTtl};
 use crate::digest::{credential_id, hex};
 use crate::state::{Store, memory::Memory, unix_millis};
+use crate::sync::Unpoisoned as _;
 use crate::warning::Warning;
 use freshness::{Keep, Lifetimes};
 use lru::Lru;
@@ -288,14 +289,14 @@ impl Cache {
         let size = entry.size();
         match &self.place {
             Place::Local(lru) => {
-                lock(lru).insert(key, entry, size);
+                lru.locked().insert(key, entry, size);
             }
             Place::Shared { store, index } => {
                 let Ok(text) = serde_json::to_string(&entry) else {
                     return;
                 };
                 if store.set(&key, &text, until).await.is_ok() {
-                    let dropped = lock(index).insert(key, (), size);
+                    let dropped = index.locked().insert(key, (), size);
                     for key in dropped {
                         let _ = store.set(&key, "", now).await;
                     }
@@ -306,10 +307,10 @@ impl Cache {
 
     async fn entry(&self, key: &str) -> Option<Entry> {
         match &self.place {
-            Place::Local(lru) => lock(lru).get(key).cloned(),
+            Place::Local(lru) => lru.locked().get(key).cloned(),
             Place::Shared { store, index } => {
                 let text = store.get(key).await.ok().flatten()?;
-                lock(index).get(key);
+                index.locked().get(key);
                 serde_json::from_str(&text).ok()
             }
         }
@@ -317,9 +318,9 @@ impl Cache {
 
     async fn forget(&self, key: &str) {
         match &self.place {
-            Place::Local(lru) => lock(lru).remove(key),
+            Place::Local(lru) => lru.locked().remove(key),
             Place::Shared { store, index } => {
-                lock(index).remove(key);
+                index.locked().remove(key);
                 let _ = store.set(key, "", SystemTime::now()).await;
             }
         }
@@ -425,10 +426,4 @@ fn generation_key(path: &str) -> String {
         "cache-generation:{}",
         hex(&Sha256::digest(path.as_bytes())[..16])
     )
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

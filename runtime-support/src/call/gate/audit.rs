@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::clock::rfc3339;
 use crate::error::ErrorCode;
+use crate::sync::Unpoisoned as _;
 
 /// What happened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,7 +180,7 @@ impl Audit {
         }
         let mut text = Value::Object(line).to_string();
         text.push('\n');
-        let mut file = file.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut file = file.locked();
         if let Err(error) = file.write_all(text.as_bytes()) {
             tracing::error!(%error, "cannot append to the audit log");
         }

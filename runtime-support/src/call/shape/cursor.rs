@@ -17,6 +17,7 @@ use sha2::Sha256;
 use crate::digest::{call_digest, random_key};
 use crate::error::{AqlError, ErrorCode};
 use crate::state::{Store, shared_key};
+use crate::sync::{self, Unpoisoned as _};
 
 /// Where the store keeps the signing key, and for how long: long enough that a fleet never
 /// sees it change while running.
@@ -107,7 +108,7 @@ impl Cursors {
                     "cursors are signed with a key of this instance only until the state store answers"
                 );
                 let cursors = Self::with_key(fresh, true);
-                *lock(&cursors.asked) = Some(Instant::now());
+                *cursors.asked.locked() = Some(Instant::now());
                 cursors
             }
         }
@@ -121,7 +122,7 @@ impl Cursors {
             return;
         }
         {
-            let mut asked = lock(&self.asked);
+            let mut asked = self.asked.locked();
             if asked.is_some_and(|at| at.elapsed() < ADOPT_EVERY) {
                 return;
             }
@@ -131,10 +132,7 @@ impl Cursors {
         let Some(shared) = shared_key(store, KEY_NAME, &random_key()).await else {
             return;
         };
-        *self
-            .keys
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) = Keys {
+        *self.keys.locked() = Keys {
             signing: shared,
             former: (shared != own).then_some(own),
         };
@@ -143,10 +141,7 @@ impl Cursors {
     }
 
     fn read_keys(&self) -> Keys {
-        *self
-            .keys
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        *sync::read(&self.keys)
     }
 
     /// The cursor resuming `operation` with `params` at `resume`.
@@ -242,12 +237,6 @@ impl Cursors {
 
 fn mac(key: &[u8; 32]) -> Hmac<Sha256> {
     Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length")
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Default for Cursors {

@@ -5,10 +5,11 @@
 
 use std::collections::HashMap;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use crate::sync::Unpoisoned as _;
 use axum::body::Body;
 use rmcp::transport::streamable_http_server::session::SessionManager;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -27,15 +28,10 @@ struct Seen {
 }
 
 impl Activity {
-    fn lock(&self) -> MutexGuard<'_, HashMap<String, Seen>> {
-        self.sessions
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-
     /// Notes a request of session `id`.
     pub fn touch(&self, id: &str) {
-        self.lock()
+        self.sessions
+            .locked()
             .entry(id.to_owned())
             .and_modify(|seen| seen.last = Instant::now())
             .or_insert(Seen {
@@ -48,7 +44,7 @@ impl Activity {
     /// the guard is dropped.
     pub fn begin(self: &Arc<Self>, id: &str) -> InFlight {
         self.touch(id);
-        if let Some(seen) = self.lock().get_mut(id) {
+        if let Some(seen) = self.sessions.locked().get_mut(id) {
             seen.in_flight += 1;
         }
         InFlight {
@@ -60,7 +56,7 @@ impl Activity {
     /// Whether session `id` has had no request for `timeout` and has none in flight; a
     /// session never heard from counts from when it is first asked about.
     fn idle(&self, id: &str, timeout: Duration, now: Instant) -> bool {
-        let mut sessions = self.lock();
+        let mut sessions = self.sessions.locked();
         let seen = sessions.entry(id.to_owned()).or_insert(Seen {
             last: now,
             in_flight: 0,
@@ -69,7 +65,7 @@ impl Activity {
     }
 
     fn forget(&self, id: &str) {
-        self.lock().remove(id);
+        self.sessions.locked().remove(id);
     }
 }
 
@@ -82,7 +78,7 @@ pub struct InFlight {
 
 impl Drop for InFlight {
     fn drop(&mut self) {
-        if let Some(seen) = self.activity.lock().get_mut(&self.id) {
+        if let Some(seen) = self.activity.sessions.locked().get_mut(&self.id) {
             seen.in_flight = seen.in_flight.saturating_sub(1);
             seen.last = Instant::now();
         }

@@ -262,10 +262,7 @@ impl Line {
             warnings.append(&mut plan.warnings);
             return Ok((Data::Value(empty), warnings));
         }
-        context.observer.event(
-            true,
-            json!({"event": "upstream_call", "operation": route.operation, "method": request.method.as_str()}),
-        );
+        let method = request.method;
         // One step; a call that starts an execution counts in percent (mcp-integration §5.4):
         // starting takes the first 10, running up to 90, ending the rest.
         let (total, answered) = match route.lifecycle {
@@ -295,6 +292,19 @@ impl Line {
                 None,
             ),
         };
+        // What the session's log hears: the request that went out, or the answer the cache
+        // gave without one.
+        match (exchange.reached, &cached) {
+            (Some(_), _) => context.observer.event(
+                true,
+                json!({"event": "upstream_call", "operation": route.operation, "method": method.as_str()}),
+            ),
+            (None, Some(_)) => context.observer.event(
+                true,
+                json!({"event": "cache_hit", "operation": route.operation}),
+            ),
+            (None, None) => {}
+        }
         if let Some(span) = span {
             let status = match exchange.reached {
                 Some(Reached::Status(status)) => Some(status),

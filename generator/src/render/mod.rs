@@ -196,21 +196,13 @@ impl Renderer {
         adapter: &Adapter,
         location: &crate::CrateLocation,
     ) -> Result<String, Error> {
-        self.render(
-            "Cargo.toml.tera",
-            &json!({
-                "schema_path": crate::text::visible(&adapter.schema_path).replace('\n', " "),
-                "package": adapter.package, "version": adapter.version,
-                "description_toml": crate::text::toml_string(&adapter.description),
-                "lib_name": adapter.lib_name,
-                "runtime_version": crate::RUNTIME_VERSION,
-                "runtime_path": match &location.runtime {
-                    crate::RuntimeSource::Registry => None,
-                    crate::RuntimeSource::Path(path) => Some(crate::text::toml_string(path)),
-                },
-                "workspace_lints": matches!(location.workspace, crate::Workspace::Member { lints: true }),
-                "workspace_root": location.workspace == crate::Workspace::Root,
-            }),
+        self.cargo_toml_of(
+            &crate::text::visible(&adapter.schema_path).replace('\n', " "),
+            &adapter.package,
+            &adapter.version,
+            &adapter.description,
+            &adapter.lib_name,
+            location,
         )
     }
 
@@ -222,13 +214,34 @@ impl Renderer {
         version: &str,
         location: &crate::CrateLocation,
     ) -> Result<String, Error> {
+        self.cargo_toml_of(
+            &format!("the {name} bundle"),
+            package,
+            version,
+            &format!("The {name} MCP-AQL bundle."),
+            &package.replace('-', "_"),
+            location,
+        )
+    }
+
+    /// `Cargo.toml` of package `package` at `version` (lib `lib_name`), generated from
+    /// `source`, taking the runtime as `location` says.
+    fn cargo_toml_of(
+        &self,
+        source: &str,
+        package: &str,
+        version: &str,
+        description: &str,
+        lib_name: &str,
+        location: &crate::CrateLocation,
+    ) -> Result<String, Error> {
         self.render(
             "Cargo.toml.tera",
             &json!({
-                "schema_path": format!("the {name} bundle"),
+                "schema_path": source,
                 "package": package, "version": version,
-                "description_toml": crate::text::toml_string(&format!("The {name} MCP-AQL bundle.")),
-                "lib_name": package.replace('-', "_"),
+                "description_toml": crate::text::toml_string(description),
+                "lib_name": lib_name,
                 "runtime_version": crate::RUNTIME_VERSION,
                 "runtime_path": match &location.runtime {
                     crate::RuntimeSource::Registry => None,

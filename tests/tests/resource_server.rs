@@ -16,7 +16,7 @@ use std::time::Duration;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 use support::sdk::{ts_dir, workspace};
-use support::{TODO_BIN, TODO_KEY, assert_result, command_for, demo_api, rpc_message};
+use support::{TODO_BIN, TODO_KEY, command_for, demo_api, stateless_post, tool_answer};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Child;
 
@@ -185,34 +185,32 @@ impl Answer {
     /// The MCP-AQL answer of a 200, checked against the result schema.
     fn result(&self) -> Value {
         assert_eq!(self.status, StatusCode::OK, "{}", self.body);
-        let message = rpc_message(&self.body);
-        let answer: Value = serde_json::from_str(
-            message["result"]["content"][0]["text"]
-                .as_str()
-                .unwrap_or_else(|| panic!("a tool result: {message}")),
-        )
-        .expect("MCP-AQL JSON");
-        assert_result(&answer);
-        answer
+        tool_answer(&self.body)
+    }
+
+    /// Asserts a 401 whose challenge says `invalid_token` and `why`.
+    fn assert_invalid(&self, why: &str) {
+        assert_eq!(
+            self.status,
+            StatusCode::UNAUTHORIZED,
+            "{why}: {}",
+            self.body
+        );
+        assert!(
+            self.challenge.contains("error=\"invalid_token\"") && self.challenge.contains(why),
+            "{why}: {}",
+            self.challenge
+        );
     }
 }
 
 async fn call(url: &str, token: Option<&str>, tool: &str, arguments: Value) -> Answer {
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments}});
-    let mut request = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2025-11-25");
-    if let Some(token) = token {
-        request = request.bearer_auth(token);
-    }
-    let response = request
-        .body(body.to_string())
-        .send()
-        .await
-        .expect("the server answers");
+    let authorization = token.map(|token| format!("Bearer {token}"));
+    let headers: Vec<(&str, &str)> = authorization
+        .iter()
+        .map(|value| ("authorization", value.as_str()))
+        .collect();
+    let response = stateless_post(url, &headers, tool, arguments).await;
     let status = response.status();
     let challenge = response
         .headers()
@@ -319,18 +317,7 @@ async fn tokens_that_do_not_hold_are_refused_with_why() {
         ("a.b.c", "not a well-formed JWT"),
     ] {
         let refused = call(&server.url, Some(token), tool, arguments.clone()).await;
-        assert_eq!(
-            refused.status,
-            StatusCode::UNAUTHORIZED,
-            "{why}: {}",
-            refused.body
-        );
-        assert!(
-            refused.challenge.contains("error=\"invalid_token\"")
-                && refused.challenge.contains(why),
-            "{why}: {}",
-            refused.challenge
-        );
+        refused.assert_invalid(why);
         assert!(!refused.body.contains(token), "the token is not echoed");
     }
 }
@@ -524,17 +511,7 @@ async fn opaque_tokens_are_checked_at_the_introspection_endpoint() {
         ("not-a-token-anyone-issued", "not active"),
     ] {
         let refused = call(&server.url, Some(token), tool, arguments.clone()).await;
-        assert_eq!(
-            refused.status,
-            StatusCode::UNAUTHORIZED,
-            "{why}: {}",
-            refused.body
-        );
-        assert!(
-            refused.challenge.contains(why),
-            "{why}: {}",
-            refused.challenge
-        );
+        refused.assert_invalid(why);
     }
     // JWTs are still taken beside them.
     let jwt = provider

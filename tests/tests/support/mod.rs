@@ -337,6 +337,19 @@ pub async fn stateless_call_with(
     tool: &str,
     arguments: Value,
 ) -> Value {
+    let response = stateless_post(url, headers, tool, arguments).await;
+    assert_eq!(response.status().as_u16(), 200, "{url}");
+    tool_answer(&response.text().await.expect("a body"))
+}
+
+/// Posts one stateless `tools/call` of `tool` with `arguments` and `headers`; the HTTP
+/// response, whatever its status.
+pub async fn stateless_post(
+    url: &str,
+    headers: &[(&str, &str)],
+    tool: &str,
+    arguments: Value,
+) -> reqwest::Response {
     let body = json!({
         "jsonrpc": "2.0",
         "id": 1,
@@ -351,13 +364,16 @@ pub async fn stateless_call_with(
     for (name, value) in headers {
         request = request.header(*name, *value);
     }
-    let response = request
+    request
         .body(body.to_string())
         .send()
         .await
-        .expect("the instance answers");
-    assert_eq!(response.status().as_u16(), 200, "{url}");
-    let message = rpc_message(&response.text().await.expect("a body"));
+        .expect("the instance answers")
+}
+
+/// The MCP-AQL answer of a `tools/call` in an HTTP body, checked against the result schema.
+pub fn tool_answer(body: &str) -> Value {
+    let message = rpc_message(body);
     let answer: Value = serde_json::from_str(
         message["result"]["content"][0]["text"]
             .as_str()

@@ -95,9 +95,10 @@ impl Line {
                 .resource
                 .as_ref()
                 .is_some_and(|resource| resource.user_credentials.is_some());
-        let credential_member = match per_caller {
-            true => Some(credential_member(&upstreams)?),
-            false => None,
+        let credential_member = if per_caller {
+            Some(credential_member(&upstreams)?)
+        } else {
+            None
         };
         for (operation, _) in &config.cache.ttl.operations {
             if route(operation).is_none() {

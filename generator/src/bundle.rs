@@ -24,15 +24,13 @@ pub struct Bundle {
     pub name: String,
     /// `sha256:<hex>` over the members' fingerprints, in order.
     pub fingerprint: String,
-    members: Vec<Member>,
+    /// The members, namespaced, in the order given.
+    members: Vec<Adapter>,
 }
 
-/// One member: its namespaced model and where it came from.
-#[derive(Debug)]
-struct Member {
-    adapter: Adapter,
-    /// Its Rust module, under `adapters`: `github`, `r#type`.
-    module: String,
+/// The Rust module of `member`, under `adapters`: `github`, `r#type`.
+fn module(member: &Adapter) -> String {
+    field_name(&member.namespace())
 }
 
 impl Bundle {
@@ -86,17 +84,10 @@ impl Bundle {
         })?;
         let fingerprints: Vec<&str> = adapters.iter().map(|a| a.fingerprint.as_str()).collect();
         let fingerprint = crate::fingerprint::fingerprint(&serde_json::json!(fingerprints));
-        let members = adapters
-            .into_iter()
-            .map(|adapter| Member {
-                module: field_name(&adapter.namespace()),
-                adapter,
-            })
-            .collect();
         Ok(Self {
             name: name.to_owned(),
             fingerprint,
-            members,
+            members: adapters,
         })
     }
 
@@ -115,35 +106,27 @@ impl Bundle {
         let paths: Vec<&str> = self
             .members
             .iter()
-            .map(|member| member.adapter.schema_path.as_str())
+            .map(|member| member.schema_path.as_str())
             .collect();
         paths.join(", ")
     }
 
     /// Every member's operations as one adapter, for the tool descriptions.
     fn combined(&self) -> Adapter {
-        let mut combined = self.members[0].adapter.clone();
+        let mut combined = self.members[0].clone();
         combined.name.clone_from(&self.name);
         combined.operations = self
             .members
             .iter()
-            .flat_map(|member| member.adapter.operations.iter().cloned())
+            .flat_map(|member| member.operations.iter().cloned())
             .collect();
         combined
-    }
-
-    fn adapters(&self) -> Vec<Adapter> {
-        self.members.iter().map(|m| m.adapter.clone()).collect()
     }
 
     /// The server type and its `impl Adapter`, its modules referred to by `path` (`adapters`
     /// in a crate, the same inline in an include file).
     fn server_items(&self, tools: &render::Tools) -> Vec<TokenStream> {
-        let names: Vec<&str> = self
-            .members
-            .iter()
-            .map(|m| m.adapter.name.as_str())
-            .collect();
+        let names: Vec<&str> = self.members.iter().map(|m| m.name.as_str()).collect();
         let doc = format!(
             "The `{}` bundle of the {} adapters: one server, each operation named `<adapter>__<operation>`.\n\nGenerated from {}; serve it with `aqlgen_runtime::run::<{}>()`.",
             self.name,
@@ -152,16 +135,16 @@ impl Bundle {
             self.type_name()
         );
         let description = format!("The {} APIs in one MCP-AQL server.", names.join(", "));
-        let infos = self.members.iter().map(|m| emit::emit_info(&m.adapter));
+        let infos = self.members.iter().map(emit::emit_info);
         let routes = self.members.iter().flat_map(|member| {
-            let module = ident(&member.module);
-            member.adapter.operations.iter().map(move |op| {
+            let module = ident(&module(member));
+            member.operations.iter().map(move |op| {
                 let route = ident(&op.route_static);
                 quote! { &adapters::#module::routes::#route }
             })
         });
         let arms = self.members.iter().map(|member| {
-            let (module, namespace) = (ident(&member.module), member.adapter.namespace());
+            let (module, namespace) = (ident(&module(member)), member.namespace());
             quote! { Some((#namespace, _)) => adapters::#module::routes::route(operation), }
         });
         let server = emit::Server {
@@ -227,7 +210,7 @@ pub fn generate_bundle(
     let rust = |items: &[TokenStream], doc: &str| {
         output::rust_file(&sources, &bundle.fingerprint, Some(doc), items)
     };
-    let modules = bundle.members.iter().map(|m| ident(&m.module));
+    let modules = bundle.members.iter().map(|m| ident(&module(m)));
     let mut lib_items = vec![quote! {
         pub mod introspection;
         /// One module per adapter: its typed params and its routes.
@@ -235,7 +218,7 @@ pub fn generate_bundle(
             #(pub mod #modules;)*
         }
     }];
-    lib_items.push(emit::server_uses(&bundle.adapters()));
+    lib_items.push(emit::server_uses(&bundle.members));
     lib_items.extend(bundle.server_items(&tools));
     let lib_name = ident(&package.replace('-', "_"));
     let type_name = ident(&bundle.type_name());
@@ -252,17 +235,12 @@ pub fn generate_bundle(
         ),
         file(
             "README.md".to_owned(),
-            renderer.bundle_readme(
-                &bundle.name,
-                &package,
-                &bundle.fingerprint,
-                &bundle.adapters(),
-            )?,
+            renderer.bundle_readme(&bundle.name, &package, &bundle.fingerprint, &bundle.members)?,
         ),
         file(
             "src/introspection.rs".to_owned(),
             rust(
-                &emit::emit_introspection(&bundle.adapters()),
+                &emit::emit_introspection(&bundle.members),
                 "Introspection answers of every adapter, pre-serialized.",
             ),
         ),
@@ -282,9 +260,8 @@ pub fn generate_bundle(
             rust(&[main], &format!("The `{package}` MCP server binary.")),
         ),
     ];
-    for member in &bundle.members {
-        let adapter = &member.adapter;
-        let dir = format!("src/adapters/{}", member.module.trim_start_matches("r#"));
+    for adapter in &bundle.members {
+        let dir = format!("src/adapters/{}", module(adapter).trim_start_matches("r#"));
         let member_rust = |items: &[TokenStream], doc: &str| {
             output::rust_file(&adapter.schema_path, &adapter.fingerprint, Some(doc), items)
         };
@@ -322,13 +299,10 @@ pub fn generate_bundle(
 pub fn generate_bundle_include(bundle: &Bundle) -> Result<GeneratedFile, Error> {
     let tools = render::Renderer::new()?.tools(&bundle.combined())?;
     let members = bundle.members.iter().map(|member| {
-        let module = ident(&member.module);
-        let params = emit::emit_params(&member.adapter);
-        let routes = emit::emit_routes(&member.adapter);
-        let doc = format!(
-            " The `{}` adapter: {}",
-            member.adapter.name, member.adapter.description
-        );
+        let module = ident(&module(member));
+        let params = emit::emit_params(member);
+        let routes = emit::emit_routes(member);
+        let doc = format!(" The `{}` adapter: {}", member.name, member.description);
         quote! {
             #[doc = #doc]
             pub mod #module {
@@ -339,7 +313,7 @@ pub fn generate_bundle_include(bundle: &Bundle) -> Result<GeneratedFile, Error> 
             }
         }
     });
-    let introspection = emit::emit_introspection(&bundle.adapters());
+    let introspection = emit::emit_introspection(&bundle.members);
     let mut items = vec![
         quote! {
             /// Introspection answers of every adapter, pre-serialized.
@@ -347,7 +321,7 @@ pub fn generate_bundle_include(bundle: &Bundle) -> Result<GeneratedFile, Error> 
             /// One module per adapter: its typed params and its routes.
             pub mod adapters { #(#members)* }
         },
-        emit::server_uses(&bundle.adapters()),
+        emit::server_uses(&bundle.members),
     ];
     items.extend(bundle.server_items(&tools));
     Ok(GeneratedFile {
@@ -393,7 +367,7 @@ mod tests {
                 .iter()
                 .any(|op| op.name == "github__list_issues")
         );
-        let github = &bundle.members[1].adapter;
+        let github = &bundle.members[1];
         assert_eq!(github.member, 1);
         assert!(github.type_names().all(|name| name.starts_with("Github")));
     }

@@ -7,24 +7,13 @@
 mod support;
 
 use serde_json::{Value, json};
-use support::{
-    TODO_KEY, assert_result, batch_errors, call, demo_api, github_client, result_errors,
-    todo_client,
-};
+use support::{TODO_KEY, assert_batch, assert_result, call, demo_api, github_client, todo_client};
 
 /// Calls and checks the answer against operation-result; returns it.
 async fn answer(client: &support::Client, tool: &str, arguments: Value) -> Value {
     let (value, _) = call(client.peer(), tool, arguments).await;
     assert_result(&value);
     value
-}
-
-fn assert_batch(value: &Value) {
-    let errors = batch_errors(value);
-    assert!(
-        errors.is_empty(),
-        "batch answer breaks the schema: {errors:?}\n{value:#}"
-    );
 }
 
 #[tokio::test]
@@ -464,7 +453,7 @@ async fn updates_clear_fields_and_respect_etags() {
         after["data"]["title"], "t",
         "fields left out keep their value"
     );
-    assert!(result_errors(&after).is_empty());
+    assert_result(&after);
 }
 
 #[tokio::test]

@@ -3,10 +3,10 @@
 //! validate against the official schemas, none may be an internal error, and each
 //! hand-picked adapter must complete a call.
 
-use std::path::PathBuf;
 use std::process::Stdio;
 
 use aqlgen_runtime::adapter::Auth;
+use aqlgen_spec_schemas::{Schema, assert_valid};
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
@@ -17,22 +17,6 @@ const SERVER: &str = env!("CARGO_BIN_EXE_schema-fuzz-server");
 
 /// Generated adapters smoked besides the hand-picked ones.
 const GENERATED: usize = 4;
-
-fn validator(name: &str) -> jsonschema::Validator {
-    let dir = std::env::var_os("AQLGEN_SPEC_SCHEMAS").map_or_else(
-        || {
-            PathBuf::from(concat!(
-                env!("CARGO_MANIFEST_DIR"),
-                "/../../../shared/spec-schemas"
-            ))
-        },
-        PathBuf::from,
-    );
-    let text = std::fs::read_to_string(dir.join(name))
-        .unwrap_or_else(|error| panic!("{name} (set AQLGEN_SPEC_SCHEMAS): {error}"));
-    let schema: Value = serde_json::from_str(&text).expect("a JSON schema");
-    jsonschema::draft202012::new(&schema).expect("the schema compiles")
-}
 
 /// An upstream that answers every request with what it received.
 async fn echo_upstream() -> String {
@@ -93,8 +77,6 @@ async fn smoke(index: usize, upstream: &str) -> usize {
         .spawn()
         .expect("spawn the server");
     let client = ().serve(transport).await.expect("MCP initialize");
-    let results = validator("operation-result.schema.json");
-    let introspection = validator("introspection-response.schema.json");
     let call = |tool: String, arguments: Value| {
         let peer = client.peer().clone();
         async move {
@@ -116,7 +98,7 @@ async fn smoke(index: usize, upstream: &str) -> usize {
         json!({"operation": "introspect", "params": {"query": "operations"}}),
     )
     .await;
-    assert!(introspection.is_valid(&list), "{schema}: {list}");
+    assert_valid(Schema::IntrospectionResponse, &list, schema);
     let mut succeeded = 0;
     for operation in list["data"]["operations"].as_array().expect("operations") {
         let name = operation["name"].as_str().expect("a name");
@@ -128,9 +110,10 @@ async fn smoke(index: usize, upstream: &str) -> usize {
             json!({"operation": "introspect", "params": {"query": "operations", "name": name}}),
         )
         .await;
-        assert!(
-            introspection.is_valid(&details),
-            "{schema} {name}: {details}"
+        assert_valid(
+            Schema::IntrospectionResponse,
+            &details,
+            &format!("{schema} {name}"),
         );
         let details = &details["data"]["operation"];
         let tool = details["mcpTool"].as_str().expect("mcpTool").to_owned();
@@ -140,7 +123,11 @@ async fn smoke(index: usize, upstream: &str) -> usize {
             params["confirmation_token"] = answer["error"]["details"]["confirmation_token"].clone();
             answer = call(tool, json!({"operation": name, "params": params})).await;
         }
-        assert!(results.is_valid(&answer), "{schema} {name}: {answer}");
+        assert_valid(
+            Schema::OperationResult,
+            &answer,
+            &format!("{schema} {name}"),
+        );
         assert_ne!(
             answer["error"]["code"], "INTERNAL_ERROR",
             "{schema} {name}: {answer}"

@@ -8,8 +8,20 @@ use crate::{Category, vocabulary};
 vocabulary! {
     /// A param the protocol adds to an operation.
     pub enum FeatureParam ("feature param") {
+        /// Collection querying: a text query (collection-querying §2.1).
+        Query = "query",
+        /// Collection querying: conditions on the query fields (collection-querying §2.2).
+        Filter = "filter",
+        /// Collection querying: `{field, order}` (collection-querying §2.3).
+        Sort = "sort",
+        /// Aggregations: named summaries of the matching items (aggregations §2).
+        Aggregate = "aggregate",
+        /// Aggregations: the matching items beside the summaries (aggregations §3).
+        IncludeItems = "include_items",
         /// Field selection: a preset name or a list of dot paths (field-selection §2).
         Fields = "fields",
+        /// Field selection's compatibility alias of a preset name (field-selection §2.3).
+        Preset = "preset",
         /// Cursor pagination: the page size (pagination §2).
         First = "first",
         /// Cursor pagination: resume after this cursor.
@@ -25,15 +37,44 @@ vocabulary! {
     }
 }
 
+/// What an operation offers beside its own params, from which its feature params follow.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Offers {
+    /// Field selection.
+    pub fields: bool,
+    /// Cursor pagination.
+    pub paginated: bool,
+    /// A text query.
+    pub text: bool,
+    /// Filtering by query fields.
+    pub filter: bool,
+    /// Sorting by query fields.
+    pub sort: bool,
+    /// Aggregations over query fields.
+    pub aggregate: bool,
+}
+
 impl FeatureParam {
-    /// The feature params of an operation of `category` that supports field selection
-    /// and pagination as given, in the order introspection lists them.
-    pub fn for_operation(category: Category, fields: bool, paginated: bool) -> Vec<Self> {
+    /// The feature params of an operation of `category` that offers `offers`, in the order
+    /// introspection lists them.
+    pub fn for_operation(category: Category, offers: Offers) -> Vec<Self> {
         let mut params = Vec::new();
-        if fields {
-            params.push(Self::Fields);
+        if offers.text {
+            params.push(Self::Query);
         }
-        if paginated {
+        if offers.filter {
+            params.push(Self::Filter);
+        }
+        if offers.sort {
+            params.push(Self::Sort);
+        }
+        if offers.aggregate {
+            params.extend([Self::Aggregate, Self::IncludeItems]);
+        }
+        if offers.fields {
+            params.extend([Self::Fields, Self::Preset]);
+        }
+        if offers.paginated {
             params.extend([Self::First, Self::After, Self::Last, Self::Before]);
         }
         if matches!(category, Category::Update | Category::Delete) {
@@ -87,18 +128,34 @@ mod tests {
     #[test]
     fn feature_params_follow_the_category() {
         use FeatureParam::*;
+        let read = Offers {
+            fields: true,
+            paginated: true,
+            ..Offers::default()
+        };
         assert_eq!(
-            FeatureParam::for_operation(Category::Read, true, true),
-            [Fields, First, After, Last, Before]
+            FeatureParam::for_operation(Category::Read, read),
+            [Fields, Preset, First, After, Last, Before]
+        );
+        let query = Offers {
+            text: true,
+            filter: true,
+            sort: true,
+            aggregate: true,
+            ..read
+        };
+        assert_eq!(
+            FeatureParam::for_operation(Category::Read, query)[..5],
+            [Query, Filter, Sort, Aggregate, IncludeItems]
         );
         assert_eq!(
-            FeatureParam::for_operation(Category::Update, false, false),
+            FeatureParam::for_operation(Category::Update, Offers::default()),
             [IfMatch, DryRun]
         );
         assert_eq!(
-            FeatureParam::for_operation(Category::Create, false, false),
+            FeatureParam::for_operation(Category::Create, Offers::default()),
             [DryRun]
         );
-        assert!(FeatureParam::for_operation(Category::Read, false, false).is_empty());
+        assert!(FeatureParam::for_operation(Category::Read, Offers::default()).is_empty());
     }
 }

@@ -20,14 +20,19 @@ mod features;
 mod format;
 mod gate;
 mod lifecycle;
+mod query;
 mod vocabulary;
 mod wire;
 
 pub use features::{
-    COLLECTION_MEMBERS, FeatureParam, IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES, Preset,
+    COLLECTION_MEMBERS, FeatureParam, IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES, Offers, Preset,
 };
 pub use gate::{Outcome, minimum_trust, outcome};
 pub use lifecycle::{ExecutionOperation, ExecutionState};
+pub use query::{
+    AggregateFunction, COMPUTED_MEMBER, DEFAULT_MAX_DEPTH, Direction, FieldKind, GraphSection,
+    Operator, QUERY_RELATIONSHIPS, SortOrder, scan_defaults,
+};
 pub use vocabulary::Vocabulary;
 pub use wire::{ContentType, OWNED_HEADERS, ParamLocation, ParamStyle, is_settable_header};
 

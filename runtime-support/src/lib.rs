@@ -1,6 +1,7 @@
 //! The runtime every `aqlgen`-generated MCP-AQL adapter links.
 //!
-//! Generated code implements [`adapter::Adapter`] with the help of [`params`] and [`wire`],
+//! Generated code implements [`adapter::Adapter`] with the help of [`params`], [`wire`] and
+//! [`computed`],
 //! and its `main` calls [`run`] (or [`serve()`] with a [`config::Config`] of its own).
 //! Everything that is the same for every adapter lives here, private to the crate.
 //!
@@ -33,6 +34,7 @@
 //!
 //! foundation, used by every layer and importing none:
 //!   adapter (the contract with generated code), params, wire (values onto the request),
+//!   computed (what compiled computed fields are built from),
 //!   config (settings as data), error, warning, text, digest, clock, redact, json_scan,
 //!   sync (locks that outlive a panic)
 //! ```
@@ -47,6 +49,7 @@
 pub mod adapter;
 mod call;
 mod clock;
+pub mod computed;
 pub mod config;
 mod digest;
 mod error;

@@ -165,6 +165,7 @@ impl Bundle {
                     _ => None,
                 }
             },
+            emit::emit_graph(&self.members),
             tools,
         )
     }

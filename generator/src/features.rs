@@ -14,7 +14,7 @@
 //! the schema's param goes to the upstream as before. Pagination's own upstream params are
 //! the exception (an upstream cursor param called `after` is what `after` becomes).
 
-use aqlgen_model::{Category, FeatureParam, Preset};
+use aqlgen_model::{Category, FeatureParam, Offers, Preset};
 use serde_json::Value;
 
 use crate::schema::{Operation, PaginationStyle, Param, ParamType};
@@ -170,7 +170,8 @@ pub enum PageStyle {
 }
 
 impl PageStyle {
-    fn params(&self) -> [&str; 2] {
+    /// The upstream params a page is addressed with: position, then size.
+    pub fn params(&self) -> [&str; 2] {
         match self {
             Self::Page { page, size } => [page, size],
             Self::Offset { offset, size } => [offset, size],
@@ -222,12 +223,15 @@ pub fn resolve(category: Category, operation: &Operation) -> Features {
         Some(Err(reason)) => features.off.push(("pagination", reason)),
         None => {}
     }
-    if operation.supports_fields == Some(true) {
+    let wants_fields = category == Category::Read || operation.supports_fields == Some(true);
+    if wants_fields {
         if operation.params.contains_key(FeatureParam::Fields.as_str()) {
-            features.off.push((
-                "supports_fields",
-                "the operation's own param `fields` takes the name field selection needs, so selection is not offered".to_owned(),
-            ));
+            if operation.supports_fields == Some(true) {
+                features.off.push((
+                    "supports_fields",
+                    "the operation's own param `fields` takes the name field selection needs, so selection is not offered".to_owned(),
+                ));
+            }
         } else {
             let collection = features.paging.is_some()
                 || ["list_", "search_"]
@@ -240,7 +244,11 @@ pub fn resolve(category: Category, operation: &Operation) -> Features {
                     .and_then(|response| response.presets.as_ref())
                     .map(declared_presets)
                     .unwrap_or_default(),
-                default: if collection {
+                // field-selection §3.2: a search answers `minimal`, a list `standard`, one
+                // item `full`.
+                default: if operation.name.starts_with("search_") {
+                    Preset::Minimal
+                } else if collection {
                     Preset::Standard
                 } else {
                     Preset::Full
@@ -248,28 +256,88 @@ pub fn resolve(category: Category, operation: &Operation) -> Features {
             });
         }
     }
-    features.params = FeatureParam::for_operation(
-        category,
-        features.fields.is_some(),
-        features.paging.is_some(),
-    )
-    .into_iter()
-    .filter(|param| match param {
-        FeatureParam::IfMatch | FeatureParam::DryRun => {
-            !operation.params.contains_key(param.as_str())
-        }
-        // Backward paging needs an upstream that can be addressed by position, and names
-        // the operation's own params leave free.
-        FeatureParam::Last | FeatureParam::Before => {
-            features.paging.as_ref().is_some_and(|paging| {
-                !matches!(paging.style, PageStyle::Cursor { .. })
-                    && !operation.params.contains_key(param.as_str())
-            })
-        }
-        _ => true,
-    })
-    .collect();
+    let query = operation
+        .query
+        .as_ref()
+        .filter(|_| category == Category::Read);
+    let offers = Offers {
+        fields: features.fields.is_some(),
+        paginated: features.paging.is_some(),
+        text: query.is_some_and(|query| query.text.is_some()),
+        filter: query.is_some_and(|query| {
+            query
+                .fields
+                .values()
+                .any(|field| field.path.is_some() || field.filter.is_some())
+        }),
+        sort: query.is_some_and(|query| {
+            query
+                .fields
+                .values()
+                .any(|field| field.path.is_some() || field.sort.is_some())
+        }),
+        aggregate: query
+            .is_some_and(|query| query.fields.values().any(|field| field.path.is_some())),
+    };
+    let hidden = hidden_params(operation);
+    features.params = FeatureParam::for_operation(category, offers)
+        .into_iter()
+        .filter(|param| match param {
+            FeatureParam::IfMatch | FeatureParam::DryRun | FeatureParam::Preset => {
+                !operation.params.contains_key(param.as_str())
+            }
+            // The query's keys take their names from the operation's own params only where
+            // the query sends those params itself.
+            FeatureParam::Query
+            | FeatureParam::Filter
+            | FeatureParam::Sort
+            | FeatureParam::Aggregate
+            | FeatureParam::IncludeItems => {
+                let name = param.as_str();
+                let free = !operation.params.contains_key(name) || hidden.contains(&name);
+                if !free {
+                    features.off.push((
+                        "query",
+                        format!("the operation's own param `{name}` takes the name the query's `{name}` needs, so `{name}` is not offered"),
+                    ));
+                }
+                free
+            }
+            // Backward paging needs an upstream that can be addressed by position, and names
+            // the operation's own params leave free.
+            FeatureParam::Last | FeatureParam::Before => {
+                features.paging.as_ref().is_some_and(|paging| {
+                    !matches!(paging.style, PageStyle::Cursor { .. })
+                        && !operation.params.contains_key(param.as_str())
+                })
+            }
+            _ => true,
+        })
+        .collect();
     features
+}
+
+/// The operation's params its `query` sends (the text's, each filter's and sort's): callers
+/// reach them through `query`, `filter` and `sort` only.
+pub fn hidden_params(operation: &Operation) -> Vec<&str> {
+    let Some(query) = &operation.query else {
+        return Vec::new();
+    };
+    let mut hidden: Vec<&str> = query
+        .text
+        .iter()
+        .filter_map(|text| text.param.as_deref())
+        .collect();
+    for field in query.fields.values() {
+        hidden.extend(field.filter.iter().map(|filter| filter.param.as_str()));
+        if let Some(sort) = &field.sort {
+            hidden.push(&sort.param);
+            hidden.extend(sort.order.as_deref());
+        }
+    }
+    hidden.sort_unstable();
+    hidden.dedup();
+    hidden
 }
 
 /// The upstream params of a `pagination` block's style (inferred from the params when the
@@ -470,6 +538,7 @@ mod tests {
             features.params,
             [
                 FeatureParam::Fields,
+                FeatureParam::Preset,
                 FeatureParam::First,
                 FeatureParam::After,
                 FeatureParam::Last,
@@ -484,8 +553,13 @@ mod tests {
         let features = resolve(Category::Read, &cursor);
         assert_eq!(
             features.params,
-            [FeatureParam::First, FeatureParam::After],
-            "an upstream cursor goes forward only"
+            [
+                FeatureParam::Fields,
+                FeatureParam::Preset,
+                FeatureParam::First,
+                FeatureParam::After
+            ],
+            "every read selects fields; an upstream cursor goes forward only"
         );
         let paging = features.paging.expect("paged");
         assert_eq!(

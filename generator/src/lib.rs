@@ -26,6 +26,7 @@
 
 mod builder;
 mod bundle;
+mod computed;
 pub mod conformance;
 mod diagnostic;
 mod emit;

@@ -57,9 +57,12 @@ impl Probes<'_> {
         let required: Map<String, Value> = documented
             .iter()
             .filter(|(_, required)| *required)
-            .map(|(param, _)| ((*param).to_owned(), self.value_for(operation, param)))
+            .map(|(param, _)| {
+                let value = self.value_for(operation, details, param);
+                ((*param).to_owned(), value)
+            })
             .collect();
-        self.accepted(name, &tool, &documented, &required, operation)?;
+        self.accepted(name, &tool, &documented, &required, operation, details)?;
         for param in required.keys() {
             let mut params = required.clone();
             params.remove(param);
@@ -108,6 +111,7 @@ impl Probes<'_> {
         documented: &[(&str, bool)],
         required: &Map<String, Value>,
         operation: Option<&Operation>,
+        details: &Value,
     ) -> Result<(), Error> {
         let reads = operation.is_none_or(|operation| operation.category == Category::Read);
         let dry = documented.iter().any(|(param, _)| *param == "dry_run");
@@ -150,7 +154,10 @@ impl Probes<'_> {
                 continue;
             }
             let mut params = required.clone();
-            params.insert((*param).to_owned(), self.value_for(operation, param));
+            params.insert(
+                (*param).to_owned(),
+                self.value_for(operation, details, param),
+            );
             let answer = call(self.client, params)?;
             if !unknown(&answer).iter().any(|unknown| unknown == param) {
                 accepted.push(param);
@@ -160,8 +167,10 @@ impl Probes<'_> {
         Ok(())
     }
 
-    /// A value for `param`: the one given on the command line, else one its checks accept.
-    pub fn value_for(&self, operation: Option<&Operation>, param: &str) -> Value {
+    /// A value for `param` of the operation `details` document: the one given on the
+    /// command line, else one its checks accept: the schema's example, the documented
+    /// example's, or one of the documented type.
+    pub fn value_for(&self, operation: Option<&Operation>, details: &Value, param: &str) -> Value {
         if let Some(value) = self.values.get(param) {
             return value.clone();
         }
@@ -170,14 +179,31 @@ impl Probes<'_> {
                 .all_params()
                 .find(|candidate| candidate.name == param)
         });
-        match (declared, param) {
-            (Some(declared), _) => declared.example.clone(),
-            (None, "input") => json!({}),
-            (None, "query") => json!("operations"),
-            (None, "fields") => json!("full"),
-            (None, "first" | "last") => json!(1),
-            (None, "dry_run") => json!(true),
-            (None, _) => json!("probe"),
+        if let Some(declared) = declared {
+            return declared.example.clone();
+        }
+        let documented = details["examples"][0]["request"]["params"].get(param);
+        if let Some(example) = documented {
+            return example.clone();
+        }
+        let ty = details["parameters"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|info| info["name"] == param)
+            .and_then(|info| info["type"].as_str())
+            .unwrap_or_default();
+        match (param, ty) {
+            ("input", _) => json!({}),
+            ("query", _) => json!("operations"),
+            ("fields", _) => json!("full"),
+            ("first" | "last", _) => json!(1),
+            ("dry_run", _) => json!(true),
+            (_, "object") => json!({}),
+            (_, "array") => json!([]),
+            (_, "integer" | "number") => json!(1),
+            (_, "boolean") => json!(true),
+            _ => json!("probe"),
         }
     }
 }

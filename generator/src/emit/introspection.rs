@@ -5,9 +5,14 @@ use quote::quote;
 use serde_json::{Map, Value, json};
 
 use super::json;
-use aqlgen_model::{ExecutionState, FeatureParam, IDENTIFYING_FIELDS, Preset, Vocabulary};
+use aqlgen_model::{
+    AggregateFunction, COMPUTED_MEMBER, ExecutionState, FeatureParam, FieldKind,
+    IDENTIFYING_FIELDS, Preset, Vocabulary,
+};
 
-use crate::ir::{Adapter, Operation, Param, ParamLocation, ResultField};
+use crate::ir::{
+    Adapter, Operation, Param, ParamLocation, QueryField, QueryPlan, ResultField, TextPlan,
+};
 
 /// The items of `introspection.rs`: the documents of every adapter in `adapters` (one, or a
 /// bundle's members).
@@ -81,7 +86,12 @@ fn operation_summary(operation: &Operation) -> Value {
 /// `OperationDetails` without `mcpTool`, which the runtime inserts.
 fn operation_details(operation: &Operation) -> Value {
     let (read_only, destructive) = operation.category.permissions();
-    let mut parameters: Vec<Value> = operation.params.iter().map(parameter_info).collect();
+    let mut parameters: Vec<Value> = operation
+        .params
+        .iter()
+        .filter(|param| !param.hidden)
+        .map(parameter_info)
+        .collect();
     if let Some(input) = &operation.input {
         parameters.push(json!({
             "name": "input",
@@ -110,6 +120,32 @@ fn operation_details(operation: &Operation) -> Value {
             "request": {"operation": operation.name, "params": example_params(operation)},
         }],
     });
+    if !operation.computed.is_empty() {
+        let queried = operation.query.is_some();
+        details["computed_fields"] = operation
+            .computed
+            .iter()
+            .map(|field| {
+                let mut info = json!({
+                    "name": field.name,
+                    "type": field.kind.as_str(),
+                    "filterable": queried,
+                    "sortable": queried,
+                });
+                let description = if field.description.is_empty() {
+                    format!("= {}", field.source)
+                } else {
+                    format!("{} (= {})", field.description, field.source)
+                };
+                info["description"] = description.into();
+                info
+            })
+            .collect::<Vec<Value>>()
+            .into();
+    }
+    if operation.features.params.contains(&FeatureParam::Aggregate) {
+        details["aggregation_support"] = aggregation_support(operation);
+    }
     if let Some(lifecycle) = &operation.lifecycle {
         // The runtime answers core states only: upstream states are mapped onto them.
         details["lifecycle"] = json!({
@@ -125,9 +161,228 @@ fn operation_details(operation: &Operation) -> Value {
 /// What `input` means on every UPDATE operation (SPEC §4.5, §4.7.6).
 const INPUT_DESCRIPTION: &str = "The fields to change. A field left out keeps its value; a field set to null is sent as null, which clears it where the API allows (JSON merge patch on PATCH).";
 
+/// `aggregation_support` of an operation that aggregates (aggregations §5).
+fn aggregation_support(operation: &Operation) -> Value {
+    let fields = query_fields(operation);
+    let groupable: Vec<&str> = fields.iter().map(|(name, _)| name.as_str()).collect();
+    let numeric: Vec<&str> = fields
+        .iter()
+        .filter(|(_, kind)| kind.is_numeric())
+        .map(|(name, _)| name.as_str())
+        .collect();
+    json!({
+        "supported": true,
+        "default_mode": "summary_only",
+        "functions": <AggregateFunction as Vocabulary>::NAMES,
+        "groupable_fields": groupable,
+        "numeric_fields": numeric,
+    })
+}
+
+/// The fields evaluated here over a scan, with their kinds: the query fields with a path,
+/// then the computed ones as `_computed.<name>`.
+fn query_fields(operation: &Operation) -> Vec<(String, FieldKind)> {
+    let Some(query) = &operation.query else {
+        return Vec::new();
+    };
+    query
+        .fields
+        .iter()
+        .filter(|field| field.path.is_some())
+        .map(|field| (field.name.clone(), field.kind))
+        .chain(operation.computed.iter().map(|field| {
+            (
+                format!("{COMPUTED_MEMBER}.{}", field.name),
+                field.field_kind(),
+            )
+        }))
+        .collect()
+}
+
+/// What a query field's key says in the filter type: how it compares and where it is done.
+fn filter_key_info(field: &QueryField) -> Value {
+    let local = field.path.is_some();
+    let mut operators: Vec<String> = Vec::new();
+    if let Some(filter) = &field.filter {
+        operators.push(format!("{} (by the API)", filter.operator.as_str()));
+    }
+    if local {
+        operators.extend(
+            field
+                .kind
+                .operators()
+                .iter()
+                .filter(|op| field.filter.as_ref().is_none_or(|f| f.operator != **op))
+                .map(|op| op.as_str().to_owned()),
+        );
+    }
+    let mut description = String::new();
+    if !field.description.is_empty() {
+        description.push_str(&field.description);
+        description.push(' ');
+    }
+    description.push_str(&format!("Operators: {}.", operators.join(", ")));
+    let mut info = json!({
+        "name": field.name,
+        "type": field_type(field.kind),
+        "required": false,
+        "description": description,
+    });
+    if field.kind == FieldKind::DateTime {
+        info["format"] = "date-time".into();
+    }
+    if !field.allowed.is_empty() {
+        info["enum"] = field.allowed.clone().into();
+    }
+    info
+}
+
+/// The JSON type of a query field's values.
+fn field_type(kind: FieldKind) -> &'static str {
+    match kind {
+        FieldKind::String | FieldKind::DateTime => "string",
+        FieldKind::Integer => "integer",
+        FieldKind::Number => "number",
+        FieldKind::Boolean => "boolean",
+    }
+}
+
+/// The sortable keys of an operation: by the API, then here.
+fn sort_keys(operation: &Operation) -> Vec<String> {
+    let Some(query) = &operation.query else {
+        return Vec::new();
+    };
+    query
+        .fields
+        .iter()
+        .filter(|field| field.sort.is_some() || (field.path.is_some() && field.kind.is_ordered()))
+        .map(|field| field.name.clone())
+        .chain(
+            operation
+                .computed
+                .iter()
+                .filter(|field| field.field_kind().is_ordered())
+                .map(|field| format!("{COMPUTED_MEMBER}.{}", field.name)),
+        )
+        .collect()
+}
+
+/// The filterable keys of an operation.
+fn filter_keys(operation: &Operation) -> Vec<Value> {
+    let Some(query) = &operation.query else {
+        return Vec::new();
+    };
+    query
+        .fields
+        .iter()
+        .filter(|field| field.path.is_some() || field.filter.is_some())
+        .map(filter_key_info)
+        .chain(operation.computed.iter().map(|field| {
+            let operators: Vec<&str> = field
+                .field_kind()
+                .operators()
+                .iter()
+                .map(|op| op.as_str())
+                .collect();
+            json!({
+                "name": format!("{COMPUTED_MEMBER}.{}", field.name),
+                "type": field_type(field.field_kind()),
+                "required": false,
+                "description": format!("= {}. Operators: {}.", field.source, operators.join(", ")),
+            })
+        }))
+        .collect()
+}
+
+/// Where the query's upstream work ends and the scan's begins, in words.
+fn scan_note(query: &QueryPlan) -> String {
+    let [pages, items, _, seconds] = query.scan;
+    format!(
+        "What the API cannot do is done here over up to {pages} pages, {items} items or {seconds} s of its answers; the answer's 'query' says what was done where, and 'complete' whether all was seen."
+    )
+}
+
 /// The `ParameterInfo` of a feature param (operations §4.4.1).
 fn feature_param_info(operation: &Operation, param: FeatureParam) -> Value {
     match param {
+        FeatureParam::Query => {
+            let query = operation.query.as_ref();
+            let (required, where_) = match query.and_then(|query| query.text.as_ref()) {
+                Some(TextPlan::Param { required, .. }) => {
+                    (*required, "in the API's own search syntax".to_owned())
+                }
+                Some(TextPlan::Paths(paths)) => (
+                    false,
+                    format!(
+                        "matched here: an item matches when any word (ignoring case) is in {}",
+                        paths.join(", ")
+                    ),
+                ),
+                None => (false, String::new()),
+            };
+            json!({
+                "name": "query",
+                "type": "string",
+                "required": required,
+                "description": format!("Text search, {where_}. Composes with filter, sort, fields and paging."),
+            })
+        }
+        FeatureParam::Filter => {
+            let query = operation
+                .query
+                .as_ref()
+                .expect("filter is offered with a query");
+            let keys: Vec<String> = filter_keys(operation)
+                .iter()
+                .filter_map(|key| key["name"].as_str().map(str::to_owned))
+                .collect();
+            json!({
+                "name": "filter",
+                "type": query.filter_type,
+                "required": false,
+                "description": format!(
+                    "Conditions every item must meet: {{key: value}} for equality, or {{key: {{operator: value}}}}; keys {}. See type {} for each key's operators. {}",
+                    keys.join(", "),
+                    query.filter_type,
+                    scan_note(query)
+                ),
+            })
+        }
+        FeatureParam::Sort => {
+            let query = operation
+                .query
+                .as_ref()
+                .expect("sort is offered with a query");
+            json!({
+                "name": "sort",
+                "type": query.sort_type,
+                "required": false,
+                "description": format!(
+                    "{{field, order}}: order 'asc' (default) or 'desc'; field one of {}.",
+                    sort_keys(operation).join(", ")
+                ),
+            })
+        }
+        FeatureParam::Aggregate => json!({
+            "name": "aggregate",
+            "type": "object",
+            "required": false,
+            "description": "Named summaries of the matching items, answered in 'aggregations': {label: {count: true}}, {label: {group_by: key, count: true}}, {label: {sum|avg|min|max: key}} (one group_by with any of the others). Keys: see aggregation_support. Items are left out unless include_items is true.",
+        }),
+        FeatureParam::IncludeItems => json!({
+            "name": "include_items",
+            "type": "boolean",
+            "required": false,
+            "default": false,
+            "description": "With aggregate: answer the matching items too, paged like a list.",
+        }),
+        FeatureParam::Preset => json!({
+            "name": "preset",
+            "type": "string",
+            "required": false,
+            "enum": <Preset as Vocabulary>::NAMES,
+            "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+        }),
         FeatureParam::Fields => {
             let fields = operation.features.fields.as_ref();
             let declared = |name: &str| {
@@ -345,6 +600,31 @@ fn types(adapter: &Adapter) -> Vec<(Value, Value)> {
                 (
                     json!({"name": input.struct_name, "kind": "object", "description": description}),
                     json!({"name": input.struct_name, "kind": "object", "description": description, "fields": fields}),
+                ),
+            );
+        }
+        if let Some(query) = &operation.query {
+            let description = format!(
+                "The keys of `filter` in `{}`, each with its operators.",
+                operation.name
+            );
+            types.insert(
+                query.filter_type.clone(),
+                (
+                    json!({"name": query.filter_type, "kind": "object", "description": description}),
+                    json!({"name": query.filter_type, "kind": "object", "description": description, "fields": filter_keys(operation)}),
+                ),
+            );
+            let description = format!("The `sort` of `{}`.", operation.name);
+            let fields = json!([
+                {"name": "field", "type": "string", "required": true, "enum": sort_keys(operation)},
+                {"name": "order", "type": "string", "required": false, "enum": ["asc", "desc"], "default": "asc"},
+            ]);
+            types.insert(
+                query.sort_type.clone(),
+                (
+                    json!({"name": query.sort_type, "kind": "object", "description": description}),
+                    json!({"name": query.sort_type, "kind": "object", "description": description, "fields": fields}),
                 ),
             );
         }

@@ -51,8 +51,72 @@ pub fn emit_adapter(adapter: &Adapter, tools: &crate::render::Tools) -> Vec<Toke
         &quote! { &[#info] },
         &quote! { routes::ROUTES },
         &quote! { routes::route(operation) },
+        emit_graph(std::slice::from_ref(adapter)),
         tools,
     )
+}
+
+/// The `Graph` of the relationships of `adapters` (one, or a bundle's members, whose node
+/// types are numbered on from one member to the next), if any declares some.
+pub fn emit_graph(adapters: &[Adapter]) -> Option<TokenStream> {
+    use crate::ir::{Hop, NamePiece};
+    let graphs: Vec<&crate::ir::Graph> = adapters.iter().filter_map(|a| a.graph.as_ref()).collect();
+    if graphs.is_empty() {
+        return None;
+    }
+    let max_depth = proc_macro2::Literal::u64_unsuffixed(
+        graphs
+            .iter()
+            .map(|graph| graph.max_depth)
+            .max()
+            .unwrap_or(1),
+    );
+    let path = |path: &str| {
+        let members = path.split('.');
+        quote! { &[#(#members),*] }
+    };
+    let hop = |hop: &Option<Hop>| match hop {
+        Some(hop) => {
+            let operation = &hop.operation;
+            let params = hop.params.iter().map(|(param, at)| {
+                let at = path(at);
+                quote! { (#param, #at) }
+            });
+            quote! { Some(Hop { operation: #operation, params: &[#(#params),*] }) }
+        }
+        None => quote! { None },
+    };
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for graph in graphs {
+        let offset = nodes.len();
+        for node in &graph.nodes {
+            let name = &node.name;
+            let template = node.template.iter().map(|piece| match piece {
+                NamePiece::Text(text) => quote! { NamePiece::Text(#text) },
+                NamePiece::Field(field) => {
+                    let field = path(field);
+                    quote! { NamePiece::Field(#field) }
+                }
+            });
+            let get = hop(&node.get);
+            nodes.push(quote! { NodeType { name: #name, template: &[#(#template),*], get: #get } });
+        }
+        for edge in &graph.edges {
+            let kind = &edge.kind;
+            let (from, to) = (
+                proc_macro2::Literal::usize_unsuffixed(offset + edge.from),
+                proc_macro2::Literal::usize_unsuffixed(offset + edge.to),
+            );
+            let (forward, inverse) = (hop(&edge.forward), hop(&edge.inverse));
+            edges.push(quote! {
+                EdgeType { kind: #kind, from: #from, to: #to, forward: #forward, inverse: #inverse }
+            });
+        }
+    }
+    Some(quote! {
+        Some(&Graph { max_depth: #max_depth, nodes: &[#(#nodes),*], edges: &[#(#edges),*] })
+    })
 }
 
 /// What a server type reports of itself, and its documentation.
@@ -78,6 +142,7 @@ pub fn emit_server(
     members: &TokenStream,
     routes: &TokenStream,
     route: &TokenStream,
+    graph: Option<TokenStream>,
     tools: &crate::render::Tools,
 ) -> Vec<TokenStream> {
     let type_name = crate::ident::ident(server.type_name);
@@ -101,6 +166,7 @@ pub fn emit_server(
         #[derive(Debug, Clone, Copy, Default)]
         pub struct #type_name;
     };
+    let graph = graph.map(|graph| quote! { const GRAPH: Option<&'static Graph> = #graph; });
     let implementation = quote! {
         impl Adapter for #type_name {
             const SERVER: &'static ServerInfo = &ServerInfo {
@@ -123,6 +189,7 @@ pub fn emit_server(
                 execute: #execute,
                 single: #single,
             };
+            #graph
 
             fn route(operation: &str) -> Option<&'static Route> {
                 #route
@@ -257,9 +324,14 @@ pub fn server_uses(adapters: &[Adapter]) -> TokenStream {
         ("TrustLevel", any(|a| a.trust.is_some())),
         ("Window", any(|a| !a.rate_limits.is_empty())),
     ];
+    let graph = any(|a| a.graph.is_some());
+    let graph_names = ["EdgeType", "Graph", "Hop", "NamePiece", "NodeType"]
+        .into_iter()
+        .filter(|_| graph);
     let mut names: Vec<&str> = ["Adapter", "AdapterInfo", "Auth", "Introspection", "Route"]
         .into_iter()
         .chain(["ServerInfo", "ToolDocs"])
+        .chain(graph_names)
         .chain(
             optional
                 .iter()

@@ -113,10 +113,32 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
     }];
     let raw_doc =
         format!(" Checks `{raw}` against the schema (unknown, missing, types, constraints, then");
+    let hidden: Vec<&str> = operation
+        .params
+        .iter()
+        .filter(|param| param.hidden)
+        .map(|param| param.name.as_str())
+        .collect();
+    let (sent, reject) = if hidden.is_empty() {
+        (
+            quote! {},
+            quote! { params::reject_unknown(#wire, #raw, Self::NAMES)?; },
+        )
+    } else {
+        (
+            quote! {
+                /// The params its query sends from `query`, `filter` and `sort`, which callers
+                /// do not give.
+                pub const SENT_BY_QUERY: &'static [&'static str] = &[#(#hidden),*];
+            },
+            quote! { params::reject_unknown_but(#wire, #raw, Self::NAMES, Self::SENT_BY_QUERY)?; },
+        )
+    };
     items.push(quote! {
         impl #struct_name {
             #[doc = #name_doc]
             pub const NAMES: &'static [&'static str] = &[#(#names),*];
+            #sent
 
             #[doc = #raw_doc]
             /// defaults) and returns the typed params.
@@ -125,7 +147,7 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
             ///
             /// The first failing check, as the client will see it.
             pub fn from_params(#raw: &Map<String, Value>) -> Result<Self, ParamError> {
-                params::reject_unknown(#wire, #raw, Self::NAMES)?;
+                #reject
                 #require_input
                 #body
                 #input_parse

@@ -6,8 +6,8 @@ use quote::quote;
 use super::{doc_lines, variant};
 use crate::ident::ident;
 use crate::ir::{
-    Adapter, ContentType, IdCall, Lifecycle, Operation, PageStyle, Param, ParamLocation,
-    ParamStyle, ParamType, PathSegment, Poll,
+    Adapter, ComputedField, ContentType, IdCall, Lifecycle, Operation, PageStyle, Param,
+    ParamLocation, ParamStyle, ParamType, PathSegment, Poll, QueryPlan, TextPlan,
 };
 
 /// The items of `routes.rs`.
@@ -62,16 +62,54 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
     let progress = lifecycles()
         .any(|lifecycle| lifecycle.progress.is_some())
         .then(|| quote! { ProgressPaths, });
+    let queries = || {
+        adapter
+            .operations
+            .iter()
+            .filter_map(|operation| operation.query.as_ref())
+    };
+    let query = queries()
+        .next()
+        .is_some()
+        .then(|| quote! { Query, QueryField, ScanLimits, });
+    let text = queries()
+        .any(|query| query.text.is_some())
+        .then(|| quote! { TextQuery, });
+    let upstream_filter = queries()
+        .any(|query| query.fields.iter().any(|field| field.filter.is_some()))
+        .then(|| quote! { Operator, UpstreamFilter, });
+    let upstream_sort = queries()
+        .any(|query| query.fields.iter().any(|field| field.sort.is_some()))
+        .then(|| quote! { UpstreamSort, });
+    let computed = adapter
+        .operations
+        .iter()
+        .any(|operation| !operation.computed.is_empty());
+    let computed_use = computed.then(|| quote! { ComputedField, });
+    let field_kind = (query.is_some() || computed).then(|| quote! { FieldKind, });
+    let evaluate = computed.then(|| quote! { use ::aqlgen_runtime::computed as ev; });
     let mut items = vec![quote! {
-        use ::aqlgen_runtime::adapter::{#body Category, DangerLevel, #lifecycle #id_call #features #shaping Method, #paging #progress Route, UpstreamRequest};
+        use ::aqlgen_runtime::adapter::{#body Category, #computed_use DangerLevel, #lifecycle #id_call #features #shaping #field_kind Method, #upstream_filter #paging #progress #query Route, #text UpstreamRequest, #upstream_sort};
         use ::aqlgen_runtime::params::ParamError;
         #wire
         #style
+        #evaluate
         use ::aqlgen_runtime::serde_json::{Map, Value};
 
         use super::params as schema_params;
     }];
+    let mut emitted = std::collections::BTreeSet::new();
     for operation in &adapter.operations {
+        for field in &operation.computed {
+            if emitted.insert(field.fn_name.clone()) {
+                items.push(emit_computed(field));
+            }
+        }
+    }
+    for operation in &adapter.operations {
+        if let Some(query) = &operation.query {
+            items.push(emit_query(operation, query));
+        }
         items.push(emit_route(operation, adapter.member));
         items.push(emit_builder(operation));
     }
@@ -122,7 +160,8 @@ fn emit_route(operation: &Operation, member: usize) -> TokenStream {
                 .iter()
                 .map(|(name, paths)| quote! { (#name, &[#(#paths),*]) });
             let default = variant(fields.default);
-            quote! { Some(&FieldSelection { presets: &[#(#presets),*], default: Preset::#default }) }
+            let known = &operation.known_fields;
+            quote! { Some(&FieldSelection { presets: &[#(#presets),*], default: Preset::#default, known: &[#(#known),*] }) }
         }
         None => quote! { None },
     };
@@ -152,6 +191,18 @@ fn emit_route(operation: &Operation, member: usize) -> TokenStream {
         }
         None => quote! { None },
     };
+    let query = match &operation.query {
+        Some(_) => {
+            let query = ident(&query_static(operation));
+            quote! { Some(&#query) }
+        }
+        None => quote! { None },
+    };
+    let computed = operation.computed.iter().map(|field| {
+        let (name, compute) = (&field.name, ident(&field.fn_name));
+        let kind = variant(field.field_kind());
+        quote! { ComputedField { name: #name, kind: FieldKind::#kind, compute: #compute } }
+    });
     quote! {
         #doc
         pub static #static_name: Route = Route {
@@ -166,6 +217,116 @@ fn emit_route(operation: &Operation, member: usize) -> TokenStream {
             fields: #fields,
             paging: #paging,
             lifecycle: #lifecycle,
+            query: #query,
+            computed: &[#(#computed),*],
+        };
+    }
+}
+
+/// The static holding an operation's `Query`: `LIST_ISSUES_QUERY`.
+fn query_static(operation: &Operation) -> String {
+    operation.route_static.replace("_ROUTE", "_QUERY")
+}
+
+/// A dot path as a `JsonPath` literal.
+fn json_path(path: &str) -> TokenStream {
+    let members = path.split('.');
+    quote! { &[#(#members),*] }
+}
+
+/// The function computing one computed field of an item at `now`.
+fn emit_computed(field: &ComputedField) -> TokenStream {
+    let name = ident(&field.fn_name);
+    let code: TokenStream = field
+        .code
+        .parse()
+        .expect("a compiled expression is Rust tokens");
+    let mut text = format!("`_computed.{}`: `{}`.", field.name, field.source);
+    if !field.description.is_empty() {
+        text = format!("{}\n\n{text}", field.description);
+    }
+    let doc = doc_lines(&text);
+    // Only the date functions read the time.
+    let reads_now = field
+        .code
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|word| word == "now");
+    let now = if reads_now {
+        ident("now")
+    } else {
+        ident("_now")
+    };
+    quote! {
+        #doc
+        fn #name(item: &Value, #now: i64) -> Value {
+            #code
+        }
+    }
+}
+
+/// The `Query` static of an operation.
+fn emit_query(operation: &Operation, query: &QueryPlan) -> TokenStream {
+    let name = ident(&query_static(operation));
+    let doc = format!(" How `{}` is queried.", operation.name);
+    let text = match &query.text {
+        Some(TextPlan::Param { name, required }) => {
+            quote! { Some(TextQuery::Param { param: #name, required: #required }) }
+        }
+        Some(TextPlan::Paths(paths)) => {
+            let paths = paths.iter().map(|path| json_path(path));
+            quote! { Some(TextQuery::Paths(&[#(#paths),*])) }
+        }
+        None => quote! { None },
+    };
+    let fields = query.fields.iter().map(|field| {
+        let name = &field.name;
+        let path = match &field.path {
+            Some(path) => {
+                let path = json_path(path);
+                quote! { Some(#path) }
+            }
+            None => quote! { None },
+        };
+        let kind = variant(field.kind);
+        let filter = match &field.filter {
+            Some(filter) => {
+                let (param, operator) = (&filter.param, variant(filter.operator));
+                let list = filter.param_type == ParamType::Array;
+                quote! { Some(UpstreamFilter { param: #param, operator: Operator::#operator, list: #list }) }
+            }
+            None => quote! { None },
+        };
+        let sort = match &field.sort {
+            Some(sort) => {
+                let (param, value) = (&sort.param, &sort.value);
+                let order = match &sort.order {
+                    Some((param, asc, desc)) => quote! { Some((#param, #asc, #desc)) },
+                    None => quote! { None },
+                };
+                quote! { Some(UpstreamSort { param: #param, value: #value, order: #order }) }
+            }
+            None => quote! { None },
+        };
+        quote! {
+            QueryField { name: #name, path: #path, kind: FieldKind::#kind, filter: #filter, sort: #sort }
+        }
+    });
+    let [max_pages, max_items, max_bytes, max_seconds] =
+        query.scan.map(proc_macro2::Literal::u64_unsuffixed);
+    let struct_name = ident(&operation.struct_name);
+    let hidden = operation
+        .params
+        .iter()
+        .filter(|param| param.hidden)
+        .map(|param| &param.name);
+    quote! {
+        #[doc = #doc]
+        static #name: Query = Query {
+            text: #text,
+            fields: &[#(#fields),*],
+            scan: ScanLimits { max_pages: #max_pages, max_items: #max_items, max_bytes: #max_bytes, max_seconds: #max_seconds },
+            valid: schema_params::#struct_name::NAMES,
+            hidden: &[#(#hidden),*],
         };
     }
 }

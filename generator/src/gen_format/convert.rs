@@ -57,6 +57,7 @@ pub fn convert(document: &GenSchema) -> Converted {
             delete: operations(&endpoints.delete),
             execute: operations(&endpoints.execute),
         },
+        relationships: None,
         author: None,
         tags: None,
         triggers: None,
@@ -119,6 +120,8 @@ fn operation(operation: &OperationDefinition, types: &[TypeDefinition]) -> schem
             description: None,
             presets: None,
             fields: result_fields(&operation.returns, types),
+            items: None,
+            computed: None,
         }),
         pagination: None,
         supports_fields: None,
@@ -128,6 +131,7 @@ fn operation(operation: &OperationDefinition, types: &[TypeDefinition]) -> schem
         content_type: None,
         lifecycle: None,
         headers: indexmap::IndexMap::new(),
+        query: None,
     }
 }
 

@@ -16,8 +16,8 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::keys::{ObjectKeys, TYPE_SYNONYMS};
 use crate::schema::maps_to::{self, PathPiece};
 use crate::schema::{AuthKind, ParamType};
+use crate::validate::names::check_snake_case;
 use crate::validate::nearest;
-use crate::validate::rules::check_snake_case;
 use crate::validate::structure::check_keys;
 
 /// What a parameter's `type` may be, in words.

@@ -2,6 +2,7 @@
 
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
+use super::query;
 use super::{
     Adapter, Auth, Category, ContentType, DangerLevel, Input, Operation, Origin, Param,
     ParamLocation, ParamType, PathSegment, ResultField, StringFormat, Window,
@@ -9,6 +10,7 @@ use super::{
 use crate::features::PageRole;
 use crate::schema::maps_to::{self, PathPiece, QueryValue};
 use crate::schema::placement::{self, Placed};
+use crate::schema::types::Types;
 use crate::schema::{self, AdapterSchema, AuthKind, lifecycle};
 use crate::{features, ident};
 
@@ -18,13 +20,15 @@ const FILE_PART_NOTE: &str =
 
 /// Lowers a schema that passed validation.
 pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
+    let types = Types::of(schema);
+    let types = &types;
     let operations = schema
         .operations
         .families()
         .into_iter()
         .flat_map(|(category, list)| {
             list.iter()
-                .map(move |operation| lower_operation(schema, category, operation))
+                .map(move |operation| lower_operation(schema, types, category, operation))
         })
         .collect();
     Adapter {
@@ -59,6 +63,7 @@ pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
         documentation: origin.documentation,
         operations,
         member: 0,
+        graph: query::lower_graph(schema),
     }
 }
 
@@ -123,6 +128,7 @@ fn lower_auth(auth: Option<&schema::AuthConfig>, shouty: &str) -> Auth {
 
 fn lower_operation(
     schema: &AdapterSchema,
+    types: &Types<'_>,
     category: Category,
     operation: &schema::Operation,
 ) -> Operation {
@@ -143,6 +149,7 @@ fn lower_operation(
             )
         })
         .collect();
+    let hidden = features::hidden_params(operation);
     let declared = operation.params.iter();
     for (name, param) in declared.chain(implied.iter().map(|(name, param)| (name, param))) {
         let placed = placement::place(&parsed, name, param);
@@ -155,6 +162,7 @@ fn lower_operation(
         };
         let mut lowered = lower_param(&operation.name, name, label, param, &placed);
         lowered.clearable = wraps_in_input && lowered.is_optional();
+        lowered.hidden = hidden.contains(&name.as_str());
         let file_part = content_type == ContentType::Multipart
             && placed.location == ParamLocation::Body
             && lowered.ty == ParamType::String
@@ -266,6 +274,9 @@ fn lower_operation(
             lifecycle::resolve(schema, category, operation, declared)
                 .expect("validated: the lifecycle resolves")
         }),
+        query: query::lower_query(operation, types).filter(|_| category == Category::Read),
+        computed: query::lower_computed(operation, types),
+        known_fields: query::known_fields(operation, types),
     }
 }
 
@@ -364,5 +375,6 @@ fn lower_param(
         style: placed.style,
         explode: placed.explode,
         clearable: false,
+        hidden: false,
     }
 }

@@ -2,8 +2,10 @@
 
 mod example;
 mod lower;
+mod query;
 
 pub use lower::lower;
+pub use query::{ComputedField, Graph, Hop, NamePiece, QueryField, QueryPlan, TextPlan};
 
 pub use aqlgen_model::{
     Category, ContentType, DangerLevel, Method, ParamLocation, ParamStyle, StringFormat,
@@ -75,6 +77,8 @@ pub struct Adapter {
     pub operations: Vec<Operation>,
     /// Its place among the adapters of its server: 0 alone, a bundle's order otherwise.
     pub member: usize,
+    /// The types relationship queries visit and the edges between them.
+    pub graph: Option<Graph>,
 }
 
 impl Adapter {
@@ -112,6 +116,29 @@ impl Adapter {
                     operation(&mut call.operation);
                 }
             }
+            if let Some(query) = &mut op.query {
+                named_type(&mut query.filter_type);
+                named_type(&mut query.sort_type);
+            }
+            for field in &mut op.computed {
+                field.fn_name = format!("{prefix}_{}", field.fn_name);
+            }
+        }
+        if let Some(graph) = &mut self.graph {
+            for node in &mut graph.nodes {
+                named_type(&mut node.name);
+                node.get
+                    .iter_mut()
+                    .for_each(|hop| operation(&mut hop.operation));
+            }
+            for edge in &mut graph.edges {
+                edge.forward
+                    .iter_mut()
+                    .for_each(|hop| operation(&mut hop.operation));
+                edge.inverse
+                    .iter_mut()
+                    .for_each(|hop| operation(&mut hop.operation));
+            }
         }
         self.member = member;
         self
@@ -129,7 +156,11 @@ impl Adapter {
                 .all_params()
                 .filter_map(|param| param.enum_type.as_deref());
             let input = op.input.as_ref().map(|input| input.struct_name.as_str());
-            enums.chain(input).chain([op.returns.as_str()])
+            let query = op
+                .query
+                .iter()
+                .flat_map(|query| [query.filter_type.as_str(), query.sort_type.as_str()]);
+            enums.chain(input).chain(query).chain([op.returns.as_str()])
         })
     }
 
@@ -298,6 +329,13 @@ pub struct Operation {
     pub features: Features,
     /// How the execution it starts is followed (EXECUTE only).
     pub lifecycle: Option<Lifecycle>,
+    /// How its collection is queried (READ only).
+    pub query: Option<QueryPlan>,
+    /// The computed fields of the items it answers.
+    pub computed: Vec<ComputedField>,
+    /// The declared members of the items it answers, which `fields` is checked against;
+    /// empty when none are declared.
+    pub known_fields: Vec<String>,
 }
 
 /// A member of an operation's result.
@@ -321,12 +359,13 @@ impl Operation {
             .chain(self.input.iter().flat_map(|input| &input.fields))
     }
 
-    /// Names accepted at the top level, in order: the schema's params, `input` for UPDATE,
-    /// then the feature params.
+    /// Names callers may give at the top level, in order: the schema's params but those the
+    /// query sends, `input` for UPDATE, then the feature params.
     pub fn top_level_names(&self) -> Vec<&str> {
         let mut names: Vec<&str> = self
             .params
             .iter()
+            .filter(|param| !param.hidden)
             .map(|param| param.name.as_str())
             .collect();
         if self.input.is_some() {
@@ -397,6 +436,8 @@ pub struct Param {
     /// An optional UPDATE `input` field: an explicit `null` is kept and sent, to clear the
     /// field upstream (SPEC §4.5.2).
     pub clearable: bool,
+    /// Sent by the operation's query (`query`, `filter`, `sort`) only: callers do not give it.
+    pub hidden: bool,
     /// A value that passes the param's checks, for examples.
     pub example: Value,
 }

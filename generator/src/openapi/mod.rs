@@ -272,6 +272,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         }),
         rate_limits: None,
         operations,
+        relationships: None,
         author: None,
         tags: None,
         triggers: None,

@@ -146,6 +146,7 @@ pub fn import(
         content_type,
         lifecycle: None,
         headers: indexmap::IndexMap::new(),
+        query: None,
     };
     shaping::shape(context.refs, operation, category, &mut imported);
     Ok(imported)

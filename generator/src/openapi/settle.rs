@@ -156,6 +156,17 @@ fn leave_out(schema: &mut AdapterSchema, findings: &[Finding], warnings: &mut Ve
                 }
                 format!("param `{name}` dropped ({message})")
             }
+            Within::Query => {
+                let had = operation.query.take().is_some()
+                    | operation
+                        .response
+                        .as_mut()
+                        .is_some_and(|response| response.computed.take().is_some());
+                if !had {
+                    continue;
+                }
+                format!("query dropped ({message})")
+            }
             Within::Param(_) | Within::Operation => {
                 dropped.push((*category, *index, message.clone()));
                 continue;
@@ -195,6 +206,7 @@ fn settle_features(schema: &mut AdapterSchema, warnings: &mut Vec<Warning>) {
                         drop_presets(operation);
                         "field selection"
                     }
+                    "query" if operation.query.take().is_some() => "query",
                     _ => continue,
                 };
                 warnings.push(Warning {

@@ -2,7 +2,8 @@
 //! closed set of names, for shape checks that report every problem at once.
 
 use aqlgen_model::{
-    Category, ContentType, DangerLevel, ParamLocation, ParamStyle, TrustLevel, Vocabulary,
+    Category, ContentType, DangerLevel, FieldKind, Operator, ParamLocation, ParamStyle, TrustLevel,
+    Vocabulary,
 };
 
 use super::{
@@ -97,6 +98,7 @@ pub const ADAPTER: ObjectKeys = ObjectKeys {
         "triggers",
         "created",
         "modified",
+        "relationships",
     ]),
     required: &[
         "name",
@@ -192,6 +194,7 @@ pub const OPERATION: ObjectKeys = ObjectKeys {
         "content_type",
         "lifecycle",
         "headers",
+        "query",
     ]),
     required: &["name", "maps_to"],
     choices: &[
@@ -282,4 +285,87 @@ pub const PAGINATION: ObjectKeys = ObjectKeys {
     known: Some(&["style", "default_limit", "max_limit"]),
     required: &[],
     choices: &[("style", choice::<PaginationStyle>(Code::InvalidValue))],
+};
+
+/// An operation's `query` (an aqlgen addition).
+pub const QUERY: ObjectKeys = ObjectKeys {
+    known: Some(&["text", "fields", "scan"]),
+    required: &[],
+    choices: &[],
+};
+
+/// `query.text`.
+pub const QUERY_TEXT: ObjectKeys = ObjectKeys {
+    known: Some(&["param", "paths"]),
+    required: &[],
+    choices: &[],
+};
+
+/// One field under `query.fields`.
+pub const QUERY_FIELD: ObjectKeys = ObjectKeys {
+    known: Some(&["path", "type", "description", "enum", "filter", "sort"]),
+    required: &[],
+    choices: &[("type", choice::<FieldKind>(Code::InvalidType))],
+};
+
+/// A query field's upstream `filter`.
+pub const QUERY_FILTER: ObjectKeys = ObjectKeys {
+    known: Some(&["param", "operator"]),
+    required: &["param"],
+    choices: &[("operator", choice::<Operator>(Code::InvalidValue))],
+};
+
+/// A query field's upstream `sort`.
+pub const QUERY_SORT: ObjectKeys = ObjectKeys {
+    known: Some(&["param", "value", "order", "asc", "desc"]),
+    required: &["param"],
+    choices: &[],
+};
+
+/// `query.scan`.
+pub const QUERY_SCAN: ObjectKeys = ObjectKeys {
+    known: Some(&["max_pages", "max_items", "max_bytes", "max_seconds"]),
+    required: &[],
+    choices: &[],
+};
+
+/// One computed field under `response.computed`.
+pub const COMPUTED: ObjectKeys = ObjectKeys {
+    known: Some(&["type", "expr", "description"]),
+    required: &["type", "expr"],
+    choices: &[(
+        "type",
+        Choice {
+            synonyms: TYPE_SYNONYMS,
+            ..choice::<ParamType>(Code::InvalidType)
+        },
+    )],
+};
+
+/// The adapter's `relationships` (an aqlgen addition).
+pub const RELATIONSHIPS: ObjectKeys = ObjectKeys {
+    known: Some(&["max_depth", "nodes", "edges"]),
+    required: &["nodes", "edges"],
+    choices: &[],
+};
+
+/// A node type under `relationships.nodes`.
+pub const NODE: ObjectKeys = ObjectKeys {
+    known: Some(&["name", "get"]),
+    required: &["name"],
+    choices: &[],
+};
+
+/// A call from an item: a node's `get`, an edge's `inverse`.
+pub const HOP: ObjectKeys = ObjectKeys {
+    known: Some(&["operation", "params"]),
+    required: &["operation"],
+    choices: &[],
+};
+
+/// An edge under `relationships.edges`.
+pub const EDGE: ObjectKeys = ObjectKeys {
+    known: Some(&["type", "from", "to", "operation", "params", "inverse"]),
+    required: &["type", "from", "to"],
+    choices: &[],
 };

@@ -10,6 +10,8 @@ pub mod keys;
 pub mod lifecycle;
 pub mod maps_to;
 pub mod placement;
+pub mod query;
+pub mod types;
 
 use aqlgen_model::{Category, ContentType, DangerLevel, ParamLocation, ParamStyle, TrustLevel};
 use indexmap::IndexMap;
@@ -157,6 +159,9 @@ pub struct AdapterSchema {
     pub rate_limits: Option<RateLimits>,
     /// The CRUDE operation lists.
     pub operations: Operations,
+    /// The types relationship queries visit and the edges between them (an aqlgen addition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relationships: Option<query::Relationships>,
     /// Element metadata: author.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
@@ -433,6 +438,10 @@ pub struct Operation {
     /// `X-Amz-Target`; a `Content-Type` here replaces the body's.
     #[serde(default, skip_serializing_if = "IndexMap::is_empty")]
     pub headers: IndexMap<String, String>,
+    /// How the operation's collection is queried (an aqlgen addition): text, filter and sort
+    /// fields, and the bounds of a scan for what the upstream cannot do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub query: Option<query::Query>,
 }
 
 /// How the execution an EXECUTE operation starts upstream is followed until it ends.
@@ -585,6 +594,13 @@ pub struct Response {
     /// aqlgen addition in the open `response`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fields: Option<IndexMap<String, ResponseField>>,
+    /// The type of each item, when the result is a list (an aqlgen addition): its fields and
+    /// computed fields apply to every item.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub items: Option<String>,
+    /// Fields computed from the type's own (an aqlgen addition), by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub computed: Option<IndexMap<String, query::Computed>>,
 }
 
 /// A member of an operation's result, under `response.fields`.

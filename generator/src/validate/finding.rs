@@ -43,6 +43,9 @@ pub enum Within {
     Param(String),
     /// One part of a param's definition.
     ParamPart(String, ParamPart),
+    /// Its `query` block, or the computed fields of its `response`: what the query language
+    /// adds, which can be left out without the operation.
+    Query,
 }
 
 /// A part of a param's definition that can be left out on its own.

@@ -2,7 +2,9 @@
 
 pub mod finding;
 pub mod locate;
+pub mod names;
 mod official;
+pub mod query;
 pub mod rules;
 pub mod structure;
 

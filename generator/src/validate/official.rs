@@ -12,7 +12,9 @@
 //! * a `base_url` that is not plain ASCII;
 //! * where a param goes and how it is written (`in`, `wire_name`, `style`, `explode`), an
 //!   operation's body `content_type`;
-//! * `auth.type` `aws_sigv4` (AWS Signature Version 4), an operation's fixed `headers`.
+//! * `auth.type` `aws_sigv4` (AWS Signature Version 4), an operation's fixed `headers`;
+//! * the query language: an operation's `query` and the top-level `relationships` (a
+//!   `response`'s `items` and `computed` are inside the open `response`).
 
 use regex::Regex;
 use serde_yaml::Value;
@@ -150,6 +152,15 @@ pub fn extensions(document: &Value) -> Vec<Diagnostic> {
                         "the official schema has no header values fixed per operation",
                     )
                     .expected("no `headers`"),
+                );
+            }
+            if operation.get("query").is_some() {
+                out.push(
+                    extension(
+                        format!("{at}.query"),
+                        "the official schema has no way to say how a collection is filtered, sorted or aggregated",
+                    )
+                    .expected("no `query`"),
                 );
             }
             if operation.get("content_type").is_some() {

@@ -11,6 +11,7 @@ use aqlgen_model::{
 };
 
 use super::finding::{Finding, ParamPart, Subject, Within};
+use super::names::check_snake_case;
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::maps_to::{self, MapsTo, PathPiece, QueryValue};
 use crate::schema::{
@@ -134,6 +135,7 @@ pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
     }
     check_lifecycles(schema, &mut found);
     check_type_names(schema, &mut found);
+    super::query::check(schema, &mut found);
     found
 }
 
@@ -1169,23 +1171,6 @@ fn check_features(
             format!("{path}.{key}"),
             reason,
         ));
-    }
-}
-
-/// A `what` name (operation, parameter, ...) that is not snake_case, with its snake_case spelling.
-pub fn check_snake_case(path: &str, what: &str, name: &str, out: &mut Vec<Diagnostic>) {
-    let snake = Regex::new("^[a-z][a-z0-9_]*$").expect("a valid literal pattern");
-    if !snake.is_match(name) {
-        out.push(
-            Diagnostic::new(
-                Code::InvalidName,
-                path,
-                format!("{what} name `{name}` is not snake_case"),
-            )
-            .expected("lowercase letters, digits and `_`, starting with a letter")
-            .found(format!("{name:?}"))
-            .suggest(format!("use `{}`", ident::snake_case_suggestion(name))),
-        );
     }
 }
 

@@ -36,6 +36,9 @@ pub fn check(document: &mut Value) -> Vec<Diagnostic> {
             check_object(object, key, object_keys, &mut diagnostics);
         }
     }
+    if let Some(Value::Mapping(relationships)) = root.get_mut("relationships") {
+        check_relationships(relationships, &mut diagnostics);
+    }
     let Some(Value::Mapping(operations)) = root.get_mut("operations") else {
         return diagnostics;
     };
@@ -59,10 +62,14 @@ fn check_operation(operation: &mut Mapping, path: &str, diagnostics: &mut Vec<Di
         ("response", &keys::RESPONSE),
         ("pagination", &keys::PAGINATION),
         ("lifecycle", &keys::LIFECYCLE),
+        ("query", &keys::QUERY),
     ] {
         if let Some(Value::Mapping(object)) = operation.get_mut(key) {
             check_object(object, &format!("{path}.{key}"), object_keys, diagnostics);
         }
+    }
+    if let Some(Value::Mapping(query)) = operation.get_mut("query") {
+        check_query(query, &format!("{path}.query"), diagnostics);
     }
     if let Some(Value::Mapping(lifecycle)) = operation.get_mut("lifecycle")
         && let Some(Value::Mapping(progress)) = lifecycle.get_mut("progress")
@@ -75,14 +82,18 @@ fn check_operation(operation: &mut Mapping, path: &str, diagnostics: &mut Vec<Di
             diagnostics,
         );
     }
-    if let Some(Value::Mapping(response)) = operation.get_mut("response")
-        && let Some(Value::Mapping(fields)) = response.get_mut("fields")
-    {
-        for (name, field) in fields.iter_mut() {
-            if let (Some(name), Value::Mapping(field)) = (name.as_str(), field) {
-                let field_path = format!("{path}.response.fields.{name}");
-                check_object(field, &field_path, &keys::RESPONSE_FIELD, diagnostics);
-            }
+    if let Some(Value::Mapping(response)) = operation.get_mut("response") {
+        for (key, object_keys) in [
+            ("fields", &keys::RESPONSE_FIELD),
+            ("computed", &keys::COMPUTED),
+        ] {
+            check_members(
+                response,
+                key,
+                &format!("{path}.response"),
+                object_keys,
+                diagnostics,
+            );
         }
     }
     let Some(Value::Mapping(params)) = operation.get_mut("params") else {
@@ -101,6 +112,80 @@ fn check_operation(operation: &mut Mapping, path: &str, diagnostics: &mut Vec<Di
                 param.retain(|key, _| {
                     matches!(key.as_str(), Some("type" | "required" | "description"))
                 });
+            }
+        }
+    }
+}
+
+/// Checks each member of the mapping under `key` of `parent` against `object_keys`.
+fn check_members(
+    parent: &mut Mapping,
+    key: &str,
+    path: &str,
+    object_keys: &ObjectKeys,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(Value::Mapping(members)) = parent.get_mut(key) else {
+        return;
+    };
+    for (name, member) in members.iter_mut() {
+        if let (Some(name), Value::Mapping(member)) = (name.as_str(), member) {
+            check_object(
+                member,
+                &format!("{path}.{key}.{name}"),
+                object_keys,
+                diagnostics,
+            );
+        }
+    }
+}
+
+/// An operation's `query`: its text, each field and its upstream mappings, its scan.
+fn check_query(query: &mut Mapping, path: &str, diagnostics: &mut Vec<Diagnostic>) {
+    for (key, object_keys) in [("text", &keys::QUERY_TEXT), ("scan", &keys::QUERY_SCAN)] {
+        if let Some(Value::Mapping(object)) = query.get_mut(key) {
+            check_object(object, &format!("{path}.{key}"), object_keys, diagnostics);
+        }
+    }
+    check_members(query, "fields", path, &keys::QUERY_FIELD, diagnostics);
+    let Some(Value::Mapping(fields)) = query.get_mut("fields") else {
+        return;
+    };
+    for (name, field) in fields.iter_mut() {
+        let (Some(name), Value::Mapping(field)) = (name.as_str(), field) else {
+            continue;
+        };
+        for (key, object_keys) in [("filter", &keys::QUERY_FILTER), ("sort", &keys::QUERY_SORT)] {
+            if let Some(Value::Mapping(object)) = field.get_mut(key) {
+                let at = format!("{path}.fields.{name}.{key}");
+                check_object(object, &at, object_keys, diagnostics);
+            }
+        }
+    }
+}
+
+/// The adapter's `relationships`: its node types, its edges and their calls.
+fn check_relationships(relationships: &mut Mapping, diagnostics: &mut Vec<Diagnostic>) {
+    let path = "relationships";
+    check_object(relationships, path, &keys::RELATIONSHIPS, diagnostics);
+    check_members(relationships, "nodes", path, &keys::NODE, diagnostics);
+    if let Some(Value::Mapping(nodes)) = relationships.get_mut("nodes") {
+        for (name, node) in nodes.iter_mut() {
+            if let (Some(name), Value::Mapping(node)) = (name.as_str(), node)
+                && let Some(Value::Mapping(get)) = node.get_mut("get")
+            {
+                let at = format!("{path}.nodes.{name}.get");
+                check_object(get, &at, &keys::HOP, diagnostics);
+            }
+        }
+    }
+    if let Some(Value::Sequence(edges)) = relationships.get_mut("edges") {
+        for (index, edge) in edges.iter_mut().enumerate() {
+            let Value::Mapping(edge) = edge else { continue };
+            let at = format!("{path}.edges[{index}]");
+            check_object(edge, &at, &keys::EDGE, diagnostics);
+            if let Some(Value::Mapping(inverse)) = edge.get_mut("inverse") {
+                check_object(inverse, &format!("{at}.inverse"), &keys::HOP, diagnostics);
             }
         }
     }

@@ -26,6 +26,24 @@ pub mod introspection {
       "type": "string",
       "required": true,
       "description": "The pet's id."
+    },
+    {
+      "name": "fields",
+      "type": "string | string[]",
+      "required": false,
+      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "default": "full"
+    },
+    {
+      "name": "preset",
+      "type": "string",
+      "required": false,
+      "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+      "enum": [
+        "minimal",
+        "standard",
+        "full"
+      ]
     }
   ],
   "returns": {
@@ -76,6 +94,24 @@ pub mod introspection {
       "required": false,
       "maximum": 100,
       "minimum": 1
+    },
+    {
+      "name": "fields",
+      "type": "string | string[]",
+      "required": false,
+      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "default": "standard"
+    },
+    {
+      "name": "preset",
+      "type": "string",
+      "required": false,
+      "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+      "enum": [
+        "minimal",
+        "standard",
+        "full"
+      ]
     }
   ],
   "returns": {
@@ -296,7 +332,7 @@ pub mod params {
     }
     impl GetPetParams {
         /// Parameter names `get_pet` accepts, in schema order.
-        pub const NAMES: &'static [&'static str] = &["pet_id"];
+        pub const NAMES: &'static [&'static str] = &["pet_id", "fields", "preset"];
         /// Checks `raw` against the schema (unknown, missing, types, constraints, then
         /// defaults) and returns the typed params.
         ///
@@ -324,7 +360,12 @@ pub mod params {
     }
     impl ListPetsParams {
         /// Parameter names `list_pets` accepts, in schema order.
-        pub const NAMES: &'static [&'static str] = &["kind", "limit"];
+        pub const NAMES: &'static [&'static str] = &[
+            "kind",
+            "limit",
+            "fields",
+            "preset",
+        ];
         /// Checks `raw` against the schema (unknown, missing, types, constraints, then
         /// defaults) and returns the typed params.
         ///
@@ -428,7 +469,8 @@ pub mod params {
 /// The routing table and the upstream request builders.
 pub mod routes {
     use ::aqlgen_runtime::adapter::{
-        Body, Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
+        Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, Route,
+        UpstreamRequest,
     };
     use ::aqlgen_runtime::params::ParamError;
     use ::aqlgen_runtime::wire;
@@ -444,10 +486,18 @@ pub mod routes {
         danger_level: DangerLevel::Safe,
         requires_confirmation: false,
         build: build_get_pet,
-        features: &[],
-        fields: None,
+        features: &[FeatureParam::Fields, FeatureParam::Preset],
+        fields: Some(
+            &FieldSelection {
+                presets: &[],
+                default: Preset::Full,
+                known: &[],
+            },
+        ),
         paging: None,
         lifecycle: None,
+        query: None,
+        computed: &[],
     };
     /// Parses `get_pet` params and builds its upstream request.
     fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
@@ -474,10 +524,18 @@ pub mod routes {
         danger_level: DangerLevel::Safe,
         requires_confirmation: false,
         build: build_list_pets,
-        features: &[],
-        fields: None,
+        features: &[FeatureParam::Fields, FeatureParam::Preset],
+        fields: Some(
+            &FieldSelection {
+                presets: &[],
+                default: Preset::Standard,
+                known: &[],
+            },
+        ),
         paging: None,
         lifecycle: None,
+        query: None,
+        computed: &[],
     };
     /// Parses `list_pets` params and builds its upstream request.
     fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
@@ -520,6 +578,8 @@ pub mod routes {
         fields: None,
         paging: None,
         lifecycle: None,
+        query: None,
+        computed: &[],
     };
     /// Parses `rename_pet` params and builds its upstream request.
     fn build_rename_pet(
@@ -554,6 +614,8 @@ pub mod routes {
         fields: None,
         paging: None,
         lifecycle: None,
+        query: None,
+        computed: &[],
     };
     /// Parses `remove_pet` params and builds its upstream request.
     fn build_remove_pet(

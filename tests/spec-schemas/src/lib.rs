@@ -32,6 +32,11 @@ pub enum Schema {
     IntrospectionResponse,
     /// `batch-operation.schema.json`: the answer of a batch.
     BatchOperation,
+    /// `aggregation-query.schema.json`: an aggregation's request and answer (informative).
+    AggregationQuery,
+    /// `relationship-query.schema.json`: a relationship query's request and answer
+    /// (informative).
+    RelationshipQuery,
 }
 
 impl Schema {
@@ -42,6 +47,8 @@ impl Schema {
             Schema::OperationResult => "operation-result.schema.json",
             Schema::IntrospectionResponse => "introspection-response.schema.json",
             Schema::BatchOperation => "batch-operation.schema.json",
+            Schema::AggregationQuery => "aggregation-query.schema.json",
+            Schema::RelationshipQuery => "relationship-query.schema.json",
         }
     }
 
@@ -138,7 +145,9 @@ fn skipped(schema: Schema) {
 /// The validator of `schema`, compiled once per test binary; `None` where the schemas are not
 /// found (the skip is reported).
 pub fn validator(schema: Schema) -> Option<&'static Validator> {
-    static VALIDATORS: [OnceLock<Validator>; 4] = [
+    static VALIDATORS: [OnceLock<Validator>; 6] = [
+        OnceLock::new(),
+        OnceLock::new(),
         OnceLock::new(),
         OnceLock::new(),
         OnceLock::new(),

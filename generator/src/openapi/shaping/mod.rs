@@ -10,6 +10,8 @@ use aqlgen_model::{
 };
 use serde_json::{Map, Value};
 
+mod querying;
+
 use super::document::{self, Operation as Described, RefOr, Response as Answered, Schema};
 use super::refs::Resolver;
 use crate::features::{self, PageStyle};
@@ -53,6 +55,20 @@ pub fn shape(
     let answer = success
         .and_then(|response| json_schema(refs, response))
         .and_then(|schema| answer(refs, schema));
+    let item = match &answer {
+        Some(Answer::Items(item)) => Some(item),
+        Some(Answer::Object {
+            collection: Some((_, Some(item))),
+            ..
+        }) => Some(item),
+        _ => None,
+    };
+    let paging: Vec<String> = features::resolve(category, imported)
+        .paging
+        .map(|paging| paging.style.params().map(str::to_owned).to_vec())
+        .unwrap_or_default();
+    let paging: Vec<&str> = paging.iter().map(String::as_str).collect();
+    imported.query = querying::infer(imported, item, &paging);
     if let Some(answer) = answer
         && !imported.params.contains_key(FeatureParam::Fields.as_str())
         && let Some(presets) = presets(&answer, imported.pagination.is_some())
@@ -64,6 +80,8 @@ pub fn shape(
                 description: None,
                 presets: Some(Value::Object(presets)),
                 fields: None,
+                items: None,
+                computed: None,
             });
         }
     }
@@ -75,6 +93,7 @@ pub fn shape(
                 imported.supports_fields = None;
                 imported.response = None;
             }
+            "query" => imported.query = None,
             _ => {}
         }
     }

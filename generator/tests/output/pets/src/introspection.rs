@@ -27,6 +27,24 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": true,
       "description": "The pet's id."
+    },
+    {
+      "name": "fields",
+      "type": "string | string[]",
+      "required": false,
+      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "default": "full"
+    },
+    {
+      "name": "preset",
+      "type": "string",
+      "required": false,
+      "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+      "enum": [
+        "minimal",
+        "standard",
+        "full"
+      ]
     }
   ],
   "returns": {
@@ -77,6 +95,24 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "required": false,
       "maximum": 100,
       "minimum": 1
+    },
+    {
+      "name": "fields",
+      "type": "string | string[]",
+      "required": false,
+      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "default": "standard"
+    },
+    {
+      "name": "preset",
+      "type": "string",
+      "required": false,
+      "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+      "enum": [
+        "minimal",
+        "standard",
+        "full"
+      ]
     }
   ],
   "returns": {

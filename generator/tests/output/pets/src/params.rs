@@ -17,7 +17,7 @@ pub struct GetPetParams {
 
 impl GetPetParams {
     /// Parameter names `get_pet` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["pet_id"];
+    pub const NAMES: &'static [&'static str] = &["pet_id", "fields", "preset"];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -47,7 +47,7 @@ pub struct ListPetsParams {
 
 impl ListPetsParams {
     /// Parameter names `list_pets` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["kind", "limit"];
+    pub const NAMES: &'static [&'static str] = &["kind", "limit", "fields", "preset"];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///

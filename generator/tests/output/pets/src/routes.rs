@@ -4,7 +4,8 @@
 //! The routing table and the upstream request builders.
 
 use ::aqlgen_runtime::adapter::{
-    Body, Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
+    Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, Route,
+    UpstreamRequest,
 };
 use ::aqlgen_runtime::params::ParamError;
 use ::aqlgen_runtime::wire;
@@ -21,10 +22,18 @@ pub static GET_PET_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_pet,
-    features: &[],
-    fields: None,
+    features: &[FeatureParam::Fields, FeatureParam::Preset],
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &[],
+        },
+    ),
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `get_pet` params and builds its upstream request.
@@ -53,10 +62,18 @@ pub static LIST_PETS_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_pets,
-    features: &[],
-    fields: None,
+    features: &[FeatureParam::Fields, FeatureParam::Preset],
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &[],
+        },
+    ),
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `list_pets` params and builds its upstream request.
@@ -101,6 +118,8 @@ pub static RENAME_PET_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `rename_pet` params and builds its upstream request.
@@ -135,6 +154,8 @@ pub static REMOVE_PET_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `remove_pet` params and builds its upstream request.

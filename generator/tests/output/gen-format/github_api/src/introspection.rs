@@ -31,6 +31,24 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "name": "repo",
       "type": "string",
       "required": true
+    },
+    {
+      "name": "fields",
+      "type": "string | string[]",
+      "required": false,
+      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "default": "full"
+    },
+    {
+      "name": "preset",
+      "type": "string",
+      "required": false,
+      "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+      "enum": [
+        "minimal",
+        "standard",
+        "full"
+      ]
     }
   ],
   "returns": {

@@ -19,7 +19,7 @@ pub struct GetRepoParams {
 
 impl GetRepoParams {
     /// Parameter names `get_repo` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo"];
+    pub const NAMES: &'static [&'static str] = &["owner", "repo", "fields", "preset"];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///

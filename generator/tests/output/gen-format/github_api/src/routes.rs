@@ -4,7 +4,8 @@
 //! The routing table and the upstream request builders.
 
 use ::aqlgen_runtime::adapter::{
-    Category, DangerLevel, FeatureParam, Method, Route, UpstreamRequest,
+    Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, Route,
+    UpstreamRequest,
 };
 use ::aqlgen_runtime::params::ParamError;
 use ::aqlgen_runtime::wire;
@@ -20,10 +21,18 @@ pub static GET_REPO_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_repo,
-    features: &[],
-    fields: None,
+    features: &[FeatureParam::Fields, FeatureParam::Preset],
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &["id", "name", "full_name", "private"],
+        },
+    ),
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `get_repo` params and builds its upstream request.
@@ -62,6 +71,8 @@ pub static DELETE_REPO_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `delete_repo` params and builds its upstream request.

@@ -9,8 +9,9 @@ use std::borrow::Cow;
 use serde_json::{Map, Value};
 
 pub use aqlgen_model::{
-    Category, ContentType, DangerLevel, ExecutionOperation, ExecutionState, FeatureParam, Method,
-    Preset, TrustLevel, Window,
+    AggregateFunction, Category, ContentType, DangerLevel, Direction, ExecutionOperation,
+    ExecutionState, FeatureParam, FieldKind, GraphSection, Method, Operator, Preset, SortOrder,
+    TrustLevel, Window,
 };
 
 use crate::params::ParamError;
@@ -39,6 +40,9 @@ pub trait Adapter: Send + Sync + 'static {
     const INTROSPECTION: &'static Introspection;
     /// MCP tool descriptions rendered from the templates.
     const TOOLS: &'static ToolDocs;
+    /// The types relationship queries visit and the edges between them; `None` serves no
+    /// `query_relationships`.
+    const GRAPH: Option<&'static Graph> = None;
 
     /// Looks an operation up by its wire name: a `match` fixed at compile time.
     fn route(operation: &str) -> Option<&'static Route>;
@@ -186,6 +190,159 @@ pub struct Route {
     pub paging: Option<&'static Paging>,
     /// How the execution an EXECUTE operation starts is followed, when it outlives the call.
     pub lifecycle: Option<&'static Lifecycle>,
+    /// How its collection is queried (`query`, `filter`, `sort`, `aggregate`), when it can be.
+    pub query: Option<&'static Query>,
+    /// The computed fields of the items it answers (`_computed.<name>` in `fields`).
+    pub computed: &'static [ComputedField],
+}
+
+/// How one operation's collection is queried (collection-querying §2-§6, aggregations): its
+/// query fields, where each is filtered and sorted (by the upstream, or here over a bounded
+/// scan of upstream pages), and where its text query goes.
+#[derive(Debug)]
+pub struct Query {
+    /// The text query `query`, when the operation takes one.
+    pub text: Option<TextQuery>,
+    /// The query fields, by the names `filter`, `sort` and `aggregate` use.
+    pub fields: &'static [QueryField],
+    /// How much one request may read upstream to do what the upstream cannot.
+    pub scan: ScanLimits,
+    /// The params callers give: the operation's own but those the query sends.
+    pub valid: &'static [&'static str],
+    /// The operation's params the query sends, which callers do not give.
+    pub hidden: &'static [&'static str],
+}
+
+/// Where a text query goes.
+#[derive(Debug, Clone, Copy)]
+pub enum TextQuery {
+    /// Into an upstream param.
+    Param {
+        /// The param.
+        param: &'static str,
+        /// Whether the operation requires it.
+        required: bool,
+    },
+    /// Matched here, word by word, against these item fields.
+    Paths(&'static [JsonPath]),
+}
+
+/// One query field.
+#[derive(Debug)]
+pub struct QueryField {
+    /// Its name.
+    pub name: &'static str,
+    /// Where each item holds it; `None` when only the upstream filters or sorts by it.
+    pub path: Option<JsonPath>,
+    /// What its values are compared as.
+    pub kind: FieldKind,
+    /// The upstream param one operator goes to.
+    pub filter: Option<UpstreamFilter>,
+    /// The upstream params that sort by it.
+    pub sort: Option<UpstreamSort>,
+}
+
+/// A filter the upstream does: one operator, sent in one param.
+#[derive(Debug, Clone, Copy)]
+pub struct UpstreamFilter {
+    /// The operation's param.
+    pub param: &'static str,
+    /// The operator.
+    pub operator: Operator,
+    /// Whether the param takes a list as a list; otherwise a list is joined with commas.
+    pub list: bool,
+}
+
+/// A sort the upstream does.
+#[derive(Debug, Clone, Copy)]
+pub struct UpstreamSort {
+    /// The param that names the key.
+    pub param: &'static str,
+    /// The key's value there.
+    pub value: &'static str,
+    /// The param that takes the order, and its values for ascending and descending.
+    pub order: Option<(&'static str, &'static str, &'static str)>,
+}
+
+/// How much one request may read upstream (collection-querying §5.5); the operator's
+/// ceilings apply on top.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScanLimits {
+    /// Upstream pages.
+    pub max_pages: u64,
+    /// Items.
+    pub max_items: u64,
+    /// Bytes of upstream answers.
+    pub max_bytes: u64,
+    /// Seconds.
+    pub max_seconds: u64,
+}
+
+/// A computed field (computed-fields §2), compiled from the schema's expression.
+#[derive(Debug)]
+pub struct ComputedField {
+    /// Its name under `_computed`.
+    pub name: &'static str,
+    /// What its values are compared as.
+    pub kind: FieldKind,
+    /// Its value for one item at `now` (Unix seconds); null where the item lacks what it
+    /// needs.
+    pub compute: fn(&Value, i64) -> Value,
+}
+
+/// The types a relationship query visits and the edges between them (relationship-queries).
+#[derive(Debug)]
+pub struct Graph {
+    /// The deepest query.
+    pub max_depth: u64,
+    /// The node types.
+    pub nodes: &'static [NodeType],
+    /// The edge types.
+    pub edges: &'static [EdgeType],
+}
+
+/// A node type.
+#[derive(Debug)]
+pub struct NodeType {
+    /// Its type name, the `element_type` of its nodes.
+    pub name: &'static str,
+    /// How an item's `element_name` is written, and read back into fields.
+    pub template: &'static [NamePiece],
+    /// How one is read by the fields its name holds.
+    pub get: Option<Hop>,
+}
+
+/// A piece of a node's name.
+#[derive(Debug, Clone, Copy)]
+pub enum NamePiece {
+    /// Text as written.
+    Text(&'static str),
+    /// The value of a field of the item.
+    Field(JsonPath),
+}
+
+/// A READ operation called from an item, each param from one of the item's fields.
+#[derive(Debug, Clone, Copy)]
+pub struct Hop {
+    /// The operation.
+    pub operation: &'static str,
+    /// Each param and the item field it takes.
+    pub params: &'static [(&'static str, JsonPath)],
+}
+
+/// An edge type.
+#[derive(Debug)]
+pub struct EdgeType {
+    /// The relationship's type, e.g. `owns`.
+    pub kind: &'static str,
+    /// The source node type: an index into [`Graph::nodes`].
+    pub from: usize,
+    /// The target node type.
+    pub to: usize,
+    /// From a source to its targets.
+    pub forward: Option<Hop>,
+    /// From a target back to its sources.
+    pub inverse: Option<Hop>,
 }
 
 /// A path into a JSON answer: object members by name.
@@ -260,9 +417,12 @@ pub struct FieldSelection {
     /// Presets the schema declares, by name, each a list of dot paths. An undeclared
     /// `standard` is every field; an undeclared `minimal` is the identifying fields an item has.
     pub presets: &'static [(&'static str, &'static [&'static str])],
-    /// The preset applied when a request names none: `standard` for a collection, `full`
-    /// for a single item (field-selection §3.2).
+    /// The preset applied when a request names none: `minimal` for a search, `standard` for
+    /// a collection, `full` for a single item (field-selection §3.2).
     pub default: Preset,
+    /// The members an item of the answer has, as the schema declares them: a path must start
+    /// with one of these (or `_computed`, `_etag`). Empty when none are declared.
+    pub known: &'static [&'static str],
 }
 
 /// Cursor pagination of one operation over its upstream's own paging (pagination §2-§4).

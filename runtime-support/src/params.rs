@@ -274,6 +274,28 @@ pub fn reject_unknown(
     })
 }
 
+/// [`reject_unknown`] for an operation whose query sends some of its params (`sent`): the
+/// runtime puts them in from `query`, `filter` and `sort`, having refused them from callers.
+pub fn reject_unknown_but(
+    operation: &'static str,
+    raw: &Map<String, Value>,
+    valid: &'static [&'static str],
+    sent: &'static [&'static str],
+) -> Result<(), ParamError> {
+    if raw
+        .keys()
+        .all(|key| sent.contains(&key.as_str()) || valid.contains(&key.as_str()))
+    {
+        return Ok(());
+    }
+    let given: Map<String, Value> = raw
+        .iter()
+        .filter(|(key, _)| !sent.contains(&key.as_str()))
+        .map(|(key, value)| (key.clone(), value.clone()))
+        .collect();
+    reject_unknown(operation, &given, valid)
+}
+
 /// Refuses every key of an UPDATE `input` not in `valid` (`VALIDATION_UNKNOWN_FIELD`).
 pub fn reject_unknown_fields(
     operation: &'static str,

@@ -1,7 +1,10 @@
 //! One call along the request line, from its route to its answer's data:
 //!
 //! ```text
-//! route + params -> shape::Plan::take   the feature params (fields, paging, dry run) out
+//! route + params -> query::Request::take the query's params (query, filter, sort, aggregate)
+//!                                       out; what the upstream cannot do makes it a scan of
+//!                                       calls along this same line
+//!                -> shape::Plan::take   the feature params (fields, paging, dry run) out
 //!                -> Route::build        typed params, the upstream request (generated)
 //!                -> gate::Gate::admit   policy, limits and quotas, confirmation
 //!                -> cache::Cache::fetch a kept answer, or upstream::Upstream::send
@@ -19,6 +22,7 @@ mod line;
 pub mod metrics;
 pub mod person;
 mod preview;
+pub mod query;
 pub mod safety_loop;
 pub mod shape;
 pub mod trace;
@@ -31,7 +35,7 @@ use serde_json::Value;
 
 pub use caller::{Caller, Principal, UpstreamCredential};
 pub use executions::Started;
-pub use line::Line;
+pub use line::{Line, graph};
 pub use person::{Answer, Form, Reach, Retry};
 
 use crate::text::serialized_len;

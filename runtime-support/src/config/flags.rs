@@ -18,10 +18,10 @@ use super::values::{
 };
 use super::{
     Backend, CacheConfig, CacheTtl, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Glob,
-    Limits, LogFormat, LoopConfig, LoopMode, Quota, SafetyConfig, TokenConfig, ToolSchema,
-    Transport, TransportLimits, parse_rate_limit,
+    Limits, LogFormat, LoopConfig, LoopMode, QueryConfig, Quota, SafetyConfig, TokenConfig,
+    ToolSchema, Transport, TransportLimits, parse_rate_limit,
 };
-use crate::adapter::{RateLimit, ServerInfo};
+use crate::adapter::{RateLimit, ScanLimits, ServerInfo};
 
 /// One configurable limit: flag name, allowed range, what it sets.
 struct LimitFlag {
@@ -507,6 +507,55 @@ impl Config {
                     .help("Seconds a verification code stays valid (1..=3600) [default: 300]"),
             )
             .arg(
+                Arg::new("scan-max-pages")
+                    .long("scan-max-pages")
+                    .env("MCP_AQL_SCAN_MAX_PAGES")
+                    .value_parser(|text: &str| parse_limit(text, 1, 1000))
+                    .help("Most upstream pages one query reads to filter, sort or aggregate what the API cannot; caps each operation's own bound (1..=1000) [default: 20]"),
+            )
+            .arg(
+                Arg::new("scan-max-items")
+                    .long("scan-max-items")
+                    .env("MCP_AQL_SCAN_MAX_ITEMS")
+                    .value_parser(|text: &str| parse_limit(text, 1, 1_000_000))
+                    .help("Most items one query reads (1..=1000000) [default: 5000]"),
+            )
+            .arg(
+                Arg::new("scan-max-bytes")
+                    .long("scan-max-bytes")
+                    .env("MCP_AQL_SCAN_MAX_BYTES")
+                    .value_parser(parse_bytes)
+                    .help("Most bytes of upstream answers one query reads; bytes or with a KiB, MiB or GiB suffix [default: 32MiB]"),
+            )
+            .arg(
+                Arg::new("scan-max-seconds")
+                    .long("scan-max-seconds")
+                    .env("MCP_AQL_SCAN_MAX_SECONDS")
+                    .value_parser(|text: &str| parse_limit(text, 1, 600))
+                    .help("Most seconds one query reads for (1..=600) [default: 30]"),
+            )
+            .arg(
+                Arg::new("graph-max-nodes")
+                    .long("graph-max-nodes")
+                    .env("MCP_AQL_GRAPH_MAX_NODES")
+                    .value_parser(|text: &str| parse_limit(text, 1, 10_000))
+                    .help("Most nodes one relationship query visits (1..=10000) [default: 100]"),
+            )
+            .arg(
+                Arg::new("graph-max-calls")
+                    .long("graph-max-calls")
+                    .env("MCP_AQL_GRAPH_MAX_CALLS")
+                    .value_parser(|text: &str| parse_limit(text, 1, 10_000))
+                    .help("Most upstream calls one relationship query makes (1..=10000) [default: 50]"),
+            )
+            .arg(
+                Arg::new("slow-query-ms")
+                    .long("slow-query-ms")
+                    .env("MCP_AQL_SLOW_QUERY_MS")
+                    .value_parser(|text: &str| parse_limit(text, 1, 3_600_000))
+                    .help("An answer that takes longer than this many milliseconds says so with PERFORMANCE_SLOW_QUERY_WARNING (1..=3600000) [default: 5000]"),
+            )
+            .arg(
                 Arg::new("execution-wait")
                     .long("execution-wait")
                     .env("MCP_AQL_EXECUTION_WAIT")
@@ -661,6 +710,31 @@ impl Config {
                 .map_or(defaults.execution_wait, |seconds| {
                     Duration::from_secs(*seconds as u64)
                 }),
+            query: {
+                let limit = |id: &str, default: u64| {
+                    matches
+                        .get_one::<usize>(id)
+                        .map_or(default, |value| *value as u64)
+                };
+                let scan = defaults.query.scan;
+                QueryConfig {
+                    scan: ScanLimits {
+                        max_pages: limit("scan-max-pages", scan.max_pages),
+                        max_items: limit("scan-max-items", scan.max_items),
+                        max_bytes: matches
+                            .get_one::<u64>("scan-max-bytes")
+                            .copied()
+                            .unwrap_or(scan.max_bytes),
+                        max_seconds: limit("scan-max-seconds", scan.max_seconds),
+                    },
+                    graph_max_nodes: limit("graph-max-nodes", defaults.query.graph_max_nodes),
+                    graph_max_calls: limit("graph-max-calls", defaults.query.graph_max_calls),
+                    slow: Duration::from_millis(limit(
+                        "slow-query-ms",
+                        defaults.query.slow.as_millis() as u64,
+                    )),
+                }
+            },
         };
         if config.safety.safety_loop.mode == LoopMode::Enforcing
             && config.safety.confirm.channel.is_none()

@@ -5,6 +5,7 @@
 mod cache;
 mod confirm;
 mod flags;
+mod query;
 mod resource;
 mod safety;
 mod safety_loop;
@@ -18,6 +19,7 @@ use crate::adapter::Auth;
 
 pub use cache::{CacheConfig, CacheTtl};
 pub use confirm::{Channel, ConfirmBy, ConfirmConfig, Fallback};
+pub use query::QueryConfig;
 pub use resource::{ResourceConfig, ScopeRules, Scoped, Selector};
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
 pub use safety_loop::{Glob, LoopConfig, LoopMode};
@@ -302,6 +304,8 @@ pub struct Config {
     /// The OAuth 2.1 resource server in front of `/mcp`; none means no access token is asked
     /// for.
     pub resource: Option<ResourceConfig>,
+    /// How far the query language may go on one request.
+    pub query: QueryConfig,
 }
 
 impl Default for Config {
@@ -325,6 +329,7 @@ impl Default for Config {
             execution_wait: Duration::from_secs(20),
             credential_header: None,
             resource: None,
+            query: QueryConfig::default(),
         }
     }
 }

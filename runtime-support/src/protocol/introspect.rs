@@ -9,13 +9,14 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 use std::time::SystemTime;
 
-use aqlgen_model::Vocabulary;
+use aqlgen_model::{QUERY_RELATIONSHIPS, Vocabulary};
 use serde_json::{Map, Value, json};
 
-use crate::adapter::{Adapter, Category, ExecutionOperation, Route};
+use crate::adapter::{Adapter, Category, ExecutionOperation, FeatureParam, Route};
 use crate::call::executions::{execution_category, execution_description, execution_introspection};
 use crate::call::gate::limits::Limiter;
 use crate::call::gate::{self, Decision, Gate, Policy, TOKEN_PARAM};
+use crate::call::graph;
 use crate::call::safety_loop::{LoopOp, SafetyLoop};
 use crate::config::{Config, LoopMode};
 use crate::error::{AqlError, ErrorCode};
@@ -292,6 +293,17 @@ impl Catalog {
                 }
             }));
         }
+        if let Some(graph) = A::GRAPH {
+            let (summary, details) = graph::introspection(graph, &tools.tool_for(Category::Read));
+            operations.push(OperationEntry {
+                name: QUERY_RELATIONSHIPS,
+                member: None,
+                category: Category::Read,
+                description: "Follow relationships between items from a root.",
+                summary: Cow::Owned(summary.to_string()),
+                details: Details::Ready(details.to_string()),
+            });
+        }
         if safety_loop.mode() != LoopMode::Disabled {
             operations.extend(LoopOp::ALL.into_iter().map(|op| {
                 let (summary, details) = op.introspection(&tools.tool_for(op.category()));
@@ -355,10 +367,12 @@ impl Catalog {
             "capabilities": {
                 "batch": true,
                 "field_selection": field_selection,
-                "aggregations": false,
-                "computed_fields": false,
+                "aggregations": A::ROUTES
+                    .iter()
+                    .any(|route| route.features.contains(&FeatureParam::Aggregate)),
+                "computed_fields": A::ROUTES.iter().any(|route| !route.computed.is_empty()),
                 "pagination": A::ROUTES.iter().any(|route| route.paging.is_some()),
-                "relationship_queries": false,
+                "relationship_queries": A::GRAPH.is_some(),
                 "warnings": true,
                 "confirmation": true,
                 "dangerous_operations": true,

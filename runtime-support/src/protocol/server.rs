@@ -23,7 +23,9 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-use crate::adapter::{Adapter, Category, ExecutionOperation, Route};
+use aqlgen_model::QUERY_RELATIONSHIPS;
+
+use crate::adapter::{Adapter, Category, ExecutionOperation, Graph, Route};
 use crate::call::executions::{Read, execution_category};
 use crate::call::gate::Policy;
 use crate::call::gate::limits::LimitConfig;
@@ -300,6 +302,8 @@ impl<A: Adapter> AqlServer<A> {
             ExecutionOperation::parse(operation).filter(|_| shared.line.has_executions())
         {
             Target::Execution(op)
+        } else if let Some(graph) = A::GRAPH.filter(|_| operation == QUERY_RELATIONSHIPS) {
+            Target::Graph(graph)
         } else if let Some(route) = A::route(operation) {
             Target::Route(route)
         } else {
@@ -313,6 +317,7 @@ impl<A: Adapter> AqlServer<A> {
             Target::Introspect => (INTROSPECT, Category::Read),
             Target::Loop(op) => (op.name(), op.category()),
             Target::Execution(op) => (op.as_str(), execution_category(op)),
+            Target::Graph(_) => (QUERY_RELATIONSHIPS, Category::Read),
             Target::Route(route) => (route.operation, route.category),
         };
         let introspect = matches!(target, Target::Introspect);
@@ -366,6 +371,11 @@ impl<A: Adapter> AqlServer<A> {
                 .run_execution(op, &envelope.params, &context)
                 .await
                 .map(|data| (Data::Value(data), Vec::new())),
+            Target::Graph(graph) => shared
+                .line
+                .run_graph(graph, A::route, &envelope.params, &context)
+                .await
+                .map(|(data, warnings)| (Data::Value(data), warnings)),
             Target::Route(route) => {
                 shared
                     .line
@@ -499,6 +509,8 @@ enum Target {
     Loop(LoopOp),
     /// `get_execution` or `cancel_execution`, when the adapter has long-running operations.
     Execution(ExecutionOperation),
+    /// `query_relationships`, when the adapter declares relationships.
+    Graph(&'static Graph),
     /// An operation of the adapter.
     Route(&'static Route),
 }

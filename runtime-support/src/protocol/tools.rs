@@ -280,6 +280,8 @@ mod tests {
             fields: None,
             paging: None,
             lifecycle: None,
+            query: None,
+            computed: &[],
         }))
     }
 

@@ -1,5 +1,9 @@
 //! The request line of one server: what every call of it passes through once its route is
-//! known.
+//! known. A query that the upstream cannot answer alone becomes a scan of upstream calls
+//! along the same line ([`scan`]).
+
+pub mod graph;
+mod scan;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -21,7 +25,7 @@ use super::{Context, Data, Observer, UpstreamCredential};
 use crate::adapter::{
     AdapterInfo, ExecutionOperation, Lifecycle, Route, ServerInfo, UpstreamRequest,
 };
-use crate::config::{Config, LoopMode};
+use crate::config::{Config, LoopMode, QueryConfig};
 use crate::error::{AqlError, ErrorCode};
 use crate::state::Store;
 use crate::warning::Warning;
@@ -49,6 +53,8 @@ pub struct Line {
     cache: Option<Cache>,
     /// Where spans of calls go, when the operator asked for traces.
     tracer: Option<Tracer>,
+    /// How far a query may go.
+    query: QueryConfig,
 }
 
 impl Line {
@@ -136,6 +142,7 @@ impl Line {
             execution_wait: config.execution_wait,
             cache,
             tracer,
+            query: config.query,
         })
     }
 
@@ -194,13 +201,21 @@ impl Line {
         quota_token: Option<Value>,
         context: &Context<'_, O>,
     ) -> Result<(Data, Vec<Warning>), AqlError> {
+        let started = Instant::now();
         let mut span = self
             .tracer
             .as_ref()
             .map(|tracer| tracer.start(route, context.trace));
-        let answer = self
-            .run_call(route, params, quota_token, context, span.as_mut())
-            .await;
+        let answer = match route.query {
+            Some(query) => {
+                self.run_query(route, query, params, quota_token, context, span.as_mut())
+                    .await
+            }
+            None => {
+                self.run_call(route, params, quota_token, context, span.as_mut())
+                    .await
+            }
+        };
         if let Some(span) = span {
             span.end(
                 answer
@@ -208,7 +223,12 @@ impl Line {
                     .map_or_else(|error| error.code.as_str(), |_| "success"),
             );
         }
-        answer
+        let (data, mut warnings) = answer?;
+        let took = started.elapsed();
+        if took > self.query.slow {
+            warnings.push(slow(route.operation, took, self.query.slow));
+        }
+        Ok((data, warnings))
     }
 
     /// [`Self::run`], noting what happens in the call's `span` when it is traced.
@@ -558,6 +578,31 @@ fn credential_member(upstreams: &[Upstream]) -> Result<usize, AqlError> {
             "--credential-header takes a caller's credential for one adapter, and more than one adapter of this bundle authenticates with one token",
         )),
     }
+}
+
+/// `PERFORMANCE_SLOW_QUERY_WARNING` for a call of `operation` that took `took` (warnings §4.4).
+fn slow(operation: &str, took: Duration, threshold: Duration) -> Warning {
+    let (ms, threshold_ms) = (took.as_millis() as u64, threshold.as_millis().max(1) as u64);
+    let severity = match ms / threshold_ms {
+        0 | 1 => crate::warning::Severity::Low,
+        2..=9 => crate::warning::Severity::Medium,
+        _ => crate::warning::Severity::High,
+    };
+    Warning::new(
+        "PERFORMANCE_SLOW_QUERY_WARNING",
+        format!("Operation took {ms}ms (threshold: {threshold_ms}ms)"),
+    )
+    .with_severity(severity)
+    .with_detail("operation", operation)
+    .with_detail("duration_ms", ms)
+    .with_detail("threshold_ms", threshold_ms)
+    .with_detail(
+        "suggestions",
+        vec![
+            "narrow 'filter' to keys the API filters itself",
+            "ask for fewer items with 'first'",
+        ],
+    )
 }
 
 /// The percent a call that starts an execution reports once the upstream took it.

@@ -1,11 +1,13 @@
-//! Field selection (field-selection §2-§4): `fields` as a preset name or a list of dot paths,
-//! applied to an object, to each element of an array, and through arrays on the way down.
+//! Field selection (field-selection §2-§4): `fields` as a preset name or a list of dot paths
+//! (`preset`, a deprecated alias of a preset name, extended by a list in `fields`), checked
+//! against the item type's declared members and computed fields, applied to an object, to
+//! each element of an array, and through arrays on the way down.
 
 use serde_json::{Map, Value};
 
-use aqlgen_model::{IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES};
+use aqlgen_model::{COMPUTED_MEMBER, IDENTIFYING_FIELDS, MAX_FIELD_PATH_BYTES};
 
-use crate::adapter::{FieldSelection, Preset};
+use crate::adapter::{ComputedField, FieldSelection, Preset};
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
 use crate::text::shorten;
@@ -30,6 +32,210 @@ pub enum Selection {
     },
 }
 
+/// What `fields` and `preset` ask of one request.
+#[derive(Debug, Clone)]
+pub struct Chosen {
+    /// The fields kept.
+    pub selection: Selection,
+    /// Whether the request named its fields, rather than taking the default.
+    pub given: bool,
+    /// The computed fields it asked for (`_computed.<name>`), to compute before selecting.
+    pub computed: Vec<&'static ComputedField>,
+}
+
+impl Chosen {
+    /// The selection `fields` and its alias `preset` ask for on an operation with `presets`
+    /// and `computed` fields; a `preset` adds a `DEPRECATION_WARNING`.
+    ///
+    /// # Errors
+    ///
+    /// What [`Selection::parse`] refuses; a `preset` that is not a preset name, or given with
+    /// a preset name in `fields`; a path the item type does not declare, or a computed field
+    /// it does not have.
+    pub fn parse(
+        fields: Option<Value>,
+        preset: Option<Value>,
+        presets: &FieldSelection,
+        computed: &'static [ComputedField],
+        warnings: &mut Vec<Warning>,
+    ) -> Result<Self, AqlError> {
+        let fields = fields.filter(|value| !value.is_null());
+        let preset = match preset.filter(|value| !value.is_null()) {
+            None => None,
+            Some(Value::String(name)) => {
+                let selection = preset_named(presets, &name)
+                    .ok_or_else(|| unknown_preset(presets, &name, "preset"))?;
+                warnings.push(
+                    Warning::new(
+                        "DEPRECATION_WARNING",
+                        "preset is deprecated: pass the preset name in 'fields' instead",
+                    )
+                    .with_severity(crate::warning::Severity::Low)
+                    .with_detail("type", "parameter")
+                    .with_detail("deprecated_item", "preset")
+                    .with_detail("replacement", "fields"),
+                );
+                Some(selection)
+            }
+            Some(other) => {
+                return Err(AqlError::new(
+                    ErrorCode::ValidationInvalidType,
+                    format!(
+                        "Parameter 'preset' expected 'string', got '{}'",
+                        json_type(&other)
+                    ),
+                )
+                .with_detail("param_name", "preset")
+                .with_detail("expected_type", "string")
+                .with_detail("actual_type", json_type(&other)));
+            }
+        };
+        let given = fields.is_some() || preset.is_some();
+        let listed = match (&fields, preset) {
+            (Some(Value::String(_)), Some(_)) => {
+                return Err(AqlError::new(
+                    ErrorCode::ValidationInvalidValue,
+                    "Parameters 'fields' and 'preset' both name a preset; give the preset in 'fields' alone, or a list of paths in 'fields' to add to 'preset'",
+                )
+                .with_detail("param_name", "preset"));
+            }
+            (None, Some(preset)) => {
+                return Ok(Self {
+                    selection: preset,
+                    given,
+                    computed: Vec::new(),
+                });
+            }
+            (_, preset) => (Selection::parse(fields, presets)?, preset),
+        };
+        let (selection, preset) = listed;
+        let computed_asked = check_paths(&selection, presets, computed)?;
+        let selection = match (preset, selection) {
+            (Some(Selection::Full), _) => Selection::Full,
+            (
+                Some(Selection::Paths {
+                    paths: mut base, ..
+                }),
+                Selection::Paths { paths, .. },
+            ) => {
+                base.extend(paths);
+                Selection::Paths {
+                    paths: base,
+                    explicit: true,
+                }
+            }
+            (_, selection) => selection,
+        };
+        Ok(Self {
+            selection,
+            given,
+            computed: computed_asked,
+        })
+    }
+}
+
+/// The computed fields an explicit list names; refuses a path whose first member the item
+/// type does not declare (when it declares its members) and an unknown computed field.
+fn check_paths(
+    selection: &Selection,
+    presets: &FieldSelection,
+    computed: &'static [ComputedField],
+) -> Result<Vec<&'static ComputedField>, AqlError> {
+    let Selection::Paths {
+        paths,
+        explicit: true,
+    } = selection
+    else {
+        return Ok(Vec::new());
+    };
+    let mut asked = Vec::new();
+    for path in paths {
+        let first = path[0].as_str();
+        if first == COMPUTED_MEMBER {
+            let names: Vec<String> = computed
+                .iter()
+                .map(|field| format!("{COMPUTED_MEMBER}.{}", field.name))
+                .collect();
+            let found = path
+                .get(1)
+                .filter(|_| path.len() == 2)
+                .and_then(|name| computed.iter().find(|field| field.name == name));
+            match found {
+                Some(field) => asked.push(field),
+                None => {
+                    return Err(AqlError::new(
+                        ErrorCode::ValidationInvalidValue,
+                        format!(
+                            "Parameter 'fields' names '{}', which is no computed field here; the computed fields are {}",
+                            shorten(&path.join("."), 80),
+                            if names.is_empty() { "none".to_owned() } else { names.join(", ") }
+                        ),
+                    )
+                    .with_detail("param_name", "fields")
+                    .with_detail("computed_fields", names));
+                }
+            }
+        } else if !presets.known.is_empty()
+            && first != ETAG_MEMBER
+            && !presets.known.contains(&first)
+        {
+            return Err(AqlError::new(
+                ErrorCode::ValidationInvalidValue,
+                format!(
+                    "Parameter 'fields' names '{}', and the items have no '{}'; their fields are {}",
+                    shorten(&path.join("."), 80),
+                    shorten(first, 64),
+                    presets.known.join(", ")
+                ),
+            )
+            .with_detail("param_name", "fields")
+            .with_detail("valid_fields", presets.known.to_vec()));
+        }
+    }
+    Ok(asked)
+}
+
+fn unknown_preset(presets: &FieldSelection, name: &str, param: &str) -> AqlError {
+    AqlError::new(
+        ErrorCode::ValidationInvalidValue,
+        format!(
+            "Parameter '{param}' names no preset: '{}'. Presets: {}; or pass a list of dot paths such as [\"id\", \"owner.login\"] in 'fields'",
+            shorten(name, 80),
+            preset_names(presets).join(", ")
+        ),
+    )
+    .with_detail("param_name", param)
+    .with_detail("presets", preset_names(presets))
+}
+
+/// Adds the `computed` fields' values to each item of `data` (an item or an array of them),
+/// under `_computed`, at `now`.
+pub fn add_computed(data: &mut Value, computed: &[&'static ComputedField], now: i64) {
+    match data {
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| add_computed(item, computed, now)),
+        Value::Object(object) if !computed.is_empty() => {
+            let item = Value::Object(std::mem::take(object));
+            let values: Map<String, Value> = computed
+                .iter()
+                .map(|field| (field.name.to_owned(), (field.compute)(&item, now)))
+                .collect();
+            let Value::Object(mut restored) = item else {
+                unreachable!("an object was taken")
+            };
+            let mut all = match restored.remove(COMPUTED_MEMBER) {
+                Some(Value::Object(already)) => already,
+                _ => Map::new(),
+            };
+            all.extend(values);
+            restored.insert(COMPUTED_MEMBER.to_owned(), Value::Object(all));
+            *object = restored;
+        }
+        _ => {}
+    }
+}
+
 impl Selection {
     /// The selection `fields` asks for on an operation with `presets`; no `fields` is the
     /// operation's default preset.
@@ -40,20 +246,11 @@ impl Selection {
     /// `VALIDATION_INVALID_VALUE` for an unknown preset or a malformed or too long list.
     pub fn parse(fields: Option<Value>, presets: &FieldSelection) -> Result<Self, AqlError> {
         match fields {
-            None | Some(Value::Null) => Ok(preset(presets, presets.default.as_str())
+            None | Some(Value::Null) => Ok(preset_named(presets, presets.default.as_str())
                 .unwrap_or(Self::Full)),
-            Some(Value::String(name)) => preset(presets, &name).ok_or_else(|| {
-                AqlError::new(
-                    ErrorCode::ValidationInvalidValue,
-                    format!(
-                        "Parameter 'fields' names no preset: '{}'. Presets: {}; or pass a list of dot paths such as [\"id\", \"owner.login\"]",
-                        shorten(&name, 80),
-                        preset_names(presets).join(", ")
-                    ),
-                )
-                .with_detail("param_name", "fields")
-                .with_detail("presets", preset_names(presets))
-            }),
+            Some(Value::String(name)) => {
+                preset_named(presets, &name).ok_or_else(|| unknown_preset(presets, &name, "fields"))
+            }
             Some(Value::Array(items)) => {
                 if items.len() > MAX_PATHS {
                     return Err(bad_list(format!(
@@ -137,7 +334,7 @@ impl Selection {
 }
 
 /// The preset called `name`: declared, else built in.
-fn preset(presets: &FieldSelection, name: &str) -> Option<Selection> {
+fn preset_named(presets: &FieldSelection, name: &str) -> Option<Selection> {
     if let Some((_, paths)) = presets
         .presets
         .iter()
@@ -269,11 +466,69 @@ mod tests {
     static DECLARED: FieldSelection = FieldSelection {
         presets: &[("minimal", &["id", "owner.login"]), ("contact", &["email"])],
         default: Preset::Full,
+        known: &[],
     };
     static BARE: FieldSelection = FieldSelection {
         presets: &[],
         default: Preset::Standard,
+        known: &[],
     };
+    static TYPED: FieldSelection = FieldSelection {
+        presets: &[],
+        default: Preset::Full,
+        known: &["id", "title", "created_at"],
+    };
+    static COMPUTED: &[ComputedField] = &[ComputedField {
+        name: "title_length",
+        kind: aqlgen_model::FieldKind::Integer,
+        compute: |item, _| {
+            item["title"]
+                .as_str()
+                .map_or(Value::Null, |t| t.len().into())
+        },
+    }];
+
+    fn choose(fields: Value, preset: Value) -> Result<(Chosen, Vec<Warning>), AqlError> {
+        let mut warnings = Vec::new();
+        let chosen = Chosen::parse(Some(fields), Some(preset), &TYPED, COMPUTED, &mut warnings)?;
+        Ok((chosen, warnings))
+    }
+
+    #[test]
+    fn declared_fields_computed_fields_and_the_preset_alias() {
+        let (chosen, warnings) =
+            choose(json!(["title", "_computed.title_length"]), Value::Null).unwrap();
+        assert_eq!(chosen.computed.len(), 1);
+        assert!(warnings.is_empty());
+        let mut item = json!({"id": 1, "title": "abc", "created_at": "x"});
+        add_computed(&mut item, &chosen.computed, 0);
+        chosen.selection.apply(&mut item, &mut Vec::new());
+        assert_eq!(
+            item,
+            json!({"title": "abc", "_computed": {"title_length": 3}})
+        );
+        let error = choose(json!(["colour"]), Value::Null).unwrap_err();
+        assert_eq!(
+            error.message,
+            "Parameter 'fields' names 'colour', and the items have no 'colour'; their fields are id, title, created_at"
+        );
+        let error = choose(json!(["_computed.age"]), Value::Null).unwrap_err();
+        assert!(
+            error
+                .message
+                .contains("the computed fields are _computed.title_length")
+        );
+        let (chosen, warnings) = choose(json!(["title"]), json!("minimal")).unwrap();
+        assert_eq!(warnings[0].code, "DEPRECATION_WARNING");
+        assert_eq!(warnings[0].details["deprecated_item"], "preset");
+        let Selection::Paths { paths, .. } = chosen.selection else {
+            panic!("paths")
+        };
+        assert!(
+            paths.contains(&vec!["title".to_owned()]) && paths.contains(&vec!["id".to_owned()])
+        );
+        assert!(choose(json!("minimal"), json!("full")).is_err());
+    }
 
     fn select(fields: Value, presets: &FieldSelection, mut data: Value) -> (Value, Vec<Warning>) {
         let selection = Selection::parse(Some(fields), presets).expect("a valid selection");

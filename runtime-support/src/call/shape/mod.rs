@@ -9,14 +9,14 @@ pub mod pages;
 
 use serde_json::{Map, Value};
 
-use crate::adapter::{FeatureParam, Route};
+use crate::adapter::{ComputedField, FeatureParam, Route};
 use crate::call::Data;
 use crate::call::upstream::Answer;
 use crate::error::{AqlError, ErrorCode};
 use crate::params::json_type;
 use crate::warning::Warning;
 use cursor::Cursors;
-use fields::{ETAG_MEMBER, Selection};
+use fields::{Chosen, ETAG_MEMBER, Selection};
 use pages::PageRequest;
 
 /// Longest `if_match` accepted.
@@ -29,6 +29,8 @@ pub struct Plan {
     pub selection: Option<Selection>,
     /// Whether the request named its fields (`fields`), rather than taking the default.
     pub fields_given: bool,
+    /// The computed fields it asked for, added to each item before selecting.
+    pub computed: Vec<&'static ComputedField>,
     /// The page asked for, on paginated operations.
     pub page: Option<PageRequest>,
     /// The `If-Match` precondition of a conditional change.
@@ -53,22 +55,33 @@ impl Plan {
     ) -> Result<Self, AqlError> {
         let mut plan = Self::default();
         let mut window = pages::Window::default();
+        let (mut fields, mut preset) = (None, None);
         for &feature in route.features {
-            let value = params.remove(feature.as_str());
+            let mut take = || params.remove(feature.as_str());
             match feature {
-                FeatureParam::Fields => {
-                    if let Some(presets) = route.fields {
-                        plan.fields_given = value.as_ref().is_some_and(|value| !value.is_null());
-                        plan.selection = Some(Selection::parse(value, presets)?);
-                    }
-                }
-                FeatureParam::First => window.first = value,
-                FeatureParam::After => window.after = value,
-                FeatureParam::Last => window.last = value,
-                FeatureParam::Before => window.before = value,
-                FeatureParam::IfMatch => plan.if_match = if_match(value)?,
-                FeatureParam::DryRun => plan.dry_run = flag(value, "dry_run")?,
+                // Taken before, by the query: what is left under one of these names is an
+                // upstream param the query put in (GitHub's own `sort`).
+                FeatureParam::Query
+                | FeatureParam::Filter
+                | FeatureParam::Sort
+                | FeatureParam::Aggregate
+                | FeatureParam::IncludeItems => {}
+                FeatureParam::Fields => fields = take(),
+                FeatureParam::Preset => preset = take(),
+                FeatureParam::First => window.first = take(),
+                FeatureParam::After => window.after = take(),
+                FeatureParam::Last => window.last = take(),
+                FeatureParam::Before => window.before = take(),
+                FeatureParam::IfMatch => plan.if_match = if_match(take())?,
+                FeatureParam::DryRun => plan.dry_run = flag(take(), "dry_run")?,
             }
+        }
+        if let Some(presets) = route.fields {
+            let chosen =
+                Chosen::parse(fields, preset, presets, route.computed, &mut plan.warnings)?;
+            plan.fields_given = chosen.given;
+            plan.computed = chosen.computed;
+            plan.selection = Some(chosen.selection);
         }
         if let Some(paging) = route.paging {
             plan.page = Some(PageRequest::resolve(
@@ -87,6 +100,7 @@ impl Plan {
     fn reshapes(&self, answer: &Answer) -> bool {
         self.page.is_some()
             || matches!(self.selection, Some(Selection::Paths { .. }))
+            || !self.computed.is_empty()
             || answer.etag.is_some()
     }
 
@@ -113,11 +127,15 @@ impl Plan {
         if self.fields_given {
             add_etag(&mut data, etag.take());
         }
+        let now = i64::try_from(crate::clock::unix_seconds(std::time::SystemTime::now()))
+            .unwrap_or(i64::MAX);
         if let Some(selection) = &self.selection {
-            match data.get_mut("items").filter(|_| self.page.is_some()) {
-                Some(items) => selection.apply(items, &mut warnings),
-                None => selection.apply(&mut data, &mut warnings),
-            }
+            let items = match data.get_mut("items").filter(|_| self.page.is_some()) {
+                Some(items) => items,
+                None => &mut data,
+            };
+            fields::add_computed(items, &self.computed, now);
+            selection.apply(items, &mut warnings);
         }
         add_etag(&mut data, etag);
         (Data::Value(data), warnings)

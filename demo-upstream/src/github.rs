@@ -52,9 +52,26 @@ struct Repo {
 pub(crate) struct Github {
     users: BTreeMap<String, Value>,
     repos: BTreeMap<(String, String), Repo>,
+    /// The teams of organizations, by organization and slug.
+    teams: BTreeMap<(String, String), Team>,
     /// Source of ids and of the logical clock.
     tick: u64,
 }
+
+/// A team of an organization: the repositories it maintains and its members.
+#[derive(Debug)]
+struct Team {
+    data: Value,
+    repos: Vec<(String, String)>,
+    members: Vec<String>,
+}
+
+/// The organization whose repositories, teams and many issues the query language's tests
+/// and examples read.
+const ORG: &str = "acme";
+
+/// Issues of `acme/tracker`: more than one page of 100, so counting them takes a scan.
+const TRACKER_ISSUES: u64 = 150;
 
 /// One workflow run.
 ///
@@ -164,6 +181,7 @@ impl Github {
         let mut github = Self {
             users: BTreeMap::new(),
             repos: BTreeMap::new(),
+            teams: BTreeMap::new(),
             tick: 0,
         };
         for login in [AUTHENTICATED_USER, "hubot"] {
@@ -220,7 +238,132 @@ impl Github {
                 attempt: None,
             });
         }
+        github.seed_org();
         github
+    }
+
+    /// Organization `acme`: repositories `api`, `web` and `tracker`; team `platform`
+    /// (maintains all three; members `octo` and `hubot`) and team `docs` (maintains `web`;
+    /// member `hubot`); open pull requests #1-#3 in `api` (#4 closed) and #1 in `web`; and
+    /// [`TRACKER_ISSUES`] issues in `tracker` whose labels, comments, states and dates follow
+    /// their number `n`: `backend` when `n % 3 == 0`, `perf` when `n % 4 == 0`, `ui` when
+    /// `n % 5 == 0`, `docs` when `n % 7 == 0`; `n % 9` comments; closed when `n % 6 == 0`;
+    /// opened on day `1 + n % 28` of January 2026 and last changed on day `1 + n % 28` of
+    /// February. Tests count from these rules directly.
+    fn seed_org(&mut self) {
+        let id = self.next_id();
+        self.users.insert(
+            ORG.to_owned(),
+            json!({
+                "login": ORG,
+                "id": id,
+                "type": "Organization",
+                "name": "Acme Inc.",
+                "public_repos": 0,
+                "created_at": timestamp(id),
+            }),
+        );
+        for name in ["api", "web", "tracker"] {
+            self.insert_repo(ORG, &object(json!({ "name": name })));
+        }
+        let api = (ORG.to_owned(), "api".to_owned());
+        for (title, head) in [
+            ("Speed up the login", "login-speed"),
+            ("Add rate limits", "rate-limits"),
+            ("Document the errors", "error-docs"),
+            ("Old experiment", "experiment"),
+        ] {
+            self.insert_pull(
+                &api,
+                &object(json!({ "title": title, "head": head, "base": "main" })),
+            );
+        }
+        if let Some(old) = self.repo_mut(&api).pulls.last_mut() {
+            old["state"] = json!("closed");
+        }
+        let web = (ORG.to_owned(), "web".to_owned());
+        self.insert_pull(
+            &web,
+            &object(json!({ "title": "New landing page", "head": "landing", "base": "main" })),
+        );
+        let tracker = (ORG.to_owned(), "tracker".to_owned());
+        for n in 1..=TRACKER_ISSUES {
+            let labels: Vec<&str> = [(3, "backend"), (4, "perf"), (5, "ui"), (7, "docs")]
+                .into_iter()
+                .filter(|(every, _)| n % every == 0)
+                .map(|(_, name)| name)
+                .collect();
+            let body = object(
+                json!({ "title": format!("Tracker item {n}"), "body": format!("Item {n} of the tracker."), "labels": labels }),
+            );
+            let number = self.insert_issue(&tracker, &body)["number"]
+                .as_u64()
+                .unwrap_or_default();
+            let issue = self.issue_mut(&tracker, number);
+            issue["comments"] = json!(n % 9);
+            issue["user"] = json!({ "login": if n % 2 == 0 { "octo" } else { "hubot" } });
+            issue["created_at"] = json!(format!("2026-01-{:02}T{:02}:00:00Z", 1 + n % 28, n % 24));
+            issue["updated_at"] = json!(format!("2026-02-{:02}T{:02}:00:00Z", 1 + n % 28, n % 24));
+            if n % 6 == 0 {
+                issue["state"] = json!("closed");
+            }
+        }
+        for (slug, name, repos, members) in [
+            (
+                "platform",
+                "Platform",
+                &["api", "web", "tracker"][..],
+                &["octo", "hubot"][..],
+            ),
+            ("docs", "Docs", &["web"][..], &["hubot"][..]),
+        ] {
+            let id = self.next_id();
+            self.teams.insert(
+                (ORG.to_owned(), slug.to_owned()),
+                Team {
+                    data: json!({
+                        "id": id,
+                        "name": name,
+                        "slug": slug,
+                        "organization": { "login": ORG },
+                    }),
+                    repos: repos
+                        .iter()
+                        .map(|repo| (ORG.to_owned(), (*repo).to_owned()))
+                        .collect(),
+                    members: members.iter().map(|login| (*login).to_owned()).collect(),
+                },
+            );
+        }
+    }
+
+    /// Routes below `/orgs/{org}/teams/{team_slug}`.
+    fn answer_team(&self, call: &Call, org: &str, slug: &str, rest: &[&str]) -> Reply {
+        let Some(team) = self.teams.get(&(org.to_owned(), slug.to_owned())) else {
+            return not_found();
+        };
+        match rest {
+            [] => Reply::ok(team.data.clone()),
+            ["repos"] => {
+                let repos = team
+                    .repos
+                    .iter()
+                    .filter_map(|key| self.repos.get(key))
+                    .map(|repo| repo.data.clone())
+                    .collect();
+                paginate(repos, call, Value::Array)
+            }
+            ["members"] => {
+                let members = team
+                    .members
+                    .iter()
+                    .filter_map(|login| self.users.get(login))
+                    .map(|user| json!({ "login": user["login"], "id": user["id"], "type": user["type"] }))
+                    .collect();
+                paginate(members, call, Value::Array)
+            }
+            _ => not_found(),
+        }
     }
 
     /// Routes one call; `segments` is the decoded path.
@@ -234,6 +377,9 @@ impl Github {
             },
             ["users", login, "repos"] if method == Method::GET => self.list_repos(call, login),
             ["search", "issues"] if method == Method::GET => self.search_issues(call),
+            ["orgs", org, "teams", slug, rest @ ..] if method == Method::GET => {
+                self.answer_team(call, org, slug, rest)
+            }
             ["repos", owner, repo, rest @ ..] => {
                 let key = ((*owner).to_owned(), (*repo).to_owned());
                 if !self.repos.contains_key(&key) {
@@ -266,6 +412,15 @@ impl Github {
             ["issues"] if method == Method::GET => {
                 let items = filter_issues(&self.repo_mut(&key).issues, call);
                 paginate(items, call, Value::Array)
+            }
+            ["teams"] if method == Method::GET => {
+                let teams = self
+                    .teams
+                    .values()
+                    .filter(|team| team.repos.contains(&key))
+                    .map(|team| team.data.clone())
+                    .collect();
+                paginate(teams, call, Value::Array)
             }
             ["issues"] if method == Method::POST => {
                 if call.body_str("title").is_none() {
@@ -860,7 +1015,14 @@ fn filter_issues(issues: &[Value], call: &Call) -> Vec<Value> {
         Some("comments") => "comments",
         _ => "created_at",
     };
-    items.sort_by(|a, b| a[field].to_string().cmp(&b[field].to_string()));
+    // Numbers by value, times by their text; then by number, so pages never overlap.
+    items.sort_by(|a, b| {
+        let by_field = match (a[field].as_u64(), b[field].as_u64()) {
+            (Some(a), Some(b)) => a.cmp(&b),
+            _ => a[field].as_str().cmp(&b[field].as_str()),
+        };
+        by_field.then_with(|| a["number"].as_u64().cmp(&b["number"].as_u64()))
+    });
     if call.query("direction").unwrap_or("desc") == "desc" {
         items.reverse();
     }

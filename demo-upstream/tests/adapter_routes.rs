@@ -19,6 +19,8 @@ const SEEDED: &[(&str, &str)] = &[
     ("workflow_id", "ci.yml"),
     ("id", "1"),
     ("tag", "shopping"),
+    ("org", "acme"),
+    ("team_slug", "platform"),
 ];
 
 /// A value for a required non-path param that the schema accepts.

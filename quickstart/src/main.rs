@@ -141,7 +141,7 @@ async fn session(binary: PathBuf) -> Result<(), String> {
         &peer,
         "List the open issues",
         "mcp_aql_read",
-        json!({"operation": "list_issues", "params": {"owner": "octo", "repo": "hello-world", "state": "open"}}),
+        json!({"operation": "list_issues", "params": {"owner": "octo", "repo": "hello-world", "filter": {"state": "open"}}}),
     )
     .await;
     step(

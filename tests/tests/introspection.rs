@@ -32,7 +32,8 @@ async fn introspection_answers_validate_against_the_schema() {
     let protocol = &list["data"]["_protocol"];
     assert_eq!(protocol["version"], "1.0.0-draft");
     assert_eq!(protocol["mode"], "semantic");
-    assert_eq!(protocol["conformance"], "level-1");
+    // Every READ selects fields, so every adapter is Level 2.
+    assert_eq!(protocol["conformance"], "level-2");
     assert_eq!(protocol["limits"]["max_nesting_depth"], 32);
     assert_eq!(protocol["tools"][1], read);
     assert!(

@@ -225,17 +225,31 @@ async fn field_selection_presets_paths_and_warnings() {
     let nested = answer(
         &client,
         read,
-        json!({"operation": "get_repo", "params": {"owner": "octo", "repo": "hello-world", "fields": ["owner.login", "nope.deeper"]}}),
+        json!({"operation": "get_repo", "params": {"owner": "octo", "repo": "hello-world", "fields": ["owner.login", "owner.nope"]}}),
     )
     .await;
     assert_eq!(nested["data"]["owner"], json!({"login": "octo"}));
     assert_eq!(nested["warnings"][0]["code"], "FIELD_SELECTION_UNMATCHED");
     assert_eq!(
         nested["warnings"][0]["details"]["fields"],
-        json!(["nope.deeper"])
+        json!(["owner.nope"])
+    );
+    // A member the type does not declare is refused, with the ones it does.
+    let unknown = answer(
+        &client,
+        read,
+        json!({"operation": "get_repo", "params": {"owner": "octo", "repo": "hello-world", "fields": ["nope.deeper"]}}),
+    )
+    .await;
+    assert_eq!(unknown["error"]["code"], "VALIDATION_INVALID_VALUE");
+    assert!(
+        unknown["error"]["details"]["valid_fields"]
+            .as_array()
+            .is_some_and(|fields| fields.contains(&json!("full_name"))),
+        "{unknown}"
     );
 
-    let issues = answer(&client, read, json!({"operation": "list_issues", "params": {"owner": "octo", "repo": "hello-world", "state": "all"}})).await;
+    let issues = answer(&client, read, json!({"operation": "list_issues", "params": {"owner": "octo", "repo": "hello-world", "filter": {"state": "all"}}})).await;
     let first = &issues["data"]["items"][0];
     assert_eq!(
         first["user"],
@@ -257,7 +271,7 @@ async fn cursor_pagination_over_link_headers() {
     let client = github_client(&api, &[]).await;
     let read = "mcp_aql_read";
     let page = |after: Option<Value>| {
-        let mut params = json!({"owner": "octo", "repo": "hello-world", "state": "all", "first": 1, "fields": "minimal"});
+        let mut params = json!({"owner": "octo", "repo": "hello-world", "filter": {"state": "all"}, "first": 1, "fields": "minimal"});
         if let Some(after) = after {
             params["after"] = after;
         }
@@ -299,7 +313,7 @@ async fn cursor_pagination_over_link_headers() {
         last.query
     );
 
-    let moved = answer(&client, read, json!({"operation": "list_issues", "params": {"owner": "octo", "repo": "hello-world", "state": "open", "first": 1, "after": end}})).await;
+    let moved = answer(&client, read, json!({"operation": "list_issues", "params": {"owner": "octo", "repo": "hello-world", "filter": {"state": "open"}, "first": 1, "after": end}})).await;
     assert_eq!(moved["error"]["details"]["reason"], "cursor_mismatch");
     let forged = answer(&client, read, json!({"operation": "list_issues", "params": {"owner": "octo", "repo": "hello-world", "first": 1, "after": "bm9wZQ.AAAA"}})).await;
     assert_eq!(forged["error"]["details"]["reason"], "invalid_cursor");

@@ -112,7 +112,7 @@ fn rows() -> Vec<Row> {
         row(
             READ,
             "list_repos",
-            json!({"username": "octo", "direction": "asc"}),
+            json!({"username": "octo", "sort": {"field": "full_name", "order": "asc"}}),
             ("GET", "/users/octo/repos"),
             &[
                 ("direction", "asc"),
@@ -179,7 +179,7 @@ fn rows() -> Vec<Row> {
         row(
             READ,
             "search_issues",
-            json!({"q": "crash repo:octo/hello-world is:open", "sort": "comments"}),
+            json!({"query": "crash repo:octo/hello-world is:open", "sort": {"field": "comments", "order": "desc"}}),
             ("GET", "/search/issues"),
             &[
                 ("order", "desc"),
@@ -953,9 +953,12 @@ async fn formats_and_page_numbers_are_checked_before_the_upstream() {
     };
     let before = api.requests().len();
     for (params, code) in [
-        (json!({"since": "not-a-date"}), "VALIDATION_INVALID_VALUE"),
         (
-            json!({"since": "2026-02-30T00:00:00Z"}),
+            json!({"filter": {"updated_at": {"gte": "not-a-date"}}}),
+            "VALIDATION_INVALID_VALUE",
+        ),
+        (
+            json!({"filter": {"updated_at": {"gte": "2026-02-30T00:00:00Z"}}}),
             "VALIDATION_INVALID_VALUE",
         ),
         (json!({"page": "2"}), "VALIDATION_INVALID_TYPE"),

@@ -138,6 +138,17 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "default": "standard"
     },
     {
+      "name": "preset",
+      "type": "string",
+      "required": false,
+      "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+      "enum": [
+        "minimal",
+        "standard",
+        "full"
+      ]
+    },
+    {
       "name": "first",
       "type": "integer",
       "required": false,
@@ -211,6 +222,17 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "required": false,
       "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
       "default": "full"
+    },
+    {
+      "name": "preset",
+      "type": "string",
+      "required": false,
+      "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+      "enum": [
+        "minimal",
+        "standard",
+        "full"
+      ]
     }
   ],
   "returns": {
@@ -259,6 +281,24 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "type": "string",
       "required": false,
       "description": "Where to resume, as the API's `next_cursor` gave it."
+    },
+    {
+      "name": "fields",
+      "type": "string | string[]",
+      "required": false,
+      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "default": "standard"
+    },
+    {
+      "name": "preset",
+      "type": "string",
+      "required": false,
+      "description": "Deprecated alias of a preset name in 'fields'; a list in 'fields' adds to it.",
+      "enum": [
+        "minimal",
+        "standard",
+        "full"
+      ]
     },
     {
       "name": "first",

@@ -91,6 +91,7 @@ impl ListTodosParams {
         "limit",
         "offset",
         "fields",
+        "preset",
         "first",
         "after",
         "last",
@@ -133,7 +134,7 @@ pub struct GetTodoParams {
 
 impl GetTodoParams {
     /// Parameter names `get_todo` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["id", "fields"];
+    pub const NAMES: &'static [&'static str] = &["id", "fields", "preset"];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -162,7 +163,14 @@ pub struct ListActivityParams {
 
 impl ListActivityParams {
     /// Parameter names `list_activity` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["limit", "cursor", "first", "after"];
+    pub const NAMES: &'static [&'static str] = &[
+        "limit",
+        "cursor",
+        "fields",
+        "preset",
+        "first",
+        "after",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///

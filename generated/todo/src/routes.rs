@@ -26,6 +26,8 @@ pub static CREATE_TODO_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `create_todo` params and builds its upstream request.
@@ -62,6 +64,7 @@ pub static LIST_TODOS_ROUTE: Route = Route {
     build: build_list_todos,
     features: &[
         FeatureParam::Fields,
+        FeatureParam::Preset,
         FeatureParam::First,
         FeatureParam::After,
         FeatureParam::Last,
@@ -74,6 +77,7 @@ pub static LIST_TODOS_ROUTE: Route = Route {
                 ("standard", &["id", "title", "completed", "due", "priority", "tags"]),
             ],
             default: Preset::Standard,
+            known: &["items", "total"],
         },
     ),
     paging: Some(
@@ -87,6 +91,8 @@ pub static LIST_TODOS_ROUTE: Route = Route {
         },
     ),
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `list_todos` params and builds its upstream request.
@@ -139,15 +145,29 @@ pub static GET_TODO_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_get_todo,
-    features: &[FeatureParam::Fields],
+    features: &[FeatureParam::Fields, FeatureParam::Preset],
     fields: Some(
         &FieldSelection {
             presets: &[],
             default: Preset::Full,
+            known: &[
+                "id",
+                "title",
+                "notes",
+                "due",
+                "priority",
+                "tags",
+                "completed",
+                "completed_at",
+                "created_at",
+                "updated_at",
+            ],
         },
     ),
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `get_todo` params and builds its upstream request.
@@ -176,8 +196,19 @@ pub static LIST_ACTIVITY_ROUTE: Route = Route {
     danger_level: DangerLevel::Safe,
     requires_confirmation: false,
     build: build_list_activity,
-    features: &[FeatureParam::First, FeatureParam::After],
-    fields: None,
+    features: &[
+        FeatureParam::Fields,
+        FeatureParam::Preset,
+        FeatureParam::First,
+        FeatureParam::After,
+    ],
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &["entries", "next_cursor"],
+        },
+    ),
     paging: Some(
         &Paging {
             style: PageStyle::Cursor {
@@ -189,6 +220,8 @@ pub static LIST_ACTIVITY_ROUTE: Route = Route {
         },
     ),
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `list_activity` params and builds its upstream request.
@@ -233,6 +266,8 @@ pub static UPDATE_TODO_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `update_todo` params and builds its upstream request.
@@ -271,6 +306,8 @@ pub static DELETE_TODO_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `delete_todo` params and builds its upstream request.
@@ -303,6 +340,8 @@ pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `clear_completed_todos` params and builds its upstream request.
@@ -337,6 +376,8 @@ pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `bulk_delete_todos` params and builds its upstream request.
@@ -371,6 +412,8 @@ pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `delete_all_todos` params and builds its upstream request.
@@ -405,6 +448,8 @@ pub static COMPLETE_TODO_ROUTE: Route = Route {
     fields: None,
     paging: None,
     lifecycle: None,
+    query: None,
+    computed: &[],
 };
 
 /// Parses `complete_todo` params and builds its upstream request.

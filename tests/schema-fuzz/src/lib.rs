@@ -12,7 +12,7 @@ include!(concat!(env!("OUT_DIR"), "/adapters.rs"));
 /// use aqlgen_schema_fuzz::pets_include::params::GetPetParams;
 ///
 /// let params = GetPetParams { pet_id: "7".to_owned() };
-/// assert_eq!(GetPetParams::NAMES, ["pet_id"]);
+/// assert_eq!(GetPetParams::NAMES, ["pet_id", "fields", "preset"]);
 /// assert_eq!(params.pet_id, "7");
 /// ```
 ///

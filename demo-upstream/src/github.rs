@@ -290,7 +290,7 @@ impl Github {
         for n in 1..=TRACKER_ISSUES {
             let labels: Vec<&str> = [(3, "backend"), (4, "perf"), (5, "ui"), (7, "docs")]
                 .into_iter()
-                .filter(|(every, _)| n % every == 0)
+                .filter(|(every, _)| n.is_multiple_of(*every))
                 .map(|(_, name)| name)
                 .collect();
             let body = object(
@@ -301,10 +301,10 @@ impl Github {
                 .unwrap_or_default();
             let issue = self.issue_mut(&tracker, number);
             issue["comments"] = json!(n % 9);
-            issue["user"] = json!({ "login": if n % 2 == 0 { "octo" } else { "hubot" } });
+            issue["user"] = json!({ "login": if n.is_multiple_of(2) { "octo" } else { "hubot" } });
             issue["created_at"] = json!(format!("2026-01-{:02}T{:02}:00:00Z", 1 + n % 28, n % 24));
             issue["updated_at"] = json!(format!("2026-02-{:02}T{:02}:00:00Z", 1 + n % 28, n % 24));
-            if n % 6 == 0 {
+            if n.is_multiple_of(6) {
                 issue["state"] = json!("closed");
             }
         }

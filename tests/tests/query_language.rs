@@ -54,11 +54,11 @@ fn tracker(params: Value) -> Value {
 fn issue(n: u64) -> (Vec<&'static str>, u64, &'static str, bool) {
     let labels = [(3, "backend"), (4, "perf"), (5, "ui"), (7, "docs")]
         .into_iter()
-        .filter(|(every, _)| n % every == 0)
+        .filter(|(every, _)| n.is_multiple_of(*every))
         .map(|(_, name)| name)
         .collect();
-    let author = if n % 2 == 0 { "octo" } else { "hubot" };
-    (labels, n % 9, author, n % 6 != 0)
+    let author = if n.is_multiple_of(2) { "octo" } else { "hubot" };
+    (labels, n % 9, author, !n.is_multiple_of(6))
 }
 
 /// Every open issue of `acme/tracker`, read from demo-upstream directly, page by page.

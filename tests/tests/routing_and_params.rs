@@ -126,7 +126,7 @@ fn rows() -> Vec<Row> {
         row(
             READ,
             "list_issues",
-            json!({"owner": "octo", "repo": "hello-world", "labels": "bug,ui", "since": "2026-01-01T00:00:00Z", "per_page": 5}),
+            json!({"owner": "octo", "repo": "hello-world", "filter": {"label": {"contains": ["bug", "ui"]}, "updated_at": {"gte": "2026-01-01T00:00:00Z"}}, "per_page": 5}),
             ("GET", "/repos/octo/hello-world/issues"),
             &[
                 ("direction", "desc"),
@@ -158,7 +158,7 @@ fn rows() -> Vec<Row> {
         row(
             READ,
             "list_pull_requests",
-            json!({"owner": "octo", "repo": "hello-world", "state": "all", "base": "main"}),
+            json!({"owner": "octo", "repo": "hello-world", "filter": {"state": "all", "base": "main"}}),
             ("GET", "/repos/octo/hello-world/pulls"),
             &[
                 ("base", "main"),
@@ -196,6 +196,38 @@ fn rows() -> Vec<Row> {
             json!({"username": "hubot"}),
             ("GET", "/users/hubot"),
             &[],
+            None,
+        ),
+        row(
+            READ,
+            "get_team",
+            json!({"org": "acme", "team_slug": "platform"}),
+            ("GET", "/orgs/acme/teams/platform"),
+            &[],
+            None,
+        ),
+        row(
+            READ,
+            "list_team_repos",
+            json!({"org": "acme", "team_slug": "platform", "first": 2}),
+            ("GET", "/orgs/acme/teams/platform/repos"),
+            &[("page", "1"), ("per_page", "2")],
+            None,
+        ),
+        row(
+            READ,
+            "list_team_members",
+            json!({"org": "acme", "team_slug": "platform"}),
+            ("GET", "/orgs/acme/teams/platform/members"),
+            &[("page", "1"), ("per_page", "30")],
+            None,
+        ),
+        row(
+            READ,
+            "list_repo_teams",
+            json!({"owner": "acme", "repo": "web"}),
+            ("GET", "/repos/acme/web/teams"),
+            &[("page", "1"), ("per_page", "30")],
             None,
         ),
         row(
@@ -979,7 +1011,7 @@ async fn formats_and_page_numbers_are_checked_before_the_upstream() {
     let (answer, _) = call(
         peer,
         "mcp_aql_read",
-        list(json!({"since": "2026-01-01T00:00:00Z", "page": 4611686018427387904_u64})),
+        list(json!({"filter": {"updated_at": {"gte": "2026-01-01T00:00:00Z"}}, "page": 4611686018427387904_u64})),
     )
     .await;
     assert_eq!(answer["success"], true, "{answer}");

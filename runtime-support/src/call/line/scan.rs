@@ -198,9 +198,9 @@ impl Line {
                 fields::add_computed(&mut items, &chosen.computed, now);
                 chosen.selection.apply(&mut items, &mut warnings);
             }
-            if !chosen
+            if chosen
                 .as_ref()
-                .is_some_and(|chosen| !chosen.computed.is_empty())
+                .is_none_or(|chosen| chosen.computed.is_empty())
             {
                 strip_computed(&mut items);
             }

@@ -61,7 +61,7 @@ impl Condition {
         let values = self.key.values(item);
         let scalars = &values.scalars;
         match (&self.operator, &self.operand) {
-            (Operator::Exists, Operand::Flag(wanted)) => !scalars.is_empty() == *wanted,
+            (Operator::Exists, Operand::Flag(wanted)) => scalars.is_empty() != *wanted,
             (Operator::Eq, Operand::One(value)) => scalars.iter().any(|v| v.same(value)),
             (Operator::Ne, Operand::One(value)) => !scalars.iter().any(|v| v.same(value)),
             (Operator::In, Operand::Many(list)) => {

@@ -203,6 +203,46 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
             "SCHEMA_INVALID_VALUE",
             "operations.create[0].params.title.style",
         ),
+        (
+            "refused_query",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[0].query.text.param",
+        ),
+        (
+            "refused_query",
+            "SCHEMA_MISSING_FIELD",
+            "operations.read[0].query.fields.words.type",
+        ),
+        (
+            "refused_query",
+            "SCHEMA_INVALID_ENUM",
+            "operations.read[0].query.fields.created.sort.value",
+        ),
+        (
+            "refused_query",
+            "SCHEMA_INVALID_TYPE",
+            "operations.read[1].response.computed.tagged.expr",
+        ),
+        (
+            "refused_query",
+            "SCHEMA_INVALID_VALUE",
+            "operations.read[1].response.computed.broken.expr",
+        ),
+        (
+            "refused_query",
+            "SCHEMA_CATEGORY_MISMATCH",
+            "operations.create[0].query",
+        ),
+        (
+            "refused_query",
+            "SCHEMA_INVALID_VALUE",
+            "relationships.nodes.Note.name",
+        ),
+        (
+            "refused_query",
+            "SCHEMA_UNRESOLVED_REF",
+            "relationships.edges[0].to",
+        ),
         ("invalid_safety", "SCHEMA_INVALID_VALUE", "trust.level"),
         (
             "invalid_safety",

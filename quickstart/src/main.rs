@@ -146,6 +146,20 @@ async fn session(binary: PathBuf) -> Result<(), String> {
     .await;
     step(
         &peer,
+        "How many open issues per label? One aggregation, over every page",
+        "mcp_aql_read",
+        json!({"operation": "list_issues", "params": {"owner": "acme", "repo": "tracker", "filter": {"state": "open"}, "aggregate": {"per_label": {"group_by": "label", "count": true}}}}),
+    )
+    .await;
+    step(
+        &peer,
+        "Which repositories does team acme/platform maintain? One relationship query",
+        "mcp_aql_read",
+        json!({"operation": "query_relationships", "params": {"root": {"element_type": "Team", "element_name": "acme/platform"}, "direction": "outgoing", "relationship": "maintains", "include": ["graph.edges"]}}),
+    )
+    .await;
+    step(
+        &peer,
         "A typo is caught before any upstream call",
         "mcp_aql_read",
         json!({"operation": "list_issues", "params": {"owner": "octo", "rpo": "hello"}}),

@@ -101,8 +101,14 @@ pub fn compile(
         (Ty::Integer, ParamType::Number) => quote! { ev::float(#code) },
         _ if fits => code,
         _ => {
+            let fix = match (typed.ty, declared) {
+                (Ty::Number, ParamType::Integer) => {
+                    "; round(...) makes an integer of it, or declare the field `number`"
+                }
+                _ => "",
+            };
             return Err(format!(
-                "the expression gives {}, and the field is declared `{}`",
+                "the expression gives {}, and the field is declared `{}`{fix}",
                 describe(typed.ty),
                 declared.as_str()
             ));
@@ -163,8 +169,11 @@ fn field(path: &[String], fields: &dyn Fields) -> Result<Typed, String> {
     let Some(kind) = fields.kind_of(first) else {
         let mut names = fields.names();
         names.sort();
+        let likely = crate::validate::nearest(first, names.iter().map(String::as_str))
+            .map(|name| format!(" (did you mean `{name}`?)"))
+            .unwrap_or_default();
         return Err(format!(
-            "`{first}` is no field of the type; its fields are {}",
+            "`{first}` is no field of the type{likely}; its fields are {}",
             if names.is_empty() {
                 "not declared (give them under `response.fields`)".to_owned()
             } else {
@@ -522,7 +531,12 @@ mod tests {
             (
                 "comments / 2",
                 ParamType::Integer,
-                "the expression gives `number`, and the field is declared `integer`",
+                "the expression gives `number`, and the field is declared `integer`; round(...) makes an integer of it, or declare the field `number`",
+            ),
+            (
+                "comment + 1",
+                ParamType::Integer,
+                "`comment` is no field of the type (did you mean `comments`?); its fields are comments, title",
             ),
             (
                 "days_between(created_at)",

@@ -88,7 +88,7 @@ pub async fn list_open_issues(
         &details.text,
     );
     let params = &details.tool_json()["data"];
-    for param in ["owner", "repo", "state"] {
+    for param in ["owner", "repo", "filter"] {
         if !params.to_string().contains(&format!("\"{param}\"")) {
             bail!("{operation}'s details do not mention the parameter {param}");
         }
@@ -96,7 +96,7 @@ pub async fn list_open_issues(
 
     // 4. The call itself, with the parameters the details named.
     let arguments = json!({"operation": operation,
-        "params": {"owner": owner, "repo": repo, "state": "open"}});
+        "params": {"owner": owner, "repo": repo, "filter": {"state": "open"}}});
     let call = client.call_tool(&tool, arguments).await?;
     call.ensure_tool_success()?;
     spent.add(

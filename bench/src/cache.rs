@@ -39,7 +39,7 @@ fn reads() -> [Value; 4] {
     let repo = json!({"owner": "octo", "repo": "hello-world"});
     [
         json!({"operation": "repos_get", "params": repo}),
-        json!({"operation": "issues_list_for_repo", "params": {"owner": "octo", "repo": "hello-world", "state": "all"}}),
+        json!({"operation": "issues_list_for_repo", "params": {"owner": "octo", "repo": "hello-world", "filter": {"state": "all"}}}),
         json!({"operation": "issues_get", "params": {"owner": "octo", "repo": "hello-world", "issue_number": 1}}),
         json!({"operation": "pulls_get", "params": {"owner": "octo", "repo": "hello-world", "pull_number": 3}}),
     ]

@@ -47,6 +47,11 @@ pub struct Figures {
     pub cpu_us_per_call: Option<f64>,
     /// The five scripted tasks, each from a fresh connection.
     pub tasks: Vec<crate::tasks::Outcome>,
+    /// The query tasks, each from a fresh connection: through aqlgen, with the query
+    /// language.
+    pub query_tasks: Vec<crate::tasks::Outcome>,
+    /// The query tasks through aqlgen without the query language (crude mode only).
+    pub plain_query_tasks: Vec<crate::tasks::Outcome>,
     /// Why a figure is missing or how it was bounded; printed under the table.
     pub notes: Vec<String>,
 }

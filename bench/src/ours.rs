@@ -72,16 +72,18 @@ pub async fn measure(setup: &Setup, mode: &str) -> anyhow::Result<Figures> {
         .notes
         .push(format!("first call steps: {}", steps.join(", ")));
 
-    eprintln!("bench: aqlgen {mode}: five tasks");
-    figures.tasks = tasks::run_all(
-        || async {
-            let mut command = setup.command(mode);
-            command.env("MCP_AQL_TRUST_LEVEL", TASK_TRUST);
-            Client::stdio(command)
-        },
-        tasks::Script::Aqlgen,
-    )
-    .await;
+    eprintln!("bench: aqlgen {mode}: five tasks and the query tasks");
+    let connect = || async {
+        let mut command = setup.command(mode);
+        command.env("MCP_AQL_TRUST_LEVEL", TASK_TRUST);
+        Client::stdio(command)
+    };
+    figures.tasks = tasks::run_all(connect, tasks::Script::Aqlgen, &tasks::Task::ALL).await;
+    figures.query_tasks = tasks::run_all(connect, tasks::Script::Aqlgen, &tasks::Task::QUERY).await;
+    if mode == "crude" {
+        figures.plain_query_tasks =
+            tasks::run_all(connect, tasks::Script::AqlgenPlain, &tasks::Task::QUERY).await;
+    }
     figures.notes.push(format!(
         "tasks: run with `--trust-level {TASK_TRUST}`, which the operator sets for an agent \
          that opens pull requests and labels issues (the import's own level, `generated`, \

@@ -322,10 +322,17 @@ async fn measure_discrete_stdio(peer: &DiscreteStdio<'_>, figures: &mut Figures)
     if let Err(error) = session_discrete(peer, figures).await {
         figures.notes.push(format!("session failed: {error:#}"));
     }
-    eprintln!("bench: {}: five tasks", figures.name);
+    eprintln!("bench: {}: five tasks and the query tasks", figures.name);
     figures.tasks = tasks::run_all(
         || async { Client::stdio((peer.spawn)()) },
         tasks::Script::Discrete(peer.tools),
+        &tasks::Task::ALL,
+    )
+    .await;
+    figures.query_tasks = tasks::run_all(
+        || async { Client::stdio((peer.spawn)()) },
+        tasks::Script::Discrete(peer.tools),
+        &tasks::Task::QUERY,
     )
     .await;
     match measure::cold_start(peer.spawn, COLD_RUNS).await {

@@ -132,6 +132,7 @@ pub fn render(run: &Run<'_>) -> String {
     }
 
     out.push_str(&task_table(run));
+    out.push_str(&query_table(run));
 
     out.push_str("\n| target | figure | |\n|---|--:|---|\n");
     for (target, figure, met) in targets(run) {
@@ -367,30 +368,77 @@ fn overheads(run: &Run<'_>) -> String {
 /// The five tasks: tokens and tool calls per task for each server that ran them, and a note
 /// per task a server could not do.
 fn task_table(run: &Run<'_>) -> String {
-    let servers: Vec<&Figures> = [run.crude, run.single]
+    let rows: Vec<(String, &[crate::tasks::Outcome])> = [run.crude, run.single]
         .into_iter()
         .chain(run.peers.iter())
         .filter(|figures| !figures.tasks.is_empty())
+        .map(|figures| (figures.name.clone(), figures.tasks.as_slice()))
         .collect();
-    if servers.is_empty() {
-        return String::new();
-    }
-    let mut out = String::from(
-        "\nFive tasks, each scripted from a fresh connection to its answer: o200k_base tokens \
+    outcome_table(
+        "Five tasks, each scripted from a fresh connection to its answer: o200k_base tokens \
          of every request and answer (upstream data included), and tool calls. aqlgen finds \
          each operation with an `introspect` search and reads its details before calling it; \
-         a peer with a tool per operation is read its whole tools/list first.\n\n| server |",
-    );
-    for task in Task::ALL {
+         a peer with a tool per operation is read its whole tools/list first.",
+        &Task::ALL,
+        &rows,
+    )
+}
+
+/// The query tasks: tokens and tool calls through aqlgen with and without the query
+/// language, and through the peers.
+fn query_table(run: &Run<'_>) -> String {
+    let mut rows: Vec<(String, &[crate::tasks::Outcome])> = Vec::new();
+    for figures in [run.crude, run.single] {
+        if !figures.query_tasks.is_empty() {
+            rows.push((figures.name.clone(), &figures.query_tasks));
+        }
+    }
+    if !run.crude.plain_query_tasks.is_empty() {
+        rows.push((
+            format!("{}, without the query language", run.crude.name),
+            &run.crude.plain_query_tasks,
+        ));
+    }
+    for figures in run.peers {
+        if !figures.query_tasks.is_empty() {
+            rows.push((figures.name.clone(), &figures.query_tasks));
+        }
+    }
+    outcome_table(
+        "Two questions about a whole collection, each scripted from a fresh connection to its \
+         answer, tokens and tool calls counted as above: how many of `acme/tracker`'s open \
+         issues (125, two pages of 100) carry each label, and which repositories team \
+         `acme/platform` maintains with each one's count of open pull requests. With the query \
+         language, aqlgen answers the first with one aggregation (`filter` and \
+         `aggregate: {group_by: labels, count: true}`) and the second with the team's \
+         repositories (`fields: [full_name]`) and one batch of counts; without it, the agent \
+         reads every page (its fields selected) and counts; a peer reads every page whole.",
+        &Task::QUERY,
+        &rows,
+    )
+}
+
+/// A table of `tasks` with a row per server and what each spent, after `intro`, and a note
+/// per task a server could not do.
+fn outcome_table(
+    intro: &str,
+    tasks: &[Task],
+    rows: &[(String, &[crate::tasks::Outcome])],
+) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("\n{intro}\n\n| server |");
+    for task in tasks {
         let _ = write!(out, " {}: tokens / calls |", task.title());
     }
     out.push_str("\n|---|");
-    out.push_str(&"--:|".repeat(Task::ALL.len()));
+    out.push_str(&"--:|".repeat(tasks.len()));
     out.push('\n');
     let mut failures = Vec::new();
-    for figures in &servers {
-        let _ = write!(out, "| {} |", figures.name);
-        for outcome in &figures.tasks {
+    for (name, outcomes) in rows {
+        let _ = write!(out, "| {name} |");
+        for outcome in *outcomes {
             match &outcome.spent {
                 Ok((tokens, calls)) => {
                     let _ = write!(out, " {} / {calls} |", thousands(*tokens));
@@ -398,8 +446,7 @@ fn task_table(run: &Run<'_>) -> String {
                 Err(why) => {
                     out.push_str(" – |");
                     failures.push(format!(
-                        "- {}, {}: not done: {}",
-                        figures.name,
+                        "- {name}, {}: not done: {}",
                         outcome.task.title(),
                         crate::client::truncate(why, 300)
                     ));

@@ -45,7 +45,7 @@ pub async fn measure(command: tokio::process::Command, upstream: &str) -> anyhow
     let client = Client::stdio(command)?;
     client.initialize().await?;
     let repo = json!({"owner": "octo", "repo": "hello-world"});
-    let issues = json!({"owner": "octo", "repo": "hello-world", "state": "all"});
+    let issues = json!({"owner": "octo", "repo": "hello-world", "filter": {"state": "all"}});
     let mut figures = Shaping {
         repo: (
             answer_tokens(&client, "repos_get", repo.clone(), None).await?,
@@ -85,8 +85,7 @@ async fn walk(client: &Client, fields: Option<&str>) -> anyhow::Result<(usize, u
     let (mut calls, mut spent) = (0, 0);
     let mut after: Option<Value> = None;
     for _ in 0..3 {
-        let mut params =
-            json!({"owner": "octo", "repo": "hello-world", "state": "all", "first": PAGE});
+        let mut params = json!({"owner": "octo", "repo": "hello-world", "filter": {"state": "all"}, "first": PAGE});
         if let Some(fields) = fields {
             params["fields"] = fields.into();
         }

@@ -1,5 +1,7 @@
-//! Five realistic GitHub tasks, each scripted from a fresh connection to its answer, with the
-//! tokens of everything the agent reads and writes and the number of tool calls it makes.
+//! Realistic GitHub tasks, each scripted from a fresh connection to its answer, with the
+//! tokens of everything the agent reads and writes and the number of tool calls it makes: the
+//! five everyday ones, and two questions about a whole collection ([`Task::QUERY`]) that the
+//! query language answers in one call where others page through everything and count.
 //!
 //! The aqlgen script finds each operation through `introspect` (a search, then the
 //! operation's details) before calling it; a peer with one tool per operation is read its
@@ -19,6 +21,14 @@ const REPO: &str = "hello-world";
 const ISSUE: u64 = 1;
 /// Items per page when walking pages.
 const PAGE_SIZE: u64 = 3;
+/// The organization, team and repository of the query tasks: the demo upstream's `acme`,
+/// whose `tracker` has 150 issues (125 open) and whose team `platform` maintains three
+/// repositories.
+const ORG: &str = "acme";
+const TEAM: &str = "platform";
+const TRACKER: &str = "tracker";
+/// The largest page GitHub serves, which an agent walking everything asks for.
+const FULL_PAGE: u64 = 100;
 
 /// A task an agent is asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,6 +43,10 @@ pub enum Task {
     LabelIssue,
     /// Walk three pages of a repository's issues.
     ThreePages,
+    /// Count a repository's open issues per label.
+    IssuesPerLabel,
+    /// Name the repositories a team maintains, each with its count of open pull requests.
+    TeamPullRequests,
 }
 
 impl Task {
@@ -44,6 +58,9 @@ impl Task {
         Task::ThreePages,
     ];
 
+    /// The questions about a whole collection.
+    pub const QUERY: [Task; 2] = [Task::IssuesPerLabel, Task::TeamPullRequests];
+
     /// The column heading.
     pub fn title(self) -> &'static str {
         match self {
@@ -52,6 +69,8 @@ impl Task {
             Task::OpenPullRequest => "open a PR",
             Task::LabelIssue => "label an issue",
             Task::ThreePages => "three pages",
+            Task::IssuesPerLabel => "open issues per label",
+            Task::TeamPullRequests => "a team's repositories and their open PRs",
         }
     }
 
@@ -63,8 +82,21 @@ impl Task {
             family: "read",
             search: "list repository issues",
         };
+        const PULLS: Operation = Operation {
+            id: "pulls/list",
+            family: "read",
+            search: "list pull requests",
+        };
         match self {
-            Task::OpenBugs | Task::ThreePages => &[LIST],
+            Task::OpenBugs | Task::ThreePages | Task::IssuesPerLabel => &[LIST],
+            Task::TeamPullRequests => &[
+                Operation {
+                    id: "teams/list-repos-in-org",
+                    family: "read",
+                    search: "list team repositories",
+                },
+                PULLS,
+            ],
             Task::IssueWithComments => &[
                 Operation {
                     id: "issues/get",
@@ -140,7 +172,85 @@ impl Task {
                     )
                 })
                 .collect(),
+            // 125 open issues: two full pages, counted by whoever reads them.
+            Task::IssuesPerLabel => (1..=2)
+                .map(|page| {
+                    (
+                        "issues/list-for-repo",
+                        json!({"owner": ORG, "repo": TRACKER, "state": "open", "per_page": FULL_PAGE, "page": page}),
+                        "Tracker item",
+                    )
+                })
+                .collect(),
+            // The team's three repositories, then each one's open pull requests.
+            Task::TeamPullRequests => {
+                let mut calls = vec![(
+                    "teams/list-repos-in-org",
+                    json!({"org": ORG, "team_slug": TEAM}),
+                    "full_name",
+                )];
+                for repo in ["api", "web", TRACKER] {
+                    calls.push((
+                        "pulls/list",
+                        json!({"owner": ORG, "repo": repo, "state": "open", "per_page": FULL_PAGE}),
+                        "[",
+                    ));
+                }
+                calls
+            }
         }
+    }
+
+    /// The calls an agent makes through aqlgen's query language for the query tasks: one
+    /// aggregation, or the team's repositories and then one batch of counts.
+    fn query_calls(self) -> Vec<(&'static str, Value)> {
+        match self {
+            Task::IssuesPerLabel => vec![(
+                "read",
+                json!({"operation": "issues_list_for_repo", "params": {"owner": ORG, "repo": TRACKER,
+                    "filter": {"state": "open"},
+                    "aggregate": {"per_label": {"group_by": "labels", "count": true}}}}),
+            )],
+            Task::TeamPullRequests => vec![
+                (
+                    "read",
+                    json!({"operation": "teams_list_repos_in_org", "params": {"org": ORG, "team_slug": TEAM,
+                        "fields": ["full_name"]}}),
+                ),
+                ("read", {
+                    let counts: Vec<Value> = ["api", "web", TRACKER]
+                        .map(|repo| {
+                            json!({"operation": "pulls_list", "params": {"owner": ORG, "repo": repo,
+                                "filter": {"state": "open"}, "aggregate": {"open": {"count": true}}}})
+                        })
+                        .to_vec();
+                    json!({ "operations": counts })
+                }),
+            ],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The params of a call of `id` through aqlgen: on the lists, the GitHub params the
+    /// query language owns (`state`, `labels`) go in `filter`.
+    fn aqlgen_params(id: &str, params: Value) -> Value {
+        let Value::Object(mut params) = params else {
+            return params;
+        };
+        if !matches!(id, "issues/list-for-repo" | "pulls/list") {
+            return Value::Object(params);
+        }
+        let mut filter = serde_json::Map::new();
+        if let Some(state) = params.remove("state") {
+            filter.insert("state".into(), state);
+        }
+        if let Some(labels) = params.remove("labels") {
+            filter.insert("labels".into(), json!({"contains": labels}));
+        }
+        if !filter.is_empty() {
+            params.insert("filter".into(), Value::Object(filter));
+        }
+        Value::Object(params)
     }
 }
 
@@ -189,24 +299,29 @@ fn aqlgen_name(id: &str) -> String {
 /// How a script reaches the operations a task needs.
 #[derive(Clone, Copy)]
 pub enum Script {
-    /// An aqlgen server in either mode: each operation found through `introspect`.
+    /// An aqlgen server in either mode: each operation found through `introspect`, the
+    /// query tasks answered with the query language.
     Aqlgen,
+    /// The same server, the query tasks done without the query language: every page read,
+    /// its fields selected, and counted by the agent.
+    AqlgenPlain,
     /// A peer with one tool per operation.
     Discrete(DiscreteTools),
 }
 
-/// Runs every task with `script`, each on a fresh connection from `connect`.
-pub async fn run_all<F, Fut>(connect: F, script: Script) -> Vec<Outcome>
+/// Runs `tasks` with `script`, each on a fresh connection from `connect`.
+pub async fn run_all<F, Fut>(connect: F, script: Script, tasks: &[Task]) -> Vec<Outcome>
 where
     F: Fn() -> Fut,
     Fut: Future<Output = anyhow::Result<Client>>,
 {
     let mut outcomes = Vec::new();
-    for task in Task::ALL {
+    for &task in tasks {
         let spent = match connect().await {
             Ok(client) => {
                 let spent = match script {
-                    Script::Aqlgen => run_aqlgen(&client, task).await,
+                    Script::Aqlgen => run_aqlgen(&client, task, true).await,
+                    Script::AqlgenPlain => run_aqlgen(&client, task, false).await,
                     Script::Discrete(tools) => run_discrete(&client, task, tools).await,
                 };
                 let _ = client.close().await;
@@ -222,8 +337,9 @@ where
     outcomes
 }
 
-/// One task through an aqlgen server in either mode.
-async fn run_aqlgen(client: &Client, task: Task) -> anyhow::Result<(usize, usize)> {
+/// One task through an aqlgen server in either mode; `query` answers the query tasks with
+/// the query language.
+async fn run_aqlgen(client: &Client, task: Task, query: bool) -> anyhow::Result<(usize, usize)> {
     let mut tally = Tally::default();
     client.initialize().await?;
     let tools = client.request("tools/list", json!({})).await?;
@@ -268,14 +384,34 @@ async fn run_aqlgen(client: &Client, task: Task) -> anyhow::Result<(usize, usize
         tally.call(&details);
     }
 
+    if query && Task::QUERY.contains(&task) {
+        for (family, arguments) in task.query_calls() {
+            let reply = client.call_tool(&tool_for(family)?, arguments).await?;
+            reply.ensure_tool_success()?;
+            tally.call(&reply);
+        }
+        return Ok((tally.tokens, tally.calls));
+    }
     let mut after: Option<String> = None;
-    for (id, mut params, _) in task.calls() {
+    for (id, params, _) in task.calls() {
+        let mut params = Task::aqlgen_params(id, params);
         if task == Task::ThreePages {
             // The details offer cursor pagination: `first`, then `after` the last cursor.
-            params = json!({"owner": OWNER, "repo": REPO, "state": "all", "first": PAGE_SIZE});
+            params = json!({"owner": OWNER, "repo": REPO, "filter": {"state": "all"}, "first": PAGE_SIZE});
             if let Some(cursor) = &after {
                 params["after"] = json!(cursor);
             }
+        }
+        if task == Task::IssuesPerLabel {
+            // Every page, by cursor, with only what counting needs.
+            params = json!({"owner": ORG, "repo": TRACKER, "filter": {"state": "open"}, "first": FULL_PAGE,
+                "fields": ["number", "labels.name"]});
+            if let Some(cursor) = &after {
+                params["after"] = json!(cursor);
+            }
+        }
+        if id == "pulls/list" {
+            params["fields"] = json!(["number"]);
         }
         let family = task
             .operations()

@@ -714,7 +714,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "name": "fields",
       "type": "string | string[]",
       "required": false,
-      "description": "Field selection: a preset, 'minimal' (number, title), 'standard' (number, title, state, user.login, labels.name, comments, created_at), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "description": "Field selection: a preset, 'minimal' (number, title), 'standard' (number, title, state, user.login, labels.name, comments, created_at), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning. Computed fields, answered under '_computed' when listed: _computed.age_days, _computed.label_count, _computed.is_stale.",
       "default": "standard"
     },
     {
@@ -866,7 +866,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "name": "fields",
       "type": "string | string[]",
       "required": false,
-      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning. Computed fields, answered under '_computed' when listed: _computed.age_days, _computed.label_count, _computed.is_stale.",
       "default": "full"
     },
     {
@@ -1345,7 +1345,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
       "name": "fields",
       "type": "string | string[]",
       "required": false,
-      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
+      "description": "Field selection: a preset, 'minimal' (whichever of id, uuid, key, number, name, title, login, full_name, slug an item has), 'standard' (every field), 'full' (every field), or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning. Computed fields, answered under '_computed' when listed: _computed.age_days, _computed.label_count, _computed.is_stale.",
       "default": "minimal"
     },
     {

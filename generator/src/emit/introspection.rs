@@ -419,8 +419,9 @@ fn feature_param_info(operation: &Operation, param: FeatureParam) -> Value {
                 "required": false,
                 "default": default.as_str(),
                 "description": format!(
-                    "Field selection: a preset, {}, or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.",
-                    presets.join(", ")
+                    "Field selection: a preset, {}, or a list of dot paths such as [\"id\", \"owner.login\"]; applies to each item of a list. A path no item has is left out with a warning.{}",
+                    presets.join(", "),
+                    computed_note(operation)
                 ),
             })
         }
@@ -473,6 +474,22 @@ fn feature_param_info(operation: &Operation, param: FeatureParam) -> Value {
             "description": "Check the params and the safety gate, then answer with the request that would be sent, without sending it, counting it or issuing a confirmation token.",
         }),
     }
+}
+
+/// What `fields`' description says of the computed fields, when the items have some.
+fn computed_note(operation: &Operation) -> String {
+    if operation.computed.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = operation
+        .computed
+        .iter()
+        .map(|field| format!("{COMPUTED_MEMBER}.{}", field.name))
+        .collect();
+    format!(
+        " Computed fields, answered under '{COMPUTED_MEMBER}' when listed: {}.",
+        names.join(", ")
+    )
 }
 
 /// A result member as a `ParameterInfo` of the type's details.

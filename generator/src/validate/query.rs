@@ -405,7 +405,11 @@ fn check_query(
                 .found(format!("{path:?}")),
             );
         }
-        let Some(kind) = field_kind(field, operation, fields) else {
+        // A key only the API sorts by has no values here to type.
+        let sort_only = field.path.is_none() && field.filter.is_none();
+        let Some(kind) =
+            field_kind(field, operation, fields).or(sort_only.then_some(FieldKind::String))
+        else {
             out.push(
                 Diagnostic::new(
                     Code::MissingField,

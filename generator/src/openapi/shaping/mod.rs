@@ -68,7 +68,7 @@ pub fn shape(
         .map(|paging| paging.style.params().map(str::to_owned).to_vec())
         .unwrap_or_default();
     let paging: Vec<&str> = paging.iter().map(String::as_str).collect();
-    imported.query = querying::infer(imported, item, &paging);
+    imported.query = querying::infer(refs, imported, item, &paging);
     if let Some(answer) = answer
         && !imported.params.contains_key(FeatureParam::Fields.as_str())
         && let Some(presets) = presets(&answer, imported.pagination.is_some())
@@ -326,7 +326,7 @@ fn is_scalar(schema: &Schema) -> bool {
 }
 
 /// The `items` schema of an array schema (resolved), unresolved.
-fn array_items(schema: &Schema) -> Option<&RefOr<Schema>> {
+pub(super) fn array_items(schema: &Schema) -> Option<&RefOr<Schema>> {
     match schema.types.non_null().as_slice() {
         ["array"] => schema.items.as_deref(),
         [] if schema.properties.is_none() => schema.items.as_deref(),

@@ -4,19 +4,24 @@
 //! * a text search param (`q`, `query`, `search`, `term`, `keyword`, `keywords`) is `text`;
 //! * a param named like a filter (`state`, `status`, `type`, `visibility`, `creator`,
 //!   `assignee`, `author`, `labels`, ...) or written `filter[name]` is a filter key of that
-//!   name, done by the API (`eq`, the default operator); where the items have a member of that name and the param
-//!   has no default (which would filter anyway), the key also has a path, so the other
-//!   operators of its type are done over a scan;
+//!   name, done by the API (`eq`, the default operator); where the items have a member of that
+//!   name and the param has no default (which would filter anyway), the key also has a path,
+//!   so the other operators of its type are done over a scan; a member that is a list (of
+//!   scalars, or of objects with a `name`, as GitHub's `labels`) is filtered by `contains`;
 //! * a sort param (`sort`, `sort_by`, `order_by`) with an `enum` gives a sort key per value,
 //!   with the order param (`direction`, `order`, `sort_order`, `sort_direction`) whose values
-//!   are `asc` and `desc` in any case.
+//!   are `asc` and `desc` in any case; where the items have a scalar member of the value's name
+//!   (or `<value>_at`), the key has its path.
 //!
 //! What `check` would refuse is never written: settling leaves out a `query` a finding names.
 
 use aqlgen_model::FieldKind;
 
+use aqlgen_model::Operator;
+
 use super::Properties;
 use super::document::Schema;
+use crate::openapi::refs::Resolver;
 use crate::schema::query::{Query, QueryField, TextQuery, UpstreamFilter, UpstreamSort};
 use crate::schema::{Operation, ParamType};
 
@@ -45,8 +50,44 @@ const SORT_PARAMS: &[&str] = &["sort", "sort_by", "order_by", "orderby", "sortby
 /// Names of params that take the sort order.
 const ORDER_PARAMS: &[&str] = &["direction", "order", "sort_order", "sort_direction", "dir"];
 
+/// Where a query key `name` is in each item, with its type: a scalar member of that name (or
+/// `<name>_at`, GitHub's `created` for `created_at`), or an array member whose elements are
+/// scalars or objects with a `name` (GitHub's `labels`), then multi-valued.
+fn member(
+    refs: &Resolver<'_>,
+    item: Option<&Properties<'_>>,
+    name: &str,
+) -> Option<(String, FieldKind, bool)> {
+    let item = item?;
+    for candidate in [name.to_owned(), format!("{name}_at")] {
+        let Some((_, schema)) = item.iter().find(|(member, _)| *member == candidate) else {
+            continue;
+        };
+        if let Some(kind) = kind_of(schema) {
+            return Some((candidate, kind, false));
+        }
+        let element = super::array_items(schema).and_then(|items| refs.resolve(items).ok())?;
+        if let Some(kind) = kind_of(element) {
+            return Some((candidate, kind, true));
+        }
+        // The element itself, or one of its variants (GitHub's labels are a name or an object).
+        let variants = element.one_of.iter().chain(&element.any_of);
+        let named = std::iter::once(element)
+            .chain(variants.filter_map(|variant| refs.resolve(variant).ok()))
+            .find_map(|schema| {
+                super::properties(refs, schema, 0)?
+                    .into_iter()
+                    .find(|(member, _)| *member == "name")
+                    .and_then(|(_, schema)| kind_of(schema))
+            })?;
+        return Some((format!("{candidate}.name"), named, true));
+    }
+    None
+}
+
 /// The `query` of `operation`, whose items have `item` members, when its params say enough.
 pub fn infer(
+    refs: &Resolver<'_>,
     operation: &Operation,
     item: Option<&Properties<'_>>,
     paging: &[&str],
@@ -89,19 +130,22 @@ pub fn infer(
         {
             continue;
         }
-        let member = item
-            .and_then(|item| item.iter().find(|(member, _)| *member == key))
-            .filter(|_| param.default.is_none())
-            .and_then(|(_, schema)| kind_of(schema).map(|kind| (key.clone(), kind)));
+        // A default filters anyway, so the key is the API's alone; a list member is filtered
+        // by what it holds.
+        let found = member(refs, item, &key).filter(|_| param.default.is_none());
+        let operator = found
+            .as_ref()
+            .filter(|(_, _, multi)| *multi && param.kind == ParamType::String)
+            .map(|_| Operator::Contains);
         query.fields.insert(
             key,
             QueryField {
-                path: member.as_ref().map(|(path, _)| path.clone()),
-                kind: member.map(|(_, kind)| kind),
+                path: found.as_ref().map(|(path, _, _)| path.clone()),
+                kind: found.map(|(_, kind, _)| kind),
                 description: param.description.clone(),
                 filter: Some(UpstreamFilter {
                     param: name.clone(),
-                    operator: None,
+                    operator,
                 }),
                 ..QueryField::default()
             },
@@ -137,9 +181,12 @@ pub fn infer(
             if !is_snake(&key) || query.fields.contains_key(&key) || key == "_" {
                 continue;
             }
+            let found = member(refs, item, &key).filter(|(_, _, multi)| !multi);
             query.fields.insert(
                 key,
                 QueryField {
+                    path: found.as_ref().map(|(path, _, _)| path.clone()),
+                    kind: found.map(|(_, kind, _)| kind),
                     sort: Some(UpstreamSort {
                         param: (*sort).to_owned(),
                         value: Some(value.to_owned()),

@@ -56,18 +56,11 @@ impl Line {
                 .await;
         };
         request.apply_upstream(&mut params);
+        // What the API does alone needs no report: the answer is the API's, exactly.
         if !request.is_local() {
-            let (data, warnings) = self
+            return self
                 .run_call(route, params, quota_token, context, span)
-                .await?;
-            let data = match data.into_value() {
-                Value::Object(mut object) => {
-                    object.insert("query".into(), query::upstream_report(&request));
-                    Value::Object(object)
-                }
-                other => other,
-            };
-            return Ok((Data::Value(data), warnings));
+                .await;
         }
         self.scan(
             route,

@@ -593,9 +593,3 @@ impl Scan {
         )
     }
 }
-
-/// The answer's `query` report when the upstream did all of it.
-pub fn upstream_report(request: &Request) -> Value {
-    let (upstream, here) = request.applied();
-    json!({"upstream": upstream, "local": here, "complete": true})
-}

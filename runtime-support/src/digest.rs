@@ -38,6 +38,12 @@ pub fn credential_id(credential: &str) -> String {
     format!("cred_{}", hex(&Sha256::digest(credential.as_bytes())[..16]))
 }
 
+/// The caller id of an access token's `subject`: `sub_` and 128 bits of the hash of the whole
+/// subject, so that two subjects are one caller only when they are one subject.
+pub fn subject_id(subject: &str) -> String {
+    format!("sub_{}", hex(&Sha256::digest(subject.as_bytes())[..16]))
+}
+
 /// Feeds `object` to `hasher` in one canonical form: keys sorted, scalars as compact JSON.
 pub fn feed_object(hasher: &mut Sha256, object: &Map<String, Value>) {
     let mut keys: Vec<&String> = object.keys().collect();

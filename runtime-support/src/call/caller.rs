@@ -1,5 +1,7 @@
 //! Who a call runs for.
 
+use crate::digest::{credential_id, subject_id};
+
 /// Who is calling: the identity tokens are bound to, and the upstream credential to use.
 pub struct Caller {
     /// `sub:<subject>` of an access token, a session id, `cred_<hash>` or `anonymous`; never
@@ -9,6 +11,20 @@ pub struct Caller {
     pub credential: UpstreamCredential,
     /// Whom the request's access token was issued to, behind an authorization server.
     pub principal: Option<Principal>,
+}
+
+impl Caller {
+    /// Who owns what this caller starts (executions, safety-loop agents) beyond its session:
+    /// the access token's subject behind an authorization server, else the upstream
+    /// credential the request brought, else `server`, the operator's one user. Never a
+    /// credential itself.
+    pub fn owner(&self) -> String {
+        match (&self.principal, &self.credential) {
+            (Some(principal), _) => subject_id(&principal.subject),
+            (None, UpstreamCredential::Request(value)) => credential_id(value),
+            (None, _) => "server".to_owned(),
+        }
+    }
 }
 
 /// What a valid access token says of its holder.

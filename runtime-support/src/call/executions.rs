@@ -17,7 +17,7 @@ use crate::adapter::{
 };
 use crate::call::gate::TOKEN_PARAM;
 use crate::clock::rfc3339;
-use crate::digest::{credential_id, random_hex};
+use crate::digest::random_hex;
 use crate::error::{AqlError, ErrorCode};
 use crate::state::{Store, unix_millis};
 
@@ -123,7 +123,7 @@ enum Handle {
 pub struct Record {
     /// The operation that started it.
     operation: String,
-    /// Whose credential started it (a hash, or `server`): only calls with it see it.
+    /// Who started it ([`crate::call::Caller::owner`]): only they see it.
     owner: String,
     /// The start call's params, for the poll and cancel calls.
     params: Map<String, Value>,
@@ -273,7 +273,7 @@ impl Executions {
         lifecycle: &Lifecycle,
         params: &Map<String, Value>,
         answer: &Answer,
-        credential: &Credential<'_>,
+        owner: String,
     ) -> Result<(String, Record), AqlError> {
         let body: Value = serde_json::from_str(&answer.body).unwrap_or(Value::Null);
         let handle = match lifecycle.poll {
@@ -299,7 +299,7 @@ impl Executions {
         let now = SystemTime::now();
         let record = Record {
             operation: route.operation.to_owned(),
-            owner: owner(credential),
+            owner,
             params: params.clone(),
             handle,
             status: ExecutionState::Pending.as_str().to_owned(),
@@ -335,12 +335,13 @@ impl Executions {
     pub async fn load<'c>(
         &self,
         id: &str,
+        owner: &str,
         credential: impl FnOnce(&'static Route) -> Result<Credential<'c>, AqlError>,
     ) -> Result<(&'static Route, &'static Lifecycle, Record, Credential<'c>), AqlError> {
         let not_found = || {
             AqlError::new(
                 ErrorCode::NotFoundResource,
-                "No execution has this id for this caller: it never existed, ended more than a day ago, or was started with another credential",
+                "No execution has this id for this caller: it never existed, ended more than a day ago, or another caller started it",
             )
             .with_detail("execution_id", crate::text::shorten(id, 80).into_owned())
         };
@@ -353,7 +354,7 @@ impl Executions {
             });
         let (route, lifecycle, record) = found.ok_or_else(not_found)?;
         let credential = credential(route)?;
-        if record.owner != owner(&credential) {
+        if record.owner != owner {
             return Err(not_found());
         }
         Ok((route, lifecycle, record, credential))
@@ -562,14 +563,6 @@ fn read_state(lifecycle: &Lifecycle, record: &mut Record, body: &Value) {
 /// The member of `value` at `path`.
 fn at(value: &Value, path: JsonPath) -> Option<&Value> {
     path.iter().try_fold(value, |value, key| value.get(*key))
-}
-
-/// Who may see an execution: the credential's hash, or `server` for the server's own.
-fn owner(credential: &Credential<'_>) -> String {
-    match credential {
-        Credential::Environment => "server".to_owned(),
-        Credential::Request(value) => credential_id(value),
-    }
 }
 
 /// The store key of execution `id`.

@@ -5,6 +5,7 @@
 mod cache;
 mod confirm;
 mod flags;
+mod glob;
 mod query;
 mod resource;
 mod safety;
@@ -19,10 +20,11 @@ use crate::adapter::Auth;
 
 pub use cache::{CacheConfig, CacheTtl};
 pub use confirm::{Channel, ConfirmBy, ConfirmConfig, Fallback};
+pub use glob::{Action, Glob};
 pub use query::QueryConfig;
-pub use resource::{ResourceConfig, ScopeRules, Scoped, Selector};
+pub use resource::{Introspection, ResourceConfig, ScopeRules, Scoped, Selector};
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
-pub use safety_loop::{Glob, LoopConfig, LoopMode};
+pub use safety_loop::{LoopConfig, LoopMode};
 
 /// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use http::header::AUTHORIZATION;
 use sha2::{Digest, Sha256};
 
 use crate::call::{Caller, Principal, UpstreamCredential};
-use crate::digest::{credential_id, hex, random_hex};
+use crate::digest::{credential_id, hex, random_hex, subject_id};
 
 /// The state of one connection. Dropped with the connection's handler, which takes every
 /// session-scoped value with it.
@@ -66,7 +66,7 @@ impl Session {
         };
         if let Some(principal) = principal {
             return Caller {
-                id: format!("sub:{}", crate::text::shorten(&principal.subject, 128)),
+                id: subject_id(&principal.subject),
                 credential,
                 principal: Some(principal.clone()),
             };
@@ -82,31 +82,49 @@ impl Session {
                 | UpstreamCredential::Missing
                 | UpstreamCredential::NotOnFile => self.id().to_owned(),
             },
-            Some(headers) => {
-                let mut hasher = Sha256::new();
-                let mut any = false;
-                let names = [Some(AUTHORIZATION.as_str()), credential_header];
-                for name in names.into_iter().flatten() {
-                    if let Some(value) = headers.get(name) {
-                        hasher.update(name.as_bytes());
-                        hasher.update([0]);
-                        hasher.update(value.as_bytes());
-                        hasher.update([0]);
-                        any = true;
-                    }
-                }
-                if any {
-                    format!("cred_{}", hex(&hasher.finalize()[..16]))
-                } else {
-                    "anonymous".to_owned()
-                }
-            }
+            Some(headers) => credentials_id(headers, credential_header),
         };
         Caller {
             id,
             credential,
             principal: None,
         }
+    }
+}
+
+/// Who an HTTP request comes from, as a name that shows no credential: its access token's
+/// subject ([`subject_id`]) behind an authorization server, else the hash of its
+/// `Authorization` and `credential_header` values, else `anonymous`.
+#[cfg(feature = "http")]
+pub fn requester(
+    headers: &HeaderMap,
+    principal: Option<&Principal>,
+    credential_header: Option<&str>,
+) -> String {
+    match principal {
+        Some(principal) => subject_id(&principal.subject),
+        None => credentials_id(headers, credential_header),
+    }
+}
+
+/// The hash of a request's `Authorization` and `credential_header` values, or `anonymous`.
+fn credentials_id(headers: &HeaderMap, credential_header: Option<&str>) -> String {
+    let mut hasher = Sha256::new();
+    let mut any = false;
+    let names = [Some(AUTHORIZATION.as_str()), credential_header];
+    for name in names.into_iter().flatten() {
+        for value in headers.get_all(name) {
+            hasher.update(name.as_bytes());
+            hasher.update([0]);
+            hasher.update(value.as_bytes());
+            hasher.update([0]);
+            any = true;
+        }
+    }
+    if any {
+        format!("cred_{}", hex(&hasher.finalize()[..16]))
+    } else {
+        "anonymous".to_owned()
     }
 }
 
@@ -196,8 +214,30 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(AUTHORIZATION, "Bearer eyJ.token".parse().expect("header"));
         let caller = session.caller(Some(&headers), Some(&principal), None);
-        assert_eq!(caller.id, "sub:alice");
+        assert_eq!(caller.id, subject_id("alice"));
+        assert!(caller.id.starts_with("sub_") && !caller.id.contains("alice"));
         assert!(matches!(caller.credential, UpstreamCredential::Server));
         assert_eq!(caller.principal, Some(principal));
+    }
+
+    #[test]
+    fn subjects_are_callers_by_all_their_characters() {
+        let long = "https://issuer.example.com/users/".repeat(8);
+        let (a, b) = (format!("{long}a"), format!("{long}b"));
+        assert_ne!(
+            subject_id(&a),
+            subject_id(&b),
+            "a shared prefix is not one caller"
+        );
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn every_credential_value_counts() {
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, "Bearer one".parse().expect("header"));
+        let one = requester(&headers, None, None);
+        headers.append(AUTHORIZATION, "Bearer two".parse().expect("header"));
+        assert_ne!(requester(&headers, None, None), one, "every value counts");
     }
 }

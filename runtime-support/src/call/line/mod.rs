@@ -351,7 +351,7 @@ impl Line {
             .await;
         if let (Some(lifecycle), Some(executions)) = (route.lifecycle, &self.executions) {
             let (id, mut record) = executions
-                .start(route, lifecycle, &params, &answer?, &credential)
+                .start(route, lifecycle, &params, &answer?, context.caller.owner())
                 .await?;
             let started = Started {
                 id: id.clone(),
@@ -494,7 +494,9 @@ impl Line {
     ) -> Result<(Record, &'static Lifecycle), AqlError> {
         let executions = self.executions()?;
         let (route, lifecycle, mut record, credential) = executions
-            .load(id, |route| self.credential(context, route.member))
+            .load(id, &context.caller.owner(), |route| {
+                self.credential(context, route.member)
+            })
             .await?;
         executions
             .refresh(

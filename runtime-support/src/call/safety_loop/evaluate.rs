@@ -4,7 +4,7 @@
 //! (SHOULD). Risk scoring (stages 4 and 5, MAY) is not done: an action no pattern matches is
 //! `advisory`.
 
-use crate::config::{Glob, LoopConfig};
+use crate::config::{Action, Glob, LoopConfig};
 
 /// A safety tier (SPEC §8.7.1 `SafetyTier`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +96,8 @@ pub fn evaluate(config: &LoopConfig, step: u64, outcome: Option<&str>, action: &
             factors,
         };
     }
-    if let Some(glob) = first_match(&config.deny, action) {
+    let action = Action::new(action);
+    if let Some(glob) = first_match(&config.deny, &action) {
         factors.push(format!(
             "the action matches deny pattern '{}'",
             glob.as_str()
@@ -109,7 +110,7 @@ pub fn evaluate(config: &LoopConfig, step: u64, outcome: Option<&str>, action: &
             factors,
         };
     }
-    if let Some(glob) = first_match(&config.requires_approval, action) {
+    if let Some(glob) = first_match(&config.requires_approval, &action) {
         factors.push(format!(
             "the action matches requires-approval pattern '{}'",
             glob.as_str()
@@ -123,7 +124,7 @@ pub fn evaluate(config: &LoopConfig, step: u64, outcome: Option<&str>, action: &
             factors,
         };
     }
-    match first_match(&config.auto_approve, action) {
+    match first_match(&config.auto_approve, &action) {
         Some(glob) => factors.push(format!(
             "the action matches auto-approve pattern '{}'",
             glob.as_str()
@@ -133,7 +134,7 @@ pub fn evaluate(config: &LoopConfig, step: u64, outcome: Option<&str>, action: &
     Verdict::Continue { factors }
 }
 
-fn first_match<'a>(globs: &'a [Glob], action: &str) -> Option<&'a Glob> {
+fn first_match<'a>(globs: &'a [Glob], action: &Action) -> Option<&'a Glob> {
     globs.iter().find(|glob| glob.matches(action))
 }
 

@@ -247,9 +247,9 @@ impl SafetyLoop {
             "deny": globs(&self.config.deny),
             "requiresApproval": globs(&self.config.requires_approval),
             "autoApprove": globs(&self.config.auto_approve),
-            "patterns_match": "case-insensitive globs (* and ?) over nextActionHint, from its start or the start of any word",
+            "patterns_match": "globs (* and ?) over the whole nextActionHint, from its start or the start of any word, both read with case, look-alike letters, accents, punctuation, spacing and the order of single-dash flags set aside",
             "stages": ["step_limit", "previous_outcome", "pattern_matching"],
-            "agent_scope": "element_name",
+            "agent_scope": "the caller's element_name: each caller's agents are its own",
         })
     }
 
@@ -282,7 +282,8 @@ impl SafetyLoop {
             )
             .with_detail("param", "element_name"));
         }
-        let mut agent = agents::load(&self.store, name).await?;
+        let owner = context.caller.owner();
+        let mut agent = agents::load(&self.store, &owner, name).await?;
         let answer = match op {
             AgentOp::ExecuteAgent => {
                 self.start(name, text(params, "goal"), &mut agent, gate, context)
@@ -294,7 +295,7 @@ impl SafetyLoop {
             AgentOp::CompleteExecution | AgentOp::AbortExecution => end(op, name, &mut agent)?,
             AgentOp::ConfirmOperation => self.lift_pause(name, &mut agent, gate, context).await?,
         };
-        agents::save(&self.store, name, &agent).await?;
+        agents::save(&self.store, &owner, name, &agent).await?;
         Ok(answer)
     }
 
@@ -353,7 +354,7 @@ impl SafetyLoop {
             steps: 0,
         });
         agent.pause = None;
-        agent.seen = agents::latest(&self.store).await?;
+        agent.seen = agents::latest(&self.store, &context.caller.owner()).await?;
         let directive = json!({
             "continue": true,
             "factors": [format!("a monitored execution started in {} mode", self.config.mode.as_str())],
@@ -377,11 +378,8 @@ impl SafetyLoop {
         gate: &Gate,
         context: &Context<'_, O>,
     ) -> Result<Value, AqlError> {
-        let action = shorten(
-            text(params, "nextActionHint").unwrap_or_default(),
-            MAX_ACTION,
-        )
-        .into_owned();
+        // Evaluated whole; only what is kept and shown is shortened.
+        let hint = text(params, "nextActionHint").unwrap_or_default();
         let outcome = text(params, "outcome");
         if let Some(outcome) = outcome
             && !["success", "failure", "skipped"].contains(&outcome)
@@ -392,7 +390,8 @@ impl SafetyLoop {
             )
             .with_detail("param", "outcome"));
         }
-        let mut notifications = agents::unseen(&self.store, agent).await?;
+        let owner = context.caller.owner();
+        let mut notifications = agents::unseen(&self.store, &owner, agent).await?;
         let enforcing = self.config.mode == LoopMode::Enforcing;
         if enforcing && let Some(block) = agent.block.as_mut() {
             if let Some(fresh) = self.renew(name, block, gate, context).await? {
@@ -424,7 +423,8 @@ impl SafetyLoop {
         }
         execution.steps += 1;
         let steps = execution.steps;
-        let verdict = evaluate(&self.config, steps, outcome, &action);
+        let verdict = evaluate(&self.config, steps, outcome, hint);
+        let action = shorten(hint, MAX_ACTION).into_owned();
         let tier = verdict.tier().as_str();
         let remaining = self.config.max_steps.saturating_sub(steps);
         let directive = match (verdict, enforcing) {
@@ -487,8 +487,8 @@ impl SafetyLoop {
                     format!("Agent '{name}' is hard-blocked: {}", block.reason),
                     json!({"reason": block.reason, "verificationId": live.map(|live| live.id)}),
                 );
-                agents::broadcast(&self.store, &alert).await?;
-                notifications.extend(agents::unseen(&self.store, agent).await?);
+                agents::broadcast(&self.store, &owner, &alert).await?;
+                notifications.extend(agents::unseen(&self.store, &owner, agent).await?);
                 let mut directive = stopped(&block);
                 directive["factors"] = json!(factors);
                 agent.block = Some(block);
@@ -527,7 +527,11 @@ impl SafetyLoop {
         };
         let about = about(LoopOp::VerifyChallenge);
         let challenge = match verifier
-            .issue(&agent_caller(name), &agent_scope(name), subject)
+            .issue(
+                &agent_caller(&context.caller.owner(), name),
+                &agent_scope(name),
+                subject,
+            )
             .await
         {
             Ok(challenge) => challenge,
@@ -549,7 +553,14 @@ impl SafetyLoop {
             Some(&challenge.id),
             None,
         );
-        agents::remember_challenge(&self.store, &challenge.id, name, verifier.ttl()).await?;
+        agents::remember_challenge(
+            &self.store,
+            &challenge.id,
+            &context.caller.owner(),
+            name,
+            verifier.ttl(),
+        )
+        .await?;
         let notification = agents::notification(
             "danger_zone",
             format!("Agent '{name}' stays blocked until the user verifies the code sent to them"),
@@ -639,7 +650,13 @@ impl SafetyLoop {
     ) -> Result<Value, AqlError> {
         let verifier = gate.verifier();
         let about = about(LoopOp::VerifyChallenge);
-        let Some(name) = agents::challenged(&self.store, id).await? else {
+        // Another caller's challenge is answered as no challenge at all.
+        let owner = context.caller.owner();
+        let Some(name) = agents::challenged(&self.store, id)
+            .await?
+            .filter(|(challenged, _)| *challenged == owner)
+            .map(|(_, name)| name)
+        else {
             return Err(AqlError::new(
                 ErrorCode::PermissionVerificationFailed,
                 "Verification failed: no live challenge has this id (expired, tried, or never issued); the agent's next record_execution_step sends a new code",
@@ -649,9 +666,9 @@ impl SafetyLoop {
             Some(code) => code.to_owned(),
             None => self.ask_code(id, verifier, context).await?,
         };
-        let mut agent = agents::load(&self.store, &name).await?;
+        let mut agent = agents::load(&self.store, &owner, &name).await?;
         let checked = verifier
-            .check(&agent_caller(&name), id, &agent_scope(&name), &code)
+            .check(&agent_caller(&owner, &name), id, &agent_scope(&name), &code)
             .await;
         let (event, failure) = match &checked {
             Ok(()) => (Event::ChallengePassed, None),
@@ -667,7 +684,7 @@ impl SafetyLoop {
             agent.block = None;
             agent.pause = None;
         }
-        agents::save(&self.store, &name, &agent).await?;
+        agents::save(&self.store, &owner, &name, &agent).await?;
         checked?;
         Ok(json!({
             "element_name": name,
@@ -720,9 +737,9 @@ fn about(op: LoopOp) -> About {
     }
 }
 
-/// Who a loop challenge is for: the agent, whichever session reports for it.
-fn agent_caller(name: &str) -> String {
-    format!("safety-loop:{name}")
+/// Who a loop challenge is for: `owner`'s agent, whichever session reports for it.
+fn agent_caller(owner: &str, name: &str) -> String {
+    format!("safety-loop:{owner}:{name}")
 }
 
 fn agent_scope(name: &str) -> String {

@@ -2,15 +2,21 @@
 //! each caller's upstream credential comes from a file the operator keeps, by the subject of
 //! the caller's access token. The access token itself never reaches the upstream.
 //!
-//! The file is a JSON object from subject to credential, `{"alice": "…", "bob": "…"}`. It is
-//! read again when its modification time changes, so users are added and removed without a
-//! restart; a file that cannot be read or parsed leaves the last good one in force.
+//! The file is a JSON object from subject to credential, `{"alice": "…", "bob": "…"}`. Its
+//! content is read again at most [`CHECK_EVERY`] apart and taken when it differs from the
+//! last good one, whatever its modification time says (an edit within the same second, a
+//! file copied with its old time), so users are added and removed without a restart; a file
+//! that cannot be read or parsed leaves the last good one in force.
 
 use crate::sync::{self, Unpoisoned as _};
+use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::RwLock;
-use std::time::SystemTime;
+use std::time::{Duration, Instant};
+
+/// The longest a changed file goes unnoticed.
+pub const CHECK_EVERY: Duration = Duration::from_secs(1);
 
 /// The operator's store of upstream credentials by subject.
 pub struct UserCredentials {
@@ -18,9 +24,11 @@ pub struct UserCredentials {
     kept: RwLock<Kept>,
 }
 
-#[derive(Default)]
 struct Kept {
-    modified: Option<SystemTime>,
+    /// When the file was last read.
+    checked: Instant,
+    /// The hash of the content last read, good or not.
+    digest: [u8; 32],
     by_subject: HashMap<String, String>,
 }
 
@@ -32,56 +40,75 @@ impl UserCredentials {
     /// A message for the operator when the file cannot be read or is not a JSON object of
     /// strings.
     pub fn open(path: &Path) -> Result<Self, String> {
-        let (modified, by_subject) = read(path)?;
+        let text = read(path)?;
+        let by_subject = parse(path, &text)?;
         warn_if_readable_by_others(path);
         Ok(Self {
             path: path.to_owned(),
             kept: RwLock::new(Kept {
-                modified,
+                checked: Instant::now(),
+                digest: Sha256::digest(&text).into(),
                 by_subject,
             }),
         })
     }
 
-    /// The credential on file for `subject`, the file read again first if it changed.
+    /// The credential on file for `subject`, the file read again first if it was last read
+    /// [`CHECK_EVERY`] ago.
     pub fn credential(&self, subject: &str) -> Option<String> {
-        let changed = std::fs::metadata(&self.path)
-            .and_then(|metadata| metadata.modified())
-            .ok();
-        let stale = sync::read(&self.kept).modified != changed;
-        if stale {
-            match read(&self.path) {
-                Ok((modified, by_subject)) => {
-                    *self.kept.locked() = Kept {
-                        modified,
-                        by_subject,
-                    };
-                    tracing::info!(path = %self.path.display(), "user credentials read again");
-                }
-                Err(why) => {
-                    // Not read again until the file changes once more.
-                    self.kept.locked().modified = changed;
-                    tracing::warn!("user credentials kept as they were: {why}");
-                }
-            }
+        if sync::read(&self.kept).checked.elapsed() >= CHECK_EVERY {
+            self.check();
         }
         sync::read(&self.kept).by_subject.get(subject).cloned()
     }
+
+    /// Reads the file, and takes it when its content changed and parses.
+    fn check(&self) {
+        let mut kept = self.kept.locked();
+        // Another call may have checked while this one waited for the lock.
+        if kept.checked.elapsed() < CHECK_EVERY {
+            return;
+        }
+        kept.checked = Instant::now();
+        let text = match read(&self.path) {
+            Ok(text) => text,
+            Err(why) => {
+                tracing::warn!("user credentials kept as they were: {why}");
+                return;
+            }
+        };
+        let digest: [u8; 32] = Sha256::digest(&text).into();
+        if digest == kept.digest {
+            return;
+        }
+        // Not parsed again until the content changes once more.
+        kept.digest = digest;
+        match parse(&self.path, &text) {
+            Ok(by_subject) => {
+                kept.by_subject = by_subject;
+                tracing::info!(path = %self.path.display(), "user credentials read again");
+            }
+            Err(why) => tracing::warn!("user credentials kept as they were: {why}"),
+        }
+    }
 }
 
-fn read(path: &Path) -> Result<(Option<SystemTime>, HashMap<String, String>), String> {
-    let shown = path.display();
-    let modified = std::fs::metadata(path)
-        .and_then(|metadata| metadata.modified())
-        .ok();
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| format!("cannot read the user credentials {shown}: {error}"))?;
-    let by_subject: HashMap<String, String> = serde_json::from_str(&text).map_err(|_| {
+fn read(path: &Path) -> Result<Vec<u8>, String> {
+    std::fs::read(path).map_err(|error| {
         format!(
-            "the user credentials {shown} are not a JSON object from subject to credential, such as {{\"alice\": \"...\"}}"
+            "cannot read the user credentials {}: {error}",
+            path.display()
         )
-    })?;
-    Ok((modified, by_subject))
+    })
+}
+
+fn parse(path: &Path, text: &[u8]) -> Result<HashMap<String, String>, String> {
+    serde_json::from_slice(text).map_err(|_| {
+        format!(
+            "the user credentials {} are not a JSON object from subject to credential, such as {{\"alice\": \"...\"}}",
+            path.display()
+        )
+    })
 }
 
 /// Warns when anyone but the file's owner and group may read the credentials.
@@ -101,32 +128,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn credentials_follow_the_file() {
+    fn credentials_follow_the_files_content_whatever_its_time() {
         let dir = std::env::temp_dir().join(format!("aqlgen-users-{}", std::process::id()));
         std::fs::create_dir_all(&dir).expect("a directory");
         let path = dir.join("users.json");
-        std::fs::write(&path, r#"{"alice": "key-a"}"#).expect("write");
+        let write = |text: &str| {
+            // Every write carries the same modification time, as a copy that keeps it does.
+            std::fs::write(&path, text).expect("write");
+            std::fs::File::options()
+                .write(true)
+                .open(&path)
+                .and_then(|file| file.set_modified(std::time::UNIX_EPOCH))
+                .expect("touch");
+        };
+        let later = || std::thread::sleep(CHECK_EVERY + Duration::from_millis(50));
+        write(r#"{"alice": "key-a", "bob": "key-b"}"#);
         let store = UserCredentials::open(&path).expect("opens");
         assert_eq!(store.credential("alice").as_deref(), Some("key-a"));
-        assert_eq!(store.credential("bob"), None);
-        // A later modification time, as an operator's edit has.
-        std::fs::write(&path, r#"{"alice": "key-a", "bob": "key-b"}"#).expect("write");
-        let later = SystemTime::now() + std::time::Duration::from_secs(5);
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .and_then(|file| file.set_modified(later))
-            .expect("touch");
         assert_eq!(store.credential("bob").as_deref(), Some("key-b"));
-        std::fs::write(&path, "not json").expect("write");
-        std::fs::File::options()
-            .write(true)
-            .open(&path)
-            .and_then(|file| file.set_modified(later + std::time::Duration::from_secs(5)))
-            .expect("touch");
+        write(r#"{"alice": "key-a"}"#);
+        later();
+        assert_eq!(store.credential("bob"), None, "a removed user loses access");
+        write("not json");
+        later();
         assert_eq!(
-            store.credential("bob").as_deref(),
-            Some("key-b"),
+            store.credential("alice").as_deref(),
+            Some("key-a"),
             "a broken file leaves the last good one"
         );
         assert!(UserCredentials::open(&dir.join("missing.json")).is_err());

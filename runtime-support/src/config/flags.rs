@@ -11,7 +11,7 @@ use aqlgen_model::{DangerLevel, TrustLevel};
 use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
 
 use super::cache::parse_bytes;
-use super::resource::{ResourceConfig, ScopeRules, Selector};
+use super::resource::{Introspection, ResourceConfig, ScopeRules, Selector};
 use super::values::{
     parse_danger, parse_header_name, parse_limit, parse_mode, parse_number, parse_oauth_url,
     parse_origin, parse_prefix, parse_trust,
@@ -321,6 +321,20 @@ impl Config {
                     .long("introspection-client-id")
                     .env("MCP_AQL_INTROSPECTION_CLIENT_ID")
                     .help("With --authorization-server: take opaque access tokens too, checked at the authorization server's introspection endpoint (RFC 7662) as this client, its secret in MCP_AQL_INTROSPECTION_CLIENT_SECRET [default: JWTs only]"),
+            )
+            .arg(
+                Arg::new("introspection-issuer")
+                    .long("introspection-issuer")
+                    .env("MCP_AQL_INTROSPECTION_ISSUER")
+                    .value_parser(parse_oauth_url)
+                    .help("With --introspection-client-id and several --authorization-server: the one whose introspection endpoint checks opaque tokens; no other ever sees them or the client secret [default: the only authorization server]"),
+            )
+            .arg(
+                Arg::new("jwks-max-age")
+                    .long("jwks-max-age")
+                    .env("MCP_AQL_JWKS_MAX_AGE")
+                    .value_parser(|text: &str| parse_number(text, 2, 86_400, true))
+                    .help("Seconds the authorization servers' signing keys are kept at most before they are read again, whatever their Cache-Control says (2..=86400); a removed key stops verifying within twice this [default: 600]"),
             )
             .arg(
                 Arg::new("token-clock-skew")
@@ -767,12 +781,15 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
     let introspection_client = matches
         .get_one::<String>("introspection-client-id")
         .cloned();
+    let introspection_issuer = matches.get_one::<String>("introspection-issuer").cloned();
     if issuers.is_empty() {
-        let configured =
-            resource.is_some() || user_credentials.is_some() || introspection_client.is_some();
+        let configured = resource.is_some()
+            || user_credentials.is_some()
+            || introspection_client.is_some()
+            || introspection_issuer.is_some();
         return match (configured, rules.is_empty()) {
             (false, true) => Ok(None),
-            _ => Err("--resource, --scope, --user-credentials and --introspection-client-id configure the resource server: give --authorization-server too".to_owned()),
+            _ => Err("--resource, --scope, --user-credentials, --introspection-client-id and --introspection-issuer configure the resource server: give --authorization-server too".to_owned()),
         };
     }
     if transport != Transport::Http {
@@ -785,7 +802,6 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
         return Err("--user-credentials and --credential-header both say where a caller's upstream credential comes from: give one".to_owned());
     }
     Ok(Some(ResourceConfig {
-        issuers,
         resource,
         scopes: ScopeRules { rules },
         clock_skew: Duration::from_secs(
@@ -795,8 +811,44 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
                 .unwrap_or(60),
         ),
         user_credentials,
-        introspection_client,
+        introspection: introspection(&issuers, introspection_client, introspection_issuer)?,
+        keys_max_age: Duration::from_secs(
+            matches
+                .get_one::<u64>("jwks-max-age")
+                .copied()
+                .unwrap_or(600),
+        ),
+        issuers,
     }))
+}
+
+/// Where opaque tokens are checked: at `issuer`, which must be one of `issuers`, or at the
+/// only one.
+fn introspection(
+    issuers: &[String],
+    client: Option<String>,
+    issuer: Option<String>,
+) -> Result<Option<Introspection>, String> {
+    let Some(client) = client else {
+        return match issuer {
+            Some(_) => Err("--introspection-issuer names where --introspection-client-id checks opaque tokens: give --introspection-client-id too".to_owned()),
+            None => Ok(None),
+        };
+    };
+    let issuer = match (issuer, issuers) {
+        (Some(issuer), _) if issuers.contains(&issuer) => issuer,
+        (Some(issuer), _) => {
+            return Err(format!(
+                "--introspection-issuer '{issuer}' is none of the --authorization-server values ({})",
+                issuers.join(", ")
+            ));
+        }
+        (None, [only]) => only.clone(),
+        (None, _) => {
+            return Err("--introspection-client-id with several --authorization-server: give --introspection-issuer, the one whose introspection endpoint checks opaque tokens (an opaque token and the client secret go to that one only)".to_owned());
+        }
+    };
+    Ok(Some(Introspection { issuer, client }))
 }
 
 fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
@@ -980,7 +1032,8 @@ mod tests {
                 scopes: super::ScopeRules::default(),
                 clock_skew: Duration::from_secs(60),
                 user_credentials: None,
-                introspection_client: None,
+                introspection: None,
+                keys_max_age: Duration::from_secs(600),
             }),
             ..http([0, 0, 0, 0])
         };
@@ -1008,6 +1061,53 @@ mod tests {
             );
         }
         assert!(parse(&["--scope", "read"]).is_err());
+    }
+
+    #[cfg(feature = "http")]
+    #[test]
+    fn opaque_tokens_go_to_one_authorization_server() {
+        let base = [
+            "--transport",
+            "http",
+            "--resource",
+            "https://mcp.example.com/mcp",
+            "--introspection-client-id",
+            "mcp",
+        ];
+        let with = |extra: &[&str]| {
+            let mut args: Vec<&str> = base.to_vec();
+            args.extend_from_slice(extra);
+            parse(&args)
+        };
+        let one = with(&["--authorization-server", "https://a.example.com"]).expect("parses");
+        let introspection = one.resource.and_then(|resource| resource.introspection);
+        assert_eq!(
+            introspection.map(|introspection| introspection.issuer),
+            Some("https://a.example.com".to_owned())
+        );
+        let two = |named: Option<&'static str>| {
+            let mut args = vec![
+                "--authorization-server",
+                "https://a.example.com,https://b.example.com",
+            ];
+            args.extend(
+                named
+                    .map(|issuer| ["--introspection-issuer", issuer])
+                    .into_iter()
+                    .flatten(),
+            );
+            with(&args)
+        };
+        let unnamed = two(None).expect_err("which one is asked");
+        assert!(unnamed.contains("--introspection-issuer"), "{unnamed}");
+        let stranger = two(Some("https://c.example.com"));
+        assert!(stranger.is_err_and(|error| error.contains("none of")));
+        let named = two(Some("https://b.example.com")).expect("parses");
+        let introspection = named.resource.and_then(|resource| resource.introspection);
+        assert_eq!(
+            introspection.map(|introspection| introspection.issuer),
+            Some("https://b.example.com".to_owned())
+        );
     }
 
     #[test]

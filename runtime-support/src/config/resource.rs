@@ -23,10 +23,22 @@ pub struct ResourceConfig {
     /// The operator's file of upstream credentials by token subject; none means the server's
     /// own credential.
     pub user_credentials: Option<PathBuf>,
-    /// This server's client id at the authorization servers' introspection endpoints
-    /// (RFC 7662), which check opaque tokens; none means only JWTs are taken. Its secret is
-    /// read from the environment only.
-    pub introspection_client: Option<String>,
+    /// Where opaque tokens are checked; none means only JWTs are taken.
+    pub introspection: Option<Introspection>,
+    /// The longest the authorization servers' signing keys are kept before they are read
+    /// again, whatever their answer's `Cache-Control` says.
+    pub keys_max_age: Duration,
+}
+
+/// Opaque access tokens, checked at one authorization server's introspection endpoint
+/// (RFC 7662), the only one they and this server's client secret are sent to. The secret is
+/// read from the environment only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Introspection {
+    /// The issuer whose endpoint is asked: one of [`ResourceConfig::issuers`].
+    pub issuer: String,
+    /// This server's client id there.
+    pub client: String,
 }
 
 /// What an operation is picked by in a scope rule.

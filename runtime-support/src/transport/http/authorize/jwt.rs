@@ -26,8 +26,11 @@ pub enum Rejected {
     Expired,
     /// Before its `nbf`.
     NotYetValid,
-    /// An opaque token no introspection endpoint knows as active.
+    /// An opaque token the introspection endpoint does not know as active.
     Inactive,
+    /// An opaque token not kept, while this server already asks the introspection endpoint
+    /// as often as it may: the token is not judged, and the client is to retry.
+    Throttled,
 }
 
 impl Rejected {
@@ -45,6 +48,9 @@ impl Rejected {
             Self::Expired => "the access token has expired",
             Self::NotYetValid => "the access token is not valid yet",
             Self::Inactive => "the access token is not active: unknown, expired or revoked",
+            Self::Throttled => {
+                "too many new access tokens are being checked by the authorization server; retry in a second"
+            }
         }
     }
 }
@@ -251,15 +257,14 @@ pub fn check(
     if !audience {
         return Err(Rejected::Audience);
     }
-    let expires = claims["exp"].as_u64().ok_or(Rejected::Malformed)?;
+    let expires = numeric_date(claims, "exp")?.ok_or(Rejected::Malformed)?;
     if now > expires.saturating_add(skew) {
         return Err(Rejected::Expired);
     }
-    if claims["nbf"]
-        .as_u64()
-        .is_some_and(|not_before| now.saturating_add(skew) < not_before)
-    {
-        return Err(Rejected::NotYetValid);
+    for name in ["nbf", "iat"] {
+        if numeric_date(claims, name)?.is_some_and(|from| now.saturating_add(skew) < from) {
+            return Err(Rejected::NotYetValid);
+        }
     }
     let subject = claims["sub"]
         .as_str()
@@ -277,6 +282,29 @@ pub fn check(
         subject: subject.to_owned(),
         scopes,
     })
+}
+
+/// The time claim `name` (RFC 7519 NumericDate: seconds since the epoch, maybe with a
+/// fraction), in whole seconds; `None` when absent.
+///
+/// # Errors
+///
+/// [`Rejected::Malformed`] when present as anything but a non-negative number: a time that
+/// cannot be read is not taken for no time.
+fn numeric_date(claims: &Value, name: &str) -> Result<Option<u64>, Rejected> {
+    match &claims[name] {
+        Value::Null if claims.get(name).is_none() => Ok(None),
+        Value::Number(number) => match number.as_u64() {
+            Some(seconds) => Ok(Some(seconds)),
+            None => number
+                .as_f64()
+                .filter(|seconds| seconds.is_finite() && *seconds >= 0.0)
+                // Whole seconds: a fraction never moves a bound by a second.
+                .map(|seconds| Some(seconds as u64))
+                .ok_or(Rejected::Malformed),
+        },
+        _ => Err(Rejected::Malformed),
+    }
 }
 
 #[cfg(test)]
@@ -317,6 +345,23 @@ mod tests {
         );
         let scp = check(&claims(json!({"scope": null, "scp": ["a", "b"]})), 900).expect("valid");
         assert_eq!(scp.scopes, ["a", "b"]);
+    }
+
+    #[test]
+    fn times_of_the_wrong_type_are_refused() {
+        let check = |extra| check(&claims(extra), "https://as.example", RESOURCE, 900, 30);
+        for bad in [
+            json!({"nbf": "950"}),
+            json!({"nbf": null}),
+            json!({"iat": "0"}),
+            json!({"iat": -1}),
+            json!({"exp": "1000"}),
+            json!({"exp": [1000]}),
+        ] {
+            assert_eq!(check(bad.clone()), Err(Rejected::Malformed), "{bad}");
+        }
+        assert!(check(json!({"exp": 1000.5, "nbf": 899.9, "iat": 800})).is_ok());
+        assert_eq!(check(json!({"iat": 1_000})), Err(Rejected::NotYetValid));
     }
 
     #[test]

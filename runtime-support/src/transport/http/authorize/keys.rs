@@ -1,17 +1,35 @@
 //! What this server knows of each authorization server: its metadata (RFC 8414, or OpenID
-//! Connect discovery), and its signing keys, kept and read again when a token names a key not
-//! kept (the issuer rotated its keys), at most once per [`REFRESH_EVERY`].
+//! Connect discovery), and its signing keys.
+//!
+//! Keys are kept for the lifetime their answer's `Cache-Control: max-age` gives, at most the
+//! operator's ceiling (`--jwks-max-age`), and [`DEFAULT_LIFETIME`] without one. Once that has
+//! passed, the next token that needs them starts a read in the background and is checked
+//! against the kept keys meanwhile, so a slow authorization server never stalls a valid
+//! caller; after a second lifetime without a good read, the kept keys stop verifying. A key
+//! the issuer removed stops verifying with the first read after it is gone.
+//!
+//! A token naming a key not kept (the issuer rotated its keys) waits for a read, at most one
+//! per [`UNKNOWN_KEY_EVERY`] and one at a time per issuer, so that tokens naming unknown keys
+//! cannot make this server hammer the authorization server.
 
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use reqwest::header::CACHE_CONTROL;
 use serde::Deserialize;
-use tokio::sync::Mutex;
 
 use super::jwt::{Algorithm, Jwk, Rejected};
+use crate::sync::Unpoisoned as _;
 
-/// The least time between two reads of one issuer's keys, so that tokens naming unknown keys
-/// cannot make this server hammer the authorization server.
-const REFRESH_EVERY: Duration = Duration::from_secs(2);
+/// How long keys are kept when their answer says nothing of it.
+const DEFAULT_LIFETIME: Duration = Duration::from_secs(300);
+
+/// The shortest keep, whatever the answer says (`no-store`, `max-age=0`): reads of one
+/// issuer's keys are at least this far apart.
+const SHORTEST_LIFETIME: Duration = Duration::from_secs(2);
+
+/// The least time between two reads a token naming an unknown key may cause.
+pub const UNKNOWN_KEY_EVERY: Duration = Duration::from_secs(10);
 
 /// How long a read of metadata or keys may take.
 const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
@@ -19,20 +37,30 @@ const FETCH_TIMEOUT: Duration = Duration::from_secs(5);
 /// Every issuer's metadata and keys.
 pub struct Keys {
     client: reqwest::Client,
-    issuers: Vec<Issuer>,
+    issuers: Vec<Arc<Issuer>>,
+    /// The operator's ceiling on a key set's lifetime.
+    ceiling: Duration,
 }
 
 /// One authorization server: where its keys are, and those last read.
 struct Issuer {
     id: String,
     kept: Mutex<Kept>,
+    /// Held by the one read of this issuer under way.
+    reading: tokio::sync::Mutex<()>,
 }
 
 #[derive(Default)]
 struct Kept {
     metadata: Option<Metadata>,
     keys: Vec<Jwk>,
+    /// When the last read was made, good or not.
     read_at: Option<Instant>,
+    /// Until when the keys are fresh, and until when they verify at all.
+    fresh_until: Option<Instant>,
+    usable_until: Option<Instant>,
+    /// Whether a background read is under way.
+    refreshing: bool,
 }
 
 /// What this server reads of an authorization server's metadata.
@@ -49,12 +77,12 @@ struct JwkSet {
 }
 
 impl Keys {
-    /// The keys of `issuers`, read when first needed.
+    /// The keys of `issuers`, read when first needed and kept at most `ceiling`.
     ///
     /// # Errors
     ///
     /// A message when the HTTP client cannot be built.
-    pub fn new(issuers: &[String]) -> Result<Self, String> {
+    pub fn new(issuers: &[String], ceiling: Duration) -> Result<Self, String> {
         let client = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
@@ -64,11 +92,15 @@ impl Keys {
             client,
             issuers: issuers
                 .iter()
-                .map(|id| Issuer {
-                    id: id.clone(),
-                    kept: Mutex::new(Kept::default()),
+                .map(|id| {
+                    Arc::new(Issuer {
+                        id: id.clone(),
+                        kept: Mutex::new(Kept::default()),
+                        reading: tokio::sync::Mutex::new(()),
+                    })
                 })
                 .collect(),
+            ceiling: ceiling.max(SHORTEST_LIFETIME),
         })
     }
 
@@ -90,36 +122,55 @@ impl Keys {
             .iter()
             .find(|known| known.id == issuer)
             .ok_or(Rejected::Issuer)?;
-        let mut kept = issuer.kept.lock().await;
-        if let Some(key) = find(&kept.keys, kid, alg) {
+        let now = Instant::now();
+        let (found, read_at) = {
+            let mut kept = issuer.kept.locked();
+            let usable = kept.usable_until.is_some_and(|until| now < until);
+            let found = usable.then(|| find(&kept.keys, kid, alg)).flatten();
+            let stale = kept.fresh_until.is_none_or(|until| until <= now);
+            let due = kept
+                .read_at
+                .is_none_or(|at| now.duration_since(at) >= SHORTEST_LIFETIME);
+            if found.is_some() && stale && due && !kept.refreshing {
+                kept.refreshing = true;
+                let (issuer, client, ceiling) = (issuer.clone(), self.client.clone(), self.ceiling);
+                tokio::spawn(async move {
+                    let _reading = issuer.reading.lock().await;
+                    refresh(&client, &issuer, ceiling).await;
+                    issuer.kept.locked().refreshing = false;
+                });
+            }
+            (found, kept.read_at)
+        };
+        if let Some(key) = found {
             return Ok(key);
         }
-        if kept
-            .read_at
-            .is_some_and(|read| read.elapsed() < REFRESH_EVERY)
-        {
-            return Err(Rejected::UnknownKey);
+        // No kept key fits: read again, unless a read was made lately; one read at a time,
+        // which every token waiting on it then shares.
+        let _reading = issuer.reading.lock().await;
+        let read_since = issuer.kept.locked().read_at != read_at;
+        let lately = read_at.is_some_and(|at| at.elapsed() < UNKNOWN_KEY_EVERY);
+        if !read_since && !lately {
+            refresh(&self.client, issuer, self.ceiling).await;
         }
-        kept.read_at = Some(Instant::now());
-        match self.read(&issuer.id, &mut kept).await {
-            Ok(keys) => kept.keys = keys,
-            Err(why) => {
-                tracing::warn!(issuer = %issuer.id, "cannot read the authorization server's keys: {why}")
-            }
-        }
-        find(&kept.keys, kid, alg).ok_or(Rejected::UnknownKey)
-    }
-
-    /// The issuers, in the order the operator gave them.
-    pub fn issuers(&self) -> impl Iterator<Item = &str> {
-        self.issuers.iter().map(|issuer| issuer.id.as_str())
+        let kept = issuer.kept.locked();
+        let usable = kept
+            .usable_until
+            .is_some_and(|until| Instant::now() < until);
+        usable
+            .then(|| find(&kept.keys, kid, alg))
+            .flatten()
+            .ok_or(Rejected::UnknownKey)
     }
 
     /// `issuer`'s token introspection endpoint (RFC 7662), when its metadata names one.
     pub async fn introspection_endpoint(&self, issuer: &str) -> Option<String> {
         let issuer = self.issuers.iter().find(|known| known.id == issuer)?;
-        let mut kept = issuer.kept.lock().await;
-        let metadata = self.metadata(&issuer.id, &mut kept).await.ok()?;
+        if let Some(metadata) = &issuer.kept.locked().metadata {
+            return metadata.introspection_endpoint.clone();
+        }
+        let _reading = issuer.reading.lock().await;
+        let metadata = metadata(&self.client, issuer).await.ok()?;
         metadata.introspection_endpoint
     }
 
@@ -127,73 +178,134 @@ impl Keys {
     pub fn client(&self) -> &reqwest::Client {
         &self.client
     }
+}
 
-    /// The issuer's metadata, read the first time it is needed.
-    async fn metadata(&self, issuer: &str, kept: &mut Kept) -> Result<Metadata, String> {
-        if let Some(metadata) = &kept.metadata {
-            return Ok(metadata.clone());
+/// Reads `issuer`'s keys and keeps them with their lifetime; on failure keeps those it has,
+/// which stop verifying when their time is up. The caller holds `issuer.reading`.
+async fn refresh(client: &reqwest::Client, issuer: &Issuer, ceiling: Duration) {
+    let read = read(client, issuer).await;
+    let now = Instant::now();
+    let mut kept = issuer.kept.locked();
+    kept.read_at = Some(now);
+    match read {
+        Ok((keys, lifetime)) => {
+            let lifetime = lifetime
+                .unwrap_or(DEFAULT_LIFETIME)
+                .clamp(SHORTEST_LIFETIME, ceiling);
+            kept.keys = keys;
+            kept.fresh_until = Some(now + lifetime);
+            kept.usable_until = Some(now + lifetime * 2);
         }
-        let metadata = self.discover(issuer).await?;
-        kept.metadata = Some(metadata.clone());
-        Ok(metadata)
+        Err(why) => {
+            tracing::warn!(issuer = %issuer.id, "cannot read the authorization server's keys: {why}");
+        }
     }
+}
 
-    /// Reads the issuer's keys, finding where they are first if need be.
-    async fn read(&self, issuer: &str, kept: &mut Kept) -> Result<Vec<Jwk>, String> {
-        let jwks_uri = self
-            .metadata(issuer, kept)
-            .await?
-            .jwks_uri
-            .ok_or_else(|| "its metadata names no jwks_uri".to_owned())?;
-        let set: JwkSet = self.get(&jwks_uri).await?;
-        // A key this server cannot use (another type, an encryption key) is skipped, not an
-        // error: the set may hold keys for other clients.
-        Ok(set
-            .keys
-            .into_iter()
-            .filter_map(|key| serde_json::from_value(key).ok())
-            .collect())
+/// The issuer's metadata, read the first time it is needed. The caller holds
+/// `issuer.reading`.
+async fn metadata(client: &reqwest::Client, issuer: &Issuer) -> Result<Metadata, String> {
+    if let Some(metadata) = &issuer.kept.locked().metadata {
+        return Ok(metadata.clone());
     }
+    let metadata = discover(client, &issuer.id).await?;
+    issuer.kept.locked().metadata = Some(metadata.clone());
+    Ok(metadata)
+}
 
-    /// The issuer's metadata: RFC 8414's well-known place, then OpenID Connect's. The
-    /// metadata must name the same issuer.
-    async fn discover(&self, issuer: &str) -> Result<Metadata, String> {
-        let url = url::Url::parse(issuer).map_err(|_| "the issuer is no URL".to_owned())?;
-        let path = url.path().trim_end_matches('/');
-        let origin = url.origin().ascii_serialization();
-        let places = [
-            format!("{origin}/.well-known/oauth-authorization-server{path}"),
-            format!(
-                "{}/.well-known/openid-configuration",
-                issuer.trim_end_matches('/')
-            ),
-        ];
-        let mut last = String::new();
-        for place in places {
-            match self.get::<Metadata>(&place).await {
-                Ok(metadata) if metadata.issuer == issuer => return Ok(metadata),
-                Ok(_) => last = "its metadata names another issuer".to_owned(),
-                Err(why) => last = why,
+/// Reads the issuer's keys, finding where they are first if need be, and how long its answer
+/// says they may be kept.
+async fn read(
+    client: &reqwest::Client,
+    issuer: &Issuer,
+) -> Result<(Vec<Jwk>, Option<Duration>), String> {
+    let jwks_uri = metadata(client, issuer)
+        .await?
+        .jwks_uri
+        .ok_or_else(|| "its metadata names no jwks_uri".to_owned())?;
+    let response = fetch(client, &jwks_uri).await?;
+    let lifetime = response
+        .headers()
+        .get(CACHE_CONTROL)
+        .and_then(|value| value.to_str().ok())
+        .and_then(max_age);
+    let set: JwkSet = response
+        .json()
+        .await
+        .map_err(|_| format!("{jwks_uri} answered no JSON of the expected shape"))?;
+    // A key this server cannot use (another type, an encryption key) is skipped, not an
+    // error: the set may hold keys for other clients.
+    let keys = set
+        .keys
+        .into_iter()
+        .filter_map(|key| serde_json::from_value(key).ok())
+        .collect();
+    Ok((keys, lifetime))
+}
+
+/// How long a `Cache-Control` value lets an answer be kept: its `max-age`, and nothing for
+/// `no-store` or `no-cache`.
+fn max_age(cache_control: &str) -> Option<Duration> {
+    let mut age = None;
+    for directive in cache_control.split(',').map(str::trim) {
+        let (name, value) = directive.split_once('=').unwrap_or((directive, ""));
+        match name.to_ascii_lowercase().as_str() {
+            "no-store" | "no-cache" => return Some(Duration::ZERO),
+            "max-age" => {
+                age = value
+                    .trim_matches('"')
+                    .parse()
+                    .ok()
+                    .map(Duration::from_secs);
             }
+            _ => {}
         }
-        Err(last)
     }
+    age
+}
 
-    async fn get<T: serde::de::DeserializeOwned>(&self, url: &str) -> Result<T, String> {
-        let response = self
-            .client
-            .get(url)
-            .send()
-            .await
-            .map_err(|_| format!("{url} did not answer"))?;
-        if !response.status().is_success() {
-            return Err(format!("{url} answered {}", response.status().as_u16()));
+/// The issuer's metadata: RFC 8414's well-known place, then OpenID Connect's. The metadata
+/// must name the same issuer.
+async fn discover(client: &reqwest::Client, issuer: &str) -> Result<Metadata, String> {
+    let url = url::Url::parse(issuer).map_err(|_| "the issuer is no URL".to_owned())?;
+    let path = url.path().trim_end_matches('/');
+    let origin = url.origin().ascii_serialization();
+    let places = [
+        format!("{origin}/.well-known/oauth-authorization-server{path}"),
+        format!(
+            "{}/.well-known/openid-configuration",
+            issuer.trim_end_matches('/')
+        ),
+    ];
+    let mut last = String::new();
+    for place in places {
+        let metadata = match fetch(client, &place).await {
+            Ok(response) => response
+                .json::<Metadata>()
+                .await
+                .map_err(|_| format!("{place} answered no JSON of the expected shape")),
+            Err(why) => Err(why),
+        };
+        match metadata {
+            Ok(metadata) if metadata.issuer == issuer => return Ok(metadata),
+            Ok(_) => last = "its metadata names another issuer".to_owned(),
+            Err(why) => last = why,
         }
-        response
-            .json()
-            .await
-            .map_err(|_| format!("{url} answered no JSON of the expected shape"))
     }
+    Err(last)
+}
+
+/// A successful answer to a GET of `url`.
+async fn fetch(client: &reqwest::Client, url: &str) -> Result<reqwest::Response, String> {
+    let response = client
+        .get(url)
+        .send()
+        .await
+        .map_err(|_| format!("{url} did not answer"))?;
+    if !response.status().is_success() {
+        return Err(format!("{url} answered {}", response.status().as_u16()));
+    }
+    Ok(response)
 }
 
 /// The key of `keys` named `kid` that fits `alg`; without a `kid`, the only one that fits.
@@ -205,5 +317,21 @@ fn find(keys: &[Jwk], kid: Option<&str>, alg: Algorithm) -> Option<Jwk> {
     match (fitting.next(), fitting.next(), kid) {
         (Some(key), None, _) | (Some(key), Some(_), Some(_)) => Some(key.clone()),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_control_gives_the_lifetime() {
+        let secs = |s| Some(Duration::from_secs(s));
+        assert_eq!(max_age("public, max-age=600"), secs(600));
+        assert_eq!(max_age("max-age=\"60\", must-revalidate"), secs(60));
+        assert_eq!(max_age("no-store"), secs(0));
+        assert_eq!(max_age("max-age=60, no-cache"), secs(0));
+        assert_eq!(max_age("public"), None);
+        assert_eq!(max_age("max-age=soon"), None);
     }
 }

@@ -27,7 +27,7 @@ use serde_json::{Value, json};
 
 use crate::adapter::Route;
 use crate::call::Principal;
-use crate::config::ResourceConfig;
+use crate::config::{Introspection, ResourceConfig};
 use crate::protocol::scopes;
 use introspection::Introspector;
 use jwt::Rejected;
@@ -73,20 +73,20 @@ impl Authorizer {
             "resource_name": name,
         })
         .to_string();
-        let introspector = match &config.introspection_client {
-            Some(id) => {
+        let introspector = match &config.introspection {
+            Some(Introspection { issuer, client: id }) => {
                 let secret = std::env::var(INTROSPECTION_SECRET_ENV)
                     .ok()
                     .filter(|secret| !secret.is_empty())
                     .ok_or_else(|| {
                         format!("--introspection-client-id needs the client's secret in the environment variable {INTROSPECTION_SECRET_ENV}")
                     })?;
-                Some(Introspector::new(id.clone(), secret))
+                Some(Introspector::new(issuer.clone(), id.clone(), secret))
             }
             None => None,
         };
         Ok(Self {
-            keys: Keys::new(&config.issuers)?,
+            keys: Keys::new(&config.issuers, config.keys_max_age)?,
             introspector,
             config,
             route,
@@ -133,6 +133,18 @@ impl Authorizer {
             return Err(self.challenge(StatusCode::UNAUTHORIZED, None, &[]));
         };
         self.validate(token).await.map_err(|rejected| {
+            if rejected == Rejected::Throttled {
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [
+                        (header::CONTENT_TYPE, "application/json"),
+                        (header::RETRY_AFTER, "1"),
+                    ],
+                    json!({"error": "temporarily_unavailable", "message": format!("Service Unavailable: {}", rejected.description())})
+                        .to_string(),
+                )
+                    .into_response();
+            }
             tracing::info!(reason = ?rejected, "refused an access token");
             self.challenge(
                 StatusCode::UNAUTHORIZED,

@@ -91,6 +91,52 @@ pub fn encode_segment(value: &str) -> String {
     encoded
 }
 
+/// A path placeholder's text, refused when it is empty or only white space: a path value
+/// names one resource, and an empty one would name the collection above it (`GET /entries/`
+/// lists every entry; `DELETE /entries/` could remove them all).
+///
+/// # Errors
+///
+/// `VALIDATION_INVALID_VALUE` naming the param `label`.
+pub fn path_text<'a>(label: &str, value: &'a str) -> Result<&'a str, ParamError> {
+    if value.trim().is_empty() {
+        return Err(empty_path_value(label, Value::from(value)));
+    }
+    Ok(value)
+}
+
+/// [`path_text`] for an array or object path value: refused when it is empty, or when one of
+/// its values is.
+///
+/// # Errors
+///
+/// `VALIDATION_INVALID_VALUE` naming the param `label`.
+pub fn path_value(label: &str, value: Value) -> Result<Value, ParamError> {
+    let blank = |value: &Value| match value {
+        Value::String(text) => text.trim().is_empty(),
+        Value::Null => true,
+        _ => false,
+    };
+    let empty = match &value {
+        Value::Array(items) => items.is_empty() || items.iter().any(blank),
+        Value::Object(members) => members.is_empty() || members.values().any(blank),
+        other => blank(other),
+    };
+    if empty {
+        return Err(empty_path_value(label, value));
+    }
+    Ok(value)
+}
+
+fn empty_path_value(label: &str, value: Value) -> ParamError {
+    ParamError::InvalidValue {
+        param: label.to_owned(),
+        constraint: "non-empty (a path value names one resource, not the collection above it)"
+            .to_owned(),
+        value,
+    }
+}
+
 /// One path placeholder's value, percent-encoded: separators the style adds stay literal,
 /// so a value never adds a path segment.
 pub fn path_segment(name: &str, value: &Value, style: Style) -> String {

@@ -128,9 +128,9 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
     let parsed = schema_params::CreateIssueParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues",
     ]
         .concat();
@@ -177,9 +177,9 @@ fn build_create_issue_comment(
     let parsed = schema_params::CreateIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
@@ -224,9 +224,9 @@ fn build_create_pull_request(
     let parsed = schema_params::CreatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/pulls",
     ]
         .concat();
@@ -271,9 +271,9 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
     let parsed = schema_params::CreateLabelParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/labels",
     ]
         .concat();
@@ -349,9 +349,9 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
     let parsed = schema_params::GetRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
     ]
         .concat();
     let query = Vec::new();
@@ -488,7 +488,12 @@ pub static LIST_REPOS_ROUTE: Route = Route {
 /// Parses `list_repos` params and builds its upstream request.
 fn build_list_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListReposParams::from_params(raw)?;
-    let path = ["/users/", &wire::encode_segment(&parsed.username), "/repos"].concat();
+    let path = [
+        "/users/",
+        &wire::encode_segment(wire::path_text("username", &parsed.username)?),
+        "/repos",
+    ]
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -712,9 +717,9 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::ListIssuesParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues",
     ]
         .concat();
@@ -830,9 +835,9 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
     let parsed = schema_params::GetIssueParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
@@ -896,9 +901,9 @@ fn build_list_issue_comments(
     let parsed = schema_params::ListIssueCommentsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
@@ -1045,9 +1050,9 @@ fn build_list_pull_requests(
     let parsed = schema_params::ListPullRequestsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/pulls",
     ]
         .concat();
@@ -1133,9 +1138,9 @@ fn build_get_pull_request(
     let parsed = schema_params::GetPullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
@@ -1370,7 +1375,11 @@ pub static GET_USER_ROUTE: Route = Route {
 /// Parses `get_user` params and builds its upstream request.
 fn build_get_user(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetUserParams::from_params(raw)?;
-    let path = ["/users/", &wire::encode_segment(&parsed.username)].concat();
+    let path = [
+        "/users/",
+        &wire::encode_segment(wire::path_text("username", &parsed.username)?),
+    ]
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1412,9 +1421,9 @@ fn build_get_team(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
     let parsed = schema_params::GetTeamParams::from_params(raw)?;
     let path = [
         "/orgs/",
-        &wire::encode_segment(&parsed.org),
+        &wire::encode_segment(wire::path_text("org", &parsed.org)?),
         "/teams/",
-        &wire::encode_segment(&parsed.team_slug),
+        &wire::encode_segment(wire::path_text("team_slug", &parsed.team_slug)?),
     ]
         .concat();
     let query = Vec::new();
@@ -1489,9 +1498,9 @@ fn build_list_team_repos(
     let parsed = schema_params::ListTeamReposParams::from_params(raw)?;
     let path = [
         "/orgs/",
-        &wire::encode_segment(&parsed.org),
+        &wire::encode_segment(wire::path_text("org", &parsed.org)?),
         "/teams/",
-        &wire::encode_segment(&parsed.team_slug),
+        &wire::encode_segment(wire::path_text("team_slug", &parsed.team_slug)?),
         "/repos",
     ]
         .concat();
@@ -1566,9 +1575,9 @@ fn build_list_team_members(
     let parsed = schema_params::ListTeamMembersParams::from_params(raw)?;
     let path = [
         "/orgs/",
-        &wire::encode_segment(&parsed.org),
+        &wire::encode_segment(wire::path_text("org", &parsed.org)?),
         "/teams/",
-        &wire::encode_segment(&parsed.team_slug),
+        &wire::encode_segment(wire::path_text("team_slug", &parsed.team_slug)?),
         "/members",
     ]
         .concat();
@@ -1643,9 +1652,9 @@ fn build_list_repo_teams(
     let parsed = schema_params::ListRepoTeamsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/teams",
     ]
         .concat();
@@ -1720,9 +1729,9 @@ fn build_list_workflow_runs(
     let parsed = schema_params::ListWorkflowRunsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/actions/runs",
     ]
         .concat();
@@ -1793,9 +1802,9 @@ fn build_get_workflow_run(
     let parsed = schema_params::GetWorkflowRunParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/actions/runs/",
         &wire::encode_segment(&parsed.run_id.to_string()),
     ]
@@ -1835,9 +1844,9 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::UpdateRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
     ]
         .concat();
     let query = Vec::new();
@@ -1901,9 +1910,9 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
     let parsed = schema_params::UpdateIssueParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
@@ -1951,9 +1960,9 @@ fn build_update_pull_request(
     let parsed = schema_params::UpdatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
@@ -2000,9 +2009,9 @@ fn build_replace_repo_topics(
     let parsed = schema_params::ReplaceRepoTopicsParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/topics",
     ]
         .concat();
@@ -2043,9 +2052,9 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::DeleteRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
     ]
         .concat();
     let query = Vec::new();
@@ -2085,9 +2094,9 @@ fn build_delete_issue_comment(
     let parsed = schema_params::DeleteIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues/comments/",
         &wire::encode_segment(&parsed.comment_id.to_string()),
     ]
@@ -2127,11 +2136,11 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
     let parsed = schema_params::DeleteLabelParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/labels/",
-        &wire::encode_segment(&parsed.name),
+        &wire::encode_segment(wire::path_text("name", &parsed.name)?),
     ]
         .concat();
     let query = Vec::new();
@@ -2171,9 +2180,9 @@ fn build_merge_pull_request(
     let parsed = schema_params::MergePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
         "/merge",
@@ -2225,9 +2234,9 @@ fn build_rerun_workflow(
     let parsed = schema_params::RerunWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/actions/runs/",
         &wire::encode_segment(&parsed.run_id.to_string()),
         "/rerun",
@@ -2312,11 +2321,11 @@ fn build_dispatch_workflow(
     let parsed = schema_params::DispatchWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/actions/workflows/",
-        &wire::encode_segment(&parsed.workflow_id),
+        &wire::encode_segment(wire::path_text("workflow_id", &parsed.workflow_id)?),
         "/dispatches",
     ]
         .concat();
@@ -2365,9 +2374,9 @@ fn build_cancel_workflow_run(
     let parsed = schema_params::CancelWorkflowRunParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/actions/runs/",
         &wire::encode_segment(&parsed.run_id.to_string()),
         "/cancel",

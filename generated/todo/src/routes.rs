@@ -385,7 +385,11 @@ fn build_bulk_delete_todos(
     raw: &Map<String, Value>,
 ) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::BulkDeleteTodosParams::from_params(raw)?;
-    let path = ["/todos/tagged/", &wire::encode_segment(&parsed.tag)].concat();
+    let path = [
+        "/todos/tagged/",
+        &wire::encode_segment(wire::path_text("tag", &parsed.tag)?),
+    ]
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();

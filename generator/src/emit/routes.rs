@@ -538,12 +538,21 @@ fn emit_builder(operation: &Operation) -> TokenStream {
 /// through the runtime's styles.
 fn path_piece(param: &Param, content_type: ContentType) -> TokenStream {
     let field = ident(&param.field);
+    let name = &param.name;
     if takes_style(param, content_type) {
-        let (name, style) = (&param.name, style_of(param));
-        return quote! { &wire::path_segment(#name, &Value::from(parsed.#field), #style) };
+        let style = style_of(param);
+        let value = match param.ty {
+            ParamType::String | ParamType::Array | ParamType::Object => {
+                quote! { &wire::path_value(#name, Value::from(parsed.#field))? }
+            }
+            _ => quote! { &Value::from(parsed.#field) },
+        };
+        return quote! { &wire::path_segment(#name, #value, #style) };
     }
     match param.ty {
-        ParamType::String => quote! { &wire::encode_segment(&parsed.#field) },
+        ParamType::String => {
+            quote! { &wire::encode_segment(wire::path_text(#name, &parsed.#field)?) }
+        }
         _ => quote! { &wire::encode_segment(&parsed.#field.to_string()) },
     }
 }

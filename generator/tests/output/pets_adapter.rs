@@ -502,7 +502,11 @@ pub mod routes {
     /// Parses `get_pet` params and builds its upstream request.
     fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
         let parsed = schema_params::GetPetParams::from_params(raw)?;
-        let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
+        let path = [
+            "/pets/",
+            &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
+        ]
+            .concat();
         let query = Vec::new();
         let headers = Vec::new();
         let cookies = Vec::new();
@@ -586,7 +590,11 @@ pub mod routes {
         raw: &Map<String, Value>,
     ) -> Result<UpstreamRequest, ParamError> {
         let parsed = schema_params::RenamePetParams::from_params(raw)?;
-        let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
+        let path = [
+            "/pets/",
+            &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
+        ]
+            .concat();
         let query = Vec::new();
         let headers = Vec::new();
         let cookies = Vec::new();
@@ -622,7 +630,11 @@ pub mod routes {
         raw: &Map<String, Value>,
     ) -> Result<UpstreamRequest, ParamError> {
         let parsed = schema_params::RemovePetParams::from_params(raw)?;
-        let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
+        let path = [
+            "/pets/",
+            &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
+        ]
+            .concat();
         let query = Vec::new();
         let headers = Vec::new();
         let cookies = Vec::new();

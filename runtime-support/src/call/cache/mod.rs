@@ -1,6 +1,6 @@
 //! The response cache (universal-adapter-runtime §10.5): answers of READ operations sent as
-//! `GET` are kept and served again while fresh, revalidated once stale, and dropped when a
-//! mutation touches their resource.
+//! `GET` are kept and served again while fresh, revalidated once stale, and dropped when any
+//! other operation of their adapter is called.
 //!
 //! * **Keyed** by operation, the exact request (path, query, header and cookie params) and
 //!   the upstream credential it was sent with: one credential's answers never serve another.
@@ -8,10 +8,13 @@
 //!   (see [`freshness`]); `no-store` answers are never kept.
 //! * **Revalidation**: a stale answer with an `ETag` or `Last-Modified` is asked about with
 //!   `If-None-Match` / `If-Modified-Since`; a 304 refreshes it.
-//! * **Invalidation**: a request of any other method bumps a generation of its path and of
-//!   the collection above it; a kept answer of an older generation of its path is not served.
-//!   The generation is read before the upstream is asked, so an answer that raced a mutation
-//!   is kept under the old one and never served.
+//! * **Invalidation**: every call of an operation that is not a READ (CREATE, UPDATE, DELETE,
+//!   EXECUTE, whatever its method and path) that reaches the upstream bumps a generation of
+//!   its adapter; a kept answer of an older generation is not served. A write may change any
+//!   resource (a bulk delete, `complete_todo` behind `POST /todos/{id}/complete`, a counter
+//!   elsewhere), and the schema does not say which, so no answer of the adapter outlives one.
+//!   The generation is read before the upstream is asked, so an answer that raced a write is
+//!   kept under the old one and never served.
 //! * **Where**: with Redis state, answers and generations live in Redis, shared by every
 //!   instance; otherwise in this process (never in a state file). Each instance keeps at most
 //!   `--cache-max-bytes` of answers it stored, dropping the least recently used first.
@@ -88,7 +91,7 @@ struct Entry {
     checked: u64,
     /// Until when it is served without asking (ms since the epoch).
     fresh_until: u64,
-    /// The generation of its path it was fetched under.
+    /// The generation of its adapter it was fetched under.
     generation: i64,
 }
 
@@ -126,10 +129,10 @@ impl Entry {
 enum Role {
     /// A READ sent as `GET`: served from the cache when it can be.
     Read,
-    /// Any other method: the resource it touches changes.
-    Mutation,
-    /// A `GET` of another category (an EXECUTE that reads, say): neither.
-    Neither,
+    /// A READ sent with another method (a search by `POST`, say): neither kept nor a change.
+    Uncached,
+    /// Any other category: it may change any of its adapter's resources.
+    Write,
 }
 
 impl Cache {
@@ -159,7 +162,7 @@ impl Cache {
     }
 
     /// Sends `request` of `route` through the cache: a READ may be answered from it (with
-    /// the warning that says so), any other method invalidates what it touches.
+    /// the warning that says so), any other operation invalidates its adapter's answers.
     pub async fn fetch(
         &self,
         upstream: &Upstream,
@@ -170,15 +173,14 @@ impl Cache {
     ) -> (Exchange, Option<Warning>) {
         match role(route, &request) {
             Role::Read => self.read(upstream, route, request, credential).await,
-            Role::Mutation => {
-                let path = request.path.clone();
+            Role::Write => {
                 let exchange = upstream.send(request, preconditions, credential).await;
                 if exchange.reached.is_some() {
-                    self.touched(&path).await;
+                    self.written(route.member).await;
                 }
                 (exchange, None)
             }
-            Role::Neither => (
+            Role::Uncached => (
                 upstream.send(request, preconditions, credential).await,
                 None,
             ),
@@ -193,7 +195,7 @@ impl Cache {
         credential: &Credential<'_>,
     ) -> (Exchange, Option<Warning>) {
         let key = entry_key(route.operation, &request, credential);
-        let generation_key = generation_key(&request.path);
+        let generation_key = generation_key(route.member);
         // Read before the upstream is asked: a mutation meanwhile makes this answer stale.
         let generation = self.generation(&generation_key).await;
         let kept = match generation {
@@ -326,8 +328,8 @@ impl Cache {
         }
     }
 
-    /// The generation of the path behind `key`; `None` when the store does not answer, and
-    /// then nothing is served from or kept in the cache.
+    /// The generation behind `key`; `None` when the store does not answer, and then nothing
+    /// is served from or kept in the cache.
     async fn generation(&self, key: &str) -> Option<i64> {
         self.generations
             .counts(&[key.to_owned()])
@@ -337,15 +339,11 @@ impl Cache {
             .copied()
     }
 
-    /// A mutation of `path` was sent: answers of it and of the collection above it are stale.
-    async fn touched(&self, path: &str) {
+    /// A write of adapter `member` reached its upstream: every answer of it kept so far is
+    /// stale.
+    async fn written(&self, member: usize) {
         let until = SystemTime::now() + GENERATION_LIFETIME;
-        let mut keys = vec![(generation_key(path), until)];
-        if let Some((collection, _)) = path.trim_end_matches('/').rsplit_once('/')
-            && !collection.is_empty()
-        {
-            keys.push((generation_key(collection), until));
-        }
+        let keys = [(generation_key(member), until)];
         if self.generations.add(&keys, 1).await.is_err() {
             tracing::warn!(
                 "the cache could not note a change: its answers may be served until they go stale"
@@ -357,8 +355,10 @@ impl Cache {
 fn role(route: &Route, request: &UpstreamRequest) -> Role {
     match (request.method, route.category) {
         (Method::Get, Category::Read) => Role::Read,
-        (Method::Get, _) => Role::Neither,
-        _ => Role::Mutation,
+        (_, Category::Read) => Role::Uncached,
+        (_, Category::Create | Category::Update | Category::Delete | Category::Execute) => {
+            Role::Write
+        }
     }
 }
 
@@ -421,9 +421,7 @@ fn entry_key(operation: &str, request: &UpstreamRequest, credential: &Credential
     format!("cache:{}", hex(&hasher.finalize()))
 }
 
-fn generation_key(path: &str) -> String {
-    format!(
-        "cache-generation:{}",
-        hex(&Sha256::digest(path.as_bytes())[..16])
-    )
+/// The key of adapter `member`'s generation (the store adds the server's own prefix).
+fn generation_key(member: usize) -> String {
+    format!("cache-generation:{member}")
 }

@@ -617,6 +617,50 @@ async fn redirects_are_followed_only_within_the_origin() {
     assert_eq!(err.details["http_status"], 302);
 }
 
+#[tokio::test]
+async fn redirects_are_followed_only_below_the_base_path() {
+    let server = Server::start(|r| match r.target.as_str() {
+        "/api/old" => Reply::Full {
+            status: 301,
+            headers: vec![("Location", "/api/new".to_owned())],
+            body: Vec::new(),
+        },
+        "/api/sideways" => Reply::Full {
+            status: 307,
+            headers: vec![("Location", "/other-api/steal".to_owned())],
+            body: Vec::new(),
+        },
+        "/api/prefix" => Reply::Full {
+            status: 307,
+            headers: vec![("Location", "/api2/steal".to_owned())],
+            body: Vec::new(),
+        },
+        "/api/new" => reply(200, r#"{"moved":true}"#),
+        _ => reply(200, r#"{"stolen":true}"#),
+    })
+    .await;
+    let upstream = client(format!("{}/api", server.base), Auth::None);
+    assert_eq!(
+        json(upstream.send_plain(get("/old")).await.expect("ok"))["moved"],
+        true
+    );
+    for elsewhere in ["/sideways", "/prefix"] {
+        let err = upstream
+            .send_plain(get(elsewhere))
+            .await
+            .expect_err("another API on the same origin is not followed");
+        assert_eq!(err.details["http_status"], 307, "{elsewhere}");
+    }
+    assert!(upstream.request_to("/other-api/poll/1").is_none());
+    assert!(upstream.request_to("/api2/poll/1").is_none());
+    assert_eq!(
+        upstream
+            .request_to("/api/poll/1")
+            .map(|request| request.path),
+        Some("/poll/1".to_owned())
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Credentials from the environment.
 

@@ -10,7 +10,9 @@
 //! Guarantees:
 //! * Requests only go to the configured origin: the path is appended to the base URL, never
 //!   parsed as a URL of its own; `.`/`..` segments are refused; redirects are followed only
-//!   within the same origin (at most [`MAX_REDIRECTS`]).
+//!   within the same origin and below the base URL's path (at most [`MAX_REDIRECTS`]), so
+//!   that another API on the same host (another member of a bundle) never gets the
+//!   credential.
 //! * Credentials go over HTTPS only, or plain HTTP to a loopback host (seed
 //!   universal-adapter-runtime §11.2).
 //! * No secret reaches a client-visible error or a log line: header values are marked
@@ -225,11 +227,11 @@ impl Upstream {
         let credentials_allowed = base.scheme() == "https" || is_loopback(&base);
         let user_agent = format!("{}-adapter/{} (aqlgen)", info.name, info.version);
         let auth = AuthPlan::new(&info.auth, &user_agent)?;
-        let origin = base.origin();
+        let within = base.clone();
         let policy = redirect::Policy::custom(move |attempt| {
             if attempt.previous().len() >= MAX_REDIRECTS {
                 attempt.error("too many redirects")
-            } else if attempt.url().origin() == origin {
+            } else if path_under(&within, attempt.url()).is_some() {
                 attempt.follow()
             } else {
                 attempt.stop()
@@ -276,12 +278,8 @@ impl Upstream {
     /// path, so polling never sends the credential elsewhere.
     pub fn request_to(&self, location: &str) -> Option<UpstreamRequest> {
         let url = self.base.join(location).ok()?;
-        if url.origin() != self.base.origin() {
-            return None;
-        }
-        let base_path = self.base.path().trim_end_matches('/');
-        let path = url.path().strip_prefix(base_path)?;
-        if !path.starts_with('/') || check_path(path).is_err() {
+        let path = path_under(&self.base, &url)?;
+        if check_path(path).is_err() {
             return None;
         }
         let query = url
@@ -712,6 +710,17 @@ fn error_chain(err: &(dyn StdError + 'static)) -> String {
 }
 
 /// Reads and checks the base URL.
+/// The path of `url` below `base`'s path (starting with `/`), when `url` is on `base`'s
+/// origin and under that path at a segment boundary: `/api/v1/x` is under `/api/v1`,
+/// `/api/v10` and `/other` are not.
+fn path_under<'u>(base: &Url, url: &'u Url) -> Option<&'u str> {
+    if url.origin() != base.origin() {
+        return None;
+    }
+    let path = url.path().strip_prefix(base.path().trim_end_matches('/'))?;
+    path.starts_with('/').then_some(path)
+}
+
 fn base_url(
     info: &'static AdapterInfo,
     env: &dyn Fn(&str) -> Option<OsString>,

@@ -39,7 +39,11 @@ pub static GET_PET_ROUTE: Route = Route {
 /// Parses `get_pet` params and builds its upstream request.
 fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetPetParams::from_params(raw)?;
-    let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
+    let path = [
+        "/pets/",
+        &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
+    ]
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -125,7 +129,11 @@ pub static RENAME_PET_ROUTE: Route = Route {
 /// Parses `rename_pet` params and builds its upstream request.
 fn build_rename_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::RenamePetParams::from_params(raw)?;
-    let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
+    let path = [
+        "/pets/",
+        &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
+    ]
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -161,7 +169,11 @@ pub static REMOVE_PET_ROUTE: Route = Route {
 /// Parses `remove_pet` params and builds its upstream request.
 fn build_remove_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::RemovePetParams::from_params(raw)?;
-    let path = ["/pets/", &wire::encode_segment(&parsed.pet_id)].concat();
+    let path = [
+        "/pets/",
+        &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
+    ]
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();

@@ -40,9 +40,9 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
     let parsed = schema_params::GetRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
     ]
         .concat();
     let query = Vec::new();
@@ -80,9 +80,9 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let parsed = schema_params::DeleteRepoParams::from_params(raw)?;
     let path = [
         "/repos/",
-        &wire::encode_segment(&parsed.owner),
+        &wire::encode_segment(wire::path_text("owner", &parsed.owner)?),
         "/",
-        &wire::encode_segment(&parsed.repo),
+        &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
     ]
         .concat();
     let query = Vec::new();

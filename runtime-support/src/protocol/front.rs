@@ -14,7 +14,7 @@ use crate::call::Principal;
 use crate::sync::Unpoisoned as _;
 
 /// The header naming the request's protocol revision.
-const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
+pub const PROTOCOL_VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// The HTTP request's parts, on HTTP.
 fn parts(context: &RequestContext<RoleServer>) -> Option<&Parts> {

@@ -566,7 +566,7 @@ fn carried_progress_token(arguments: &JsonObject) -> Option<ProgressToken> {
 }
 
 /// See [`AqlServer::supported_protocol_versions`].
-const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
+pub const SUPPORTED_VERSIONS: &[ProtocolVersion] = &[
     ProtocolVersion::V_2025_06_18,
     ProtocolVersion::V_2025_11_25,
     ProtocolVersion::V_2026_07_28,

@@ -15,7 +15,7 @@ use rmcp::model::{
     GetPromptRequestMethod, GetSkillRequestMethod, GetTaskMethod, InitializeResultMethod,
     JsonObject, JsonRpcRequest, ListPromptsRequestMethod, ListResourceTemplatesRequestMethod,
     ListResourcesRequestMethod, ListSkillsRequestMethod, ListToolsRequestMethod, PingRequestMethod,
-    ReadResourceDirectoryRequestMethod, ReadResourceRequestMethod, RequestId,
+    ProtocolVersion, ReadResourceDirectoryRequestMethod, ReadResourceRequestMethod, RequestId,
     SetLevelRequestMethod, SubscribeRequestMethod, SubscriptionsListenRequestMethod,
     UnsubscribeRequestMethod, UpdateTaskMethod,
 };
@@ -60,12 +60,21 @@ const CLIENT_METHODS: [&str; 21] = [
     ReadResourceDirectoryRequestMethod::VALUE,
 ];
 
+/// Methods protocol revision 2026-07-28 has no more: a request of that revision for one is
+/// answered `-32601` (over HTTP with 404), on every transport alike.
+const REMOVED_IN_STATELESS_REVISION: [&str; 5] = [
+    InitializeResultMethod::VALUE,
+    PingRequestMethod::VALUE,
+    SetLevelRequestMethod::VALUE,
+    SubscribeRequestMethod::VALUE,
+    UnsubscribeRequestMethod::VALUE,
+];
+
 /// JSON-RPC 2.0 error codes this layer answers with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RpcCode {
     ParseError,
     InvalidRequest,
-    #[cfg(feature = "http")]
     MethodNotFound,
     InvalidParams,
     /// Implementation-defined server error: the server is at a capacity limit.
@@ -78,7 +87,6 @@ impl RpcCode {
         match self {
             Self::ParseError => -32700,
             Self::InvalidRequest => -32600,
-            #[cfg(feature = "http")]
             Self::MethodNotFound => -32601,
             Self::InvalidParams => -32602,
             #[cfg(feature = "http")]
@@ -212,8 +220,10 @@ impl Reply {
     }
 }
 
-/// Judges one whole message of at most [`FrameLimits::max_bytes`] bytes.
-pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
+/// Judges one whole message of at most [`FrameLimits::max_bytes`] bytes; `stateless` when
+/// the transport already says the message is of protocol revision 2026-07-28 (HTTP's
+/// `MCP-Protocol-Version`), which its own `_meta` may say too.
+pub fn judge(bytes: &[u8], limits: &FrameLimits, stateless: bool) -> Verdict {
     if let Err(error) = std::str::from_utf8(bytes) {
         // What can be read of it, with the undecodable bytes replaced, to find its id.
         let mut scanner = Scanner::new(limits.bounds);
@@ -260,9 +270,16 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
         Ok(id) => id,
         Err(reply) => return Verdict::Reply(reply),
     };
+    // A notification or a response gets no answer, even when broken; anything else does,
+    // by `id: null` when it has none (`{}` is no notification).
+    let notification = top.response
+        || top
+            .method
+            .as_ref()
+            .is_some_and(|method| method.kind == Kind::String);
     let answer = |code, message: &str| match &id {
-        Some(_) => Verdict::Reply(Reply::error(id.clone(), code, message)),
-        None => Verdict::Ignore(message.to_owned()),
+        None if notification => Verdict::Ignore(message.to_owned()),
+        _ => Verdict::Reply(Reply::error(id.clone(), code, message)),
     };
     if top
         .jsonrpc
@@ -289,6 +306,18 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
             .as_deref()
             .and_then(|raw| serde_json::from_str::<String>(raw).ok()),
     };
+    if let Some(name) = method.as_deref()
+        && REMOVED_IN_STATELESS_REVISION.contains(&name)
+        && (stateless || declares_stateless_revision(bytes))
+    {
+        return answer(
+            RpcCode::MethodNotFound,
+            &format!(
+                "Method not found: '{name}' is not part of protocol revision {}",
+                ProtocolVersion::V_2026_07_28.as_str()
+            ),
+        );
+    }
     let known = method
         .as_deref()
         .and_then(|name| CLIENT_METHODS.iter().find(|known| **known == name));
@@ -327,6 +356,28 @@ pub fn judge(bytes: &[u8], limits: &FrameLimits) -> Verdict {
             ),
         },
     }
+}
+
+/// Whether the message's `params._meta` declares protocol revision 2026-07-28 or later.
+fn declares_stateless_revision(bytes: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Message {
+        params: Option<Params>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Params {
+        #[serde(rename = "_meta")]
+        meta: Option<Meta>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
+        version: Option<String>,
+    }
+    serde_json::from_slice::<Message>(bytes)
+        .ok()
+        .and_then(|message| message.params?.meta?.version)
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 /// How many items `params.arguments.operations` of a `tools/call` holds, counted without
@@ -536,7 +587,7 @@ mod tests {
     }
 
     fn reply(text: &str) -> (Option<String>, Option<RpcCode>) {
-        match judge(text.as_bytes(), &limits()) {
+        match judge(text.as_bytes(), &limits(), false) {
             Verdict::Reply(reply) => (reply.id.clone(), reply.code()),
             other => panic!("{text}: {other:?}"),
         }
@@ -552,14 +603,14 @@ mod tests {
         ] {
             assert!(
                 matches!(
-                    judge(text.as_bytes(), &limits()),
+                    judge(text.as_bytes(), &limits(), false),
                     Verdict::Pass(_) | Verdict::Call(_)
                 ),
                 "{text}"
             );
         }
         let call = r#"{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"t","arguments":{"x":1}}}"#;
-        let Verdict::Call(plain) = judge(call.as_bytes(), &limits()) else {
+        let Verdict::Call(plain) = judge(call.as_bytes(), &limits(), false) else {
             panic!("a plain call");
         };
         let rebuilt = serde_json::to_value(plain.into_message()).unwrap();
@@ -569,7 +620,7 @@ mod tests {
         );
         let with_meta = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":1}}}"#;
         assert!(matches!(
-            judge(with_meta.as_bytes(), &limits()),
+            judge(with_meta.as_bytes(), &limits(), false),
             Verdict::Pass(_)
         ));
     }
@@ -639,7 +690,7 @@ mod tests {
             assert_eq!(reply(text), (None, Some(RpcCode::ParseError)), "{text}");
         }
         assert!(matches!(
-            judge(b"{\"id\":1,\xff}", &limits()),
+            judge(b"{\"id\":1,\xff}", &limits(), false),
             Verdict::Reply(Reply { id: None, .. })
         ));
         assert_eq!(reply("[]"), (None, Some(RpcCode::InvalidRequest)));
@@ -653,13 +704,55 @@ mod tests {
     fn broken_notifications_get_no_answer() {
         for text in [
             r#"{"jsonrpc":"2.0","method":"notifications/initialized","params":"x"}"#,
-            r#"{"jsonrpc":"2.0","method":7}"#,
             r#"{"jsonrpc":"2.0","method":"notifications/x","params":{"n":1e400}}"#,
         ] {
             assert!(
-                matches!(judge(text.as_bytes(), &limits()), Verdict::Ignore(_)),
+                matches!(judge(text.as_bytes(), &limits(), false), Verdict::Ignore(_)),
                 "{text}"
             );
+        }
+    }
+
+    #[test]
+    fn objects_that_are_no_notification_get_invalid_request_with_a_null_id() {
+        for text in [
+            "{}",
+            r#"{"jsonrpc":"2.0","method":7}"#,
+            r#"{"jsonrpc":"2.0"}"#,
+        ] {
+            let Verdict::Reply(reply) = judge(text.as_bytes(), &limits(), false) else {
+                panic!("{text} is answered");
+            };
+            assert_eq!(
+                (reply.code(), reply.id),
+                (Some(RpcCode::InvalidRequest), None),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn methods_revision_2026_07_28_removed_are_not_found() {
+        let ping = r#"{"jsonrpc":"2.0","id":3,"method":"ping"}"#;
+        assert!(matches!(
+            judge(ping.as_bytes(), &limits(), false),
+            Verdict::Pass(_)
+        ));
+        let Verdict::Reply(reply) = judge(ping.as_bytes(), &limits(), true) else {
+            panic!("refused");
+        };
+        assert_eq!(reply.code(), Some(RpcCode::MethodNotFound));
+        for method in REMOVED_IN_STATELESS_REVISION {
+            // Declared by the message itself, as over stdio; params it could not take
+            // are no reason to answer otherwise.
+            let text = format!(
+                r#"{{"jsonrpc":"2.0","id":"a","method":"{method}","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}}}}"#
+            );
+            let Verdict::Reply(reply) = judge(text.as_bytes(), &limits(), false) else {
+                panic!("{method} refused");
+            };
+            assert_eq!(reply.id.as_deref(), Some("\"a\""));
+            assert_eq!(reply.code(), Some(RpcCode::MethodNotFound), "{method}");
         }
     }
 
@@ -681,7 +774,7 @@ mod tests {
     /// by its id; another message, a JSON-RPC parse error; a proper surrogate pair passes.
     #[test]
     fn undecodable_calls_are_answered_as_tools() {
-        let tool_code = |bytes: &[u8]| match judge(bytes, &limits()) {
+        let tool_code = |bytes: &[u8]| match judge(bytes, &limits(), false) {
             Verdict::Reply(Reply {
                 id,
                 body: ReplyBody::Tool(result),
@@ -713,14 +806,14 @@ mod tests {
             )
         );
         let pair = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"q":"\ud83d\ude00 \\ud800"}}}"#;
-        assert!(matches!(judge(pair, &limits()), Verdict::Call(_)));
+        assert!(matches!(judge(pair, &limits(), false), Verdict::Call(_)));
         let mut list = br#"{"jsonrpc":"2.0","id":3,"method":"tools/list","x":""#.to_vec();
         list.extend(b"\xff\"}");
         assert_eq!(reply_of(&list), (None, Some(RpcCode::ParseError)));
     }
 
     fn reply_of(bytes: &[u8]) -> (Option<String>, Option<RpcCode>) {
-        match judge(bytes, &limits()) {
+        match judge(bytes, &limits(), false) {
             Verdict::Reply(reply) => (reply.id.clone(), reply.code()),
             other => panic!("{other:?}"),
         }
@@ -736,7 +829,7 @@ mod tests {
         let Verdict::Reply(Reply {
             id,
             body: ReplyBody::Tool(result),
-        }) = judge(call.as_bytes(), &limits())
+        }) = judge(call.as_bytes(), &limits(), false)
         else {
             panic!("refused here");
         };
@@ -754,7 +847,7 @@ mod tests {
         );
         let short = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"operations":[{"operation":"x"}]}}}"#;
         assert!(matches!(
-            judge(short.as_bytes(), &limits()),
+            judge(short.as_bytes(), &limits(), false),
             Verdict::Call(_)
         ));
     }

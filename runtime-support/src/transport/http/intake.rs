@@ -1,6 +1,8 @@
 //! The streamable HTTP transport's front: every POST body read under a byte cap and a
-//! deadline, judged, and answered here when broken; new sessions refused at the cap.
+//! deadline, judged, and answered here when broken; new sessions refused at the cap; every
+//! request on a session held to the caller who opened it.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,15 +12,22 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
-use rmcp::model::{CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, ConstString};
+use rmcp::model::{
+    CallToolRequestMethod, ClientJsonRpcMessage, ClientRequest, ConstString, ProtocolVersion,
+};
 use rmcp::transport::common::http_header::HEADER_SESSION_ID;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 
 use super::authorize::Authorizer;
 use super::idle::{self, Activity};
+use super::origins::{self, Admission, Origins};
+use super::priming;
 use crate::call::Principal;
 use crate::json_scan::Scanner;
-use crate::protocol::front::{CarriedArguments, is_stateless_revision};
+use crate::protocol::front::{CarriedArguments, PROTOCOL_VERSION_HEADER, is_stateless_revision};
+use crate::protocol::server::SUPPORTED_VERSIONS;
+use crate::protocol::session::requester;
+use crate::sync::Unpoisoned as _;
 use crate::transport::frame::{
     FrameLimits, PlainCall, Reply, RpcCode, Verdict, judge, judge_oversize,
 };
@@ -42,6 +51,46 @@ pub struct HttpIntake {
     pub opening: tokio::sync::Mutex<()>,
     /// When each session was last heard from, and its requests in flight.
     pub activity: Arc<Activity>,
+    /// The header whose value is each request's upstream credential, when the operator asks
+    /// callers to bring theirs: part of who a caller is.
+    pub credential_header: Option<String>,
+    /// Who opened each session ([`requester`]): only they may use it.
+    pub owners: std::sync::Mutex<HashMap<String, String>>,
+    /// Where requests may come from; CORS for the operator's origins.
+    pub origins: Origins,
+}
+
+impl HttpIntake {
+    /// Whether `requester` may use session `id`: the one who opened it, or anyone for a
+    /// session this front did not see open (rmcp answers an unknown one).
+    fn admits(&self, id: &str, requester: &str) -> bool {
+        self.owners
+            .locked()
+            .get(id)
+            .is_none_or(|owner| owner == requester)
+    }
+
+    /// Notes that `requester` opened session `id`, and forgets the owners of sessions that
+    /// ended since.
+    async fn opened(&self, id: &str, requester: String) {
+        let open: Vec<Arc<str>> = self
+            .sessions
+            .sessions
+            .read()
+            .await
+            .keys()
+            .cloned()
+            .collect();
+        let mut owners = self.owners.locked();
+        owners.retain(|session, _| open.iter().any(|open| **open == **session));
+        owners.insert(id.to_owned(), requester);
+    }
+}
+
+/// The answer for a session that is not the requester's: the one rmcp gives a session it
+/// does not know, so that holding an id tells nothing of whether it is live.
+fn no_such_session() -> Response {
+    (StatusCode::NOT_FOUND, "Not Found: Session not found").into_response()
 }
 
 enum Received {
@@ -49,13 +98,32 @@ enum Received {
     Oversize(Box<Scanner>),
 }
 
-/// Axum middleware in front of rmcp's streamable HTTP service: screens the request, and
-/// keeps its session from going idle until its answer has been sent.
+/// Axum middleware in front of rmcp's streamable HTTP service: judges where the request
+/// comes from, screens it, and keeps its session from going idle until its answer has been
+/// sent.
 pub async fn guard(
     State(intake): State<Arc<HttpIntake>>,
     request: Request,
     next: Next,
 ) -> Response {
+    let cors = match intake.origins.admit(&request) {
+        Admission::Answered(response) => return response,
+        Admission::Served(cors) => cors,
+    };
+    let mut response = held(&intake, request, next).await;
+    if let Some(origin) = cors {
+        origins::allow(origin, &mut response);
+    }
+    response
+}
+
+/// Screens `request` and holds its session busy while its answer is sent.
+async fn held(intake: &HttpIntake, mut request: Request, next: Next) -> Response {
+    let requester = match identify(intake, &mut request).await {
+        Ok(requester) => requester,
+        Err(refusal) => return refusal,
+    };
+    let unprimed = priming::declared_unprimed(request.headers());
     let session = request
         .headers()
         .get(HEADER_SESSION_ID)
@@ -69,7 +137,10 @@ pub async fn guard(
         }
         (None, _) => None,
     };
-    let response = screen(&intake, request, next).await;
+    let mut response = screen(intake, request, requester, next).await;
+    if unprimed {
+        response = priming::strip(response);
+    }
     // A session just opened counts from its first answer.
     if let Some(opened) = response
         .headers()
@@ -84,24 +155,44 @@ pub async fn guard(
     }
 }
 
-/// Screens one request before rmcp sees it: bodies read under the caps and judged, broken
-/// ones answered here, sessions refused at the cap.
-async fn screen(intake: &HttpIntake, mut request: Request, next: Next) -> Response {
+/// Who sent `request` ([`requester`]), its access token checked first behind an
+/// authorization server; refused when it names a session another caller opened, before
+/// anything of that session is touched.
+async fn identify(intake: &HttpIntake, request: &mut Request) -> Result<String, Response> {
     if let Some(authorizer) = &intake.authorizer
         && request.method() != Method::OPTIONS
     {
-        match authorizer.authenticate(request.headers()).await {
-            Ok(principal) => {
-                request.extensions_mut().insert(principal);
-            }
-            Err(challenge) => return challenge,
-        }
+        let principal = authorizer.authenticate(request.headers()).await?;
+        request.extensions_mut().insert(principal);
+    }
+    let requester = requester(
+        request.headers(),
+        request.extensions().get::<Principal>(),
+        intake.credential_header.as_deref(),
+    );
+    if let Some(id) = request
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+        && !intake.admits(id, &requester)
+    {
+        tracing::warn!("refused a request on a session another caller opened");
+        return Err(no_such_session());
+    }
+    Ok(requester)
+}
+
+/// Screens one request before rmcp sees it: bodies read under the caps and judged, broken
+/// ones answered here, sessions refused at the cap.
+async fn screen(intake: &HttpIntake, request: Request, requester: String, next: Next) -> Response {
+    if let Some(refusal) = unsupported_revision(request.headers()) {
+        return refusal;
     }
     if request.method() == Method::DELETE {
         if !session_is_open(intake, request.headers()).await {
             // rmcp answers 202 whatever the id; the transport spec wants 404 for a session
             // the server does not know (or no longer knows), so a client knows to start over.
-            return (StatusCode::NOT_FOUND, "Not Found: no such session").into_response();
+            return no_such_session();
         }
         // The session is ended when rmcp answers: 200, which clients take for done (the
         // Python SDK logs "Session termination failed" for rmcp's 202).
@@ -152,7 +243,7 @@ async fn screen(intake: &HttpIntake, mut request: Request, next: Next) -> Respon
         }
     };
     // The id of an `initialize`, which opens a session.
-    let opening = match judge(&bytes, limits) {
+    let opening = match judge(&bytes, limits, is_stateless_revision(&parts.headers)) {
         Verdict::Call(call) => {
             if let (Some(authorizer), Some(principal), Some(arguments)) = (
                 &intake.authorizer,
@@ -167,27 +258,19 @@ async fn screen(intake: &HttpIntake, mut request: Request, next: Next) -> Respon
             return next.run(Request::from_parts(parts, body)).await;
         }
         Verdict::Pass(message) => match *message {
-            ClientJsonRpcMessage::Request(request)
-                if matches!(request.request, ClientRequest::InitializeRequest(_)) =>
-            {
-                let id = serde_json::to_string(&request.id).ok();
-                if is_stateless_revision(&parts.headers) {
-                    // 2026-07-28 has no handshake: its clients discover with server/discover.
-                    let reply = Reply::error(
-                        id,
-                        RpcCode::MethodNotFound,
-                        "Method not found: 'initialize' is not part of protocol revision 2026-07-28; use 'server/discover'",
-                    );
-                    return respond(StatusCode::NOT_FOUND, Verdict::Reply(reply));
-                }
-                id
-            }
+            ClientJsonRpcMessage::Request(request) => match &request.request {
+                ClientRequest::InitializeRequest(initialize) => Some((
+                    serde_json::to_string(&request.id).ok(),
+                    priming::unprimed(initialize.params.protocol_version.as_str()),
+                )),
+                _ => None,
+            },
             _ => None,
         },
         verdict => return respond(StatusCode::BAD_REQUEST, verdict),
     };
     let request = Request::from_parts(parts, Body::from(bytes));
-    let Some(id) = opening else {
+    let Some((id, unprimed)) = opening else {
         return next.run(request).await;
     };
     let _opening = intake.opening.lock().await;
@@ -195,7 +278,7 @@ async fn screen(intake: &HttpIntake, mut request: Request, next: Next) -> Respon
     if open >= intake.max_sessions {
         tracing::warn!(open, "refused a new session: the session cap is reached");
         let reply = Reply::error(
-            Some(id),
+            id,
             RpcCode::ServerBusy,
             format!(
                 "Server busy: {open} sessions are open, the most this server allows; retry in {RETRY_AFTER_SECONDS} s or end an idle session"
@@ -207,7 +290,47 @@ async fn screen(intake: &HttpIntake, mut request: Request, next: Next) -> Respon
             .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
         return response;
     }
-    next.run(request).await
+    let response = next.run(request).await;
+    if let Some(opened) = response
+        .headers()
+        .get(HEADER_SESSION_ID)
+        .and_then(|value| value.to_str().ok())
+    {
+        intake.opened(opened, requester).await;
+    }
+    if unprimed {
+        return priming::strip(response);
+    }
+    response
+}
+
+/// The 400 for a request on a session that declares a protocol revision this server does not
+/// speak (the transport spec: an unsupported `MCP-Protocol-Version` is a bad request).
+/// Requests outside a session are left to rmcp, which answers an unknown revision itself.
+fn unsupported_revision(headers: &HeaderMap) -> Option<Response> {
+    headers.get(HEADER_SESSION_ID)?;
+    let declared = headers.get(PROTOCOL_VERSION_HEADER)?;
+    let spoken = declared.to_str().is_ok_and(|declared| {
+        SUPPORTED_VERSIONS
+            .iter()
+            .any(|version| version.as_str() == declared)
+    });
+    if spoken {
+        return None;
+    }
+    tracing::info!(
+        "refused a request on a session declaring a protocol revision this server does not speak"
+    );
+    let supported: Vec<&str> = SUPPORTED_VERSIONS
+        .iter()
+        .map(ProtocolVersion::as_str)
+        .collect();
+    let message = format!(
+        "Bad Request: Unsupported MCP-Protocol-Version: {}; this server speaks {}",
+        crate::text::shorten(&String::from_utf8_lossy(declared.as_bytes()), 40),
+        supported.join(", ")
+    );
+    Some((StatusCode::BAD_REQUEST, message).into_response())
 }
 
 /// Whether a DELETE names an open session; one without a session id is left to rmcp, which
@@ -283,8 +406,9 @@ fn respond(status: StatusCode, verdict: Verdict) -> Response {
     };
     // A request that is a request, with params its method cannot take, is answered like
     // any other (200, the error in the body); one that is no valid JSON-RPC 2.0 request at
-    // all gets 400 (JSON-RPC 2.0 §5.1 over HTTP).
+    // all gets 400 (JSON-RPC 2.0 §5.1 over HTTP); a method its revision does not have, 404.
     let status = match (&reply.id, reply.code()) {
+        (_, Some(RpcCode::MethodNotFound)) => StatusCode::NOT_FOUND,
         (Some(_), Some(RpcCode::InvalidParams)) | (Some(_), None)
             if status == StatusCode::BAD_REQUEST =>
         {

@@ -9,6 +9,8 @@ pub mod handover;
 pub mod idle;
 pub mod intake;
 pub mod listener;
+pub mod origins;
+pub mod priming;
 pub mod probes;
 
 use std::net::SocketAddr;
@@ -26,16 +28,6 @@ use idle::Activity;
 use intake::{HttpIntake, guard};
 use listener::Connections;
 
-/// Origins every HTTP server accepts: pages served from this machine, on any port.
-const LOOPBACK_ORIGINS: [&str; 6] = [
-    "http://localhost:*",
-    "http://127.0.0.1:*",
-    "http://[::1]:*",
-    "https://localhost:*",
-    "https://127.0.0.1:*",
-    "https://[::1]:*",
-];
-
 /// Serves streamable HTTP on `address` (`/mcp`, and the probes) until the process is told to
 /// stop.
 ///
@@ -51,26 +43,17 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
     let config = shared.config();
     let frames = FrameLimits::new(&config.limits);
     let transport = config.transport_limits;
-    // A browser page may reach a local server (DNS rebinding): a request carrying an `Origin`
-    // is served only from a loopback origin or one the operator listed. Clients that send no
-    // `Origin` (every non-browser MCP client) are not affected.
-    let origins = LOOPBACK_ORIGINS
-        .iter()
-        .map(|origin| (*origin).to_owned())
-        .chain(config.allowed_origins.iter().cloned());
     // Stateless: every request is served on its own, so any instance behind a load balancer
     // can take it; simple answers come back as plain JSON rather than an event stream.
-    let mut http_config = StreamableHttpServerConfig::default()
+    let http_config = StreamableHttpServerConfig::default()
         .with_legacy_session_mode(!config.stateless)
         .with_json_response(config.stateless)
         .with_cancellation_token(sessions_end.child_token())
         .with_max_request_body_bytes(frames.max_bytes)
-        .with_allowed_origins(origins);
+        // `Host` and `Origin` are judged by the intake, before anything else (`origins`).
+        .disable_allowed_hosts();
     if !address.ip().is_loopback() {
-        // The `Host` check only makes sense for a server reachable as localhost; beyond
-        // loopback the names clients use are the deployment's, so it is left to the proxy.
         tracing::warn!(%address, "listening beyond loopback: Host header checks are off");
-        http_config = http_config.disable_allowed_hosts();
     }
     // Idle sessions are ended by `idle::reap`, which knows of calls in flight; rmcp's
     // keep-alive counts only its own events and would end a session waiting on a slow call.
@@ -106,6 +89,13 @@ pub async fn serve<A: Adapter>(shared: Arc<Shared<A>>, address: SocketAddr) -> R
         body_timeout: transport.body_timeout,
         opening: tokio::sync::Mutex::new(()),
         activity,
+        origins: origins::Origins::new(
+            &config.allowed_origins,
+            address.ip().is_loopback(),
+            config.credential_header.as_deref(),
+        ),
+        credential_header: config.credential_header.clone(),
+        owners: std::sync::Mutex::new(std::collections::HashMap::new()),
     });
     let mut router = axum::Router::new()
         .nest_service("/mcp", service)

@@ -153,7 +153,7 @@ where
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
             let verdict = match self.lines.next(&self.limits).await? {
-                Line::Whole(bytes) => judge(&bytes, &self.limits),
+                Line::Whole(bytes) => judge(&bytes, &self.limits, false),
                 Line::Oversize { scanner, size } => {
                     judge_oversize(scanner.top(), &self.limits, Some(size))
                 }

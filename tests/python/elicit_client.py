@@ -13,6 +13,9 @@ The plan (tests/ts/elicit_client.mjs takes the same one):
       "command": "/abs/path/binary", "args": [...], "env": {"K": "V"},  # stdio: spawn this server
                                                                         # (current environment + env)
       "url": "http://127.0.0.1:PORT/mcp",                               # http: streamable HTTP endpoint
+      "headers": {"X-Upstream-Key": "..."},                             # http, optional: sent with
+                                                                        # every request (a caller's
+                                                                        # credential, its token)
       "protocol": "2025-11-25" | "2026-07-28",   # initialize-handshake session, or the 2026-07-28
                                                  # revision: adopted without any probe (no
                                                  # initialize, no server/discover); each request
@@ -90,6 +93,8 @@ from mcp.client.client import Client
 from mcp.client.extension import ClaimContext, ClientExtension, ResultClaim
 from mcp.client.session import ClientRequestContext
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from pydantic import ConfigDict, Field, TypeAdapter
 
@@ -368,6 +373,9 @@ async def run(plan):
         env = dict(os.environ)
         env.update({str(k): str(v) for k, v in (plan.get("env") or {}).items()})
         server = StdioServerParameters(command=plan["command"], args=[str(a) for a in plan.get("args") or []], env=env)
+    elif plan.get("headers"):
+        headers = {str(k): str(v) for k, v in plan["headers"].items()}
+        server = streamable_http_client(plan["url"], http_client=create_mcp_http_client(headers=headers))
     else:
         server = plan["url"]
     protocol = plan["protocol"]

@@ -1,8 +1,8 @@
 //! The response cache, end to end: the to-do adapter over stateless streamable HTTP in front
 //! of a to-do API on 127.0.0.1 that says how its answers may be kept and records every
 //! request. Fresh answers are served again without a request, a stale one is revalidated
-//! with `If-None-Match` (a 304 refreshes it), a mutation drops the item's and its
-//! collection's answers, `no-store` is never kept, two callers' credentials never share an
+//! with `If-None-Match` (a 304 refreshes it), any write of the adapter (an UPDATE, an
+//! EXECUTE on another path) drops every kept answer, `no-store` is never kept, two callers' credentials never share an
 //! answer, the size bound drops the least recently used, and instances on Redis share it.
 
 mod support;
@@ -113,6 +113,19 @@ impl Api {
                 .or_default() += 1;
             axum::Json(json!({"id": id, "title": "changed", "completed": false}))
         }
+        async fn complete_todo(
+            State(api): State<Api>,
+            Path(id): Path<u64>,
+            headers: HeaderMap,
+        ) -> axum::Json<Value> {
+            api.note("POST", format!("/todos/{id}/complete"), &headers);
+            *api.versions
+                .lock()
+                .expect("versions")
+                .entry(id)
+                .or_default() += 1;
+            axum::Json(json!({"id": id, "title": "done", "completed": true}))
+        }
         async fn list_todos(State(api): State<Api>, headers: HeaderMap) -> Response {
             api.note("GET", "/todos".to_owned(), &headers);
             (
@@ -126,6 +139,7 @@ impl Api {
         let router = axum::Router::new()
             .route("/todos", get(list_todos))
             .route("/todos/{id}", get(get_todo).patch(patch_todo))
+            .route("/todos/{id}/complete", axum::routing::post(complete_todo))
             .with_state(self.clone());
         support::serve(router).await
     }
@@ -184,10 +198,11 @@ async fn metric(url: &str, line: &str) -> bool {
     text.lines().any(|candidate| candidate == line)
 }
 
-/// A fresh answer is served again without a request and says so; an update of the item
-/// drops its answer and its collection's, and leaves other items' answers alone.
+/// A fresh answer is served again without a request and says so; any write of the adapter
+/// drops every kept answer: an update of one item those of the others too, and an EXECUTE
+/// whose path is no item's (`POST /todos/2/complete`) the item it changed.
 #[tokio::test]
-async fn fresh_answers_are_served_until_a_mutation_touches_them() {
+async fn fresh_answers_are_served_until_any_write_of_the_adapter() {
     let api = Api::default();
     let upstream = api.start().await;
     let (_server, url) = server(&upstream, &[]).await;
@@ -232,8 +247,24 @@ async fn fresh_answers_are_served_until_a_mutation_touches_them() {
     );
     assert_eq!(api.requests("/todos").len(), 2);
     assert!(
-        from_cache(&get_todo(&url, "alice", 2).await).is_some(),
-        "item 2 is untouched"
+        from_cache(&get_todo(&url, "alice", 2).await).is_none(),
+        "a write may change any item: item 2 is asked for again"
+    );
+    assert!(from_cache(&get_todo(&url, "alice", 2).await).is_some());
+
+    let completed = stateless_call(
+        &url,
+        "alice",
+        "mcp_aql_execute",
+        json!({"operation": "complete_todo", "params": {"id": 2}}),
+    )
+    .await;
+    assert_eq!(completed["success"], true, "{completed}");
+    let after = get_todo(&url, "alice", 2).await;
+    assert!(from_cache(&after).is_none(), "{after}");
+    assert_eq!(
+        after["data"]["title"], "version 1",
+        "never the kept version 0"
     );
     assert!(metric(&url, r#"mcp_aql_cache_lookups_total{outcome="hit"} 3"#).await);
 }

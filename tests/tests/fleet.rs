@@ -461,8 +461,9 @@ async fn a_quota_continuation_holds_across_instances_for_its_caller() {
     assert_eq!(code(&bob), "RATE_LIMIT_QUOTA_PAUSE", "{bob}");
 }
 
-/// In a session, tokens are bound to the caller's own credential too: a second caller who
-/// holds the session's id cannot redeem its first caller's token, which still works for them.
+/// A session is its opener's: a second caller who holds the session's id (and its first
+/// caller's confirmation token) gets the 404 of an unknown session, and the token still works
+/// for the first caller.
 #[tokio::test]
 async fn a_session_id_does_not_carry_another_callers_token() {
     let api = demo_upstream::spawn(demo_upstream::Options::default())
@@ -525,13 +526,14 @@ async fn a_session_id_does_not_carry_another_callers_token() {
     let asked = read(in_session("alice", None).await.expect("an answer")).await;
     assert_eq!(code(&asked), "CONFIRMATION_REQUIRED", "{asked}");
     let token = token_of(&asked);
-    let stolen = read(
-        in_session("mallory", Some(token.clone()))
-            .await
-            .expect("an answer"),
-    )
-    .await;
-    assert_eq!(code(&stolen), "TOKEN_INVALID", "{stolen}");
+    let stolen = in_session("mallory", Some(token.clone()))
+        .await
+        .expect("an answer");
+    assert_eq!(stolen.status().as_u16(), 404);
+    assert_eq!(
+        stolen.text().await.expect("a body"),
+        "Not Found: Session not found"
+    );
     let confirmed = read(in_session("alice", Some(token)).await.expect("an answer")).await;
     assert_eq!(code(&confirmed), "success", "{confirmed}");
 }

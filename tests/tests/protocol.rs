@@ -454,6 +454,197 @@ async fn origins_are_checked_and_unknown_sessions_are_not_found() {
     server.kill().await.expect("server stops");
 }
 
+/// The transport's rules at the door, before any session or call is looked at: two `Host` or
+/// two `Origin` headers are a 400 (RFC 9112), a foreign `Origin` or `Host` a 403 even for a
+/// DELETE of an unknown session, an `MCP-Protocol-Version` the server does not speak a 400 on
+/// a session; a page on a listed origin gets CORS (its preflight answered, the session id
+/// exposed) and a loopback page none; a 2025-06-18 session's event streams open without the
+/// priming event that revision does not know, a 2025-11-25 one's with it.
+#[tokio::test]
+async fn the_door_holds_to_the_transport_rules() {
+    let upstream = start_upstream().await;
+    let (mut server, url) = http_server(
+        &upstream,
+        &["--allowed-origin", "https://console.example.com"],
+    )
+    .await;
+    let address = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .expect("host:port")
+        .to_owned();
+    // Raw requests: an HTTP client would not send a header twice.
+    let raw = |head: String| {
+        let address = address.clone();
+        async move {
+            let mut stream = tokio::net::TcpStream::connect(&address)
+                .await
+                .expect("connect");
+            let request = format!("{head}content-length: 2\r\nconnection: close\r\n\r\n{{}}");
+            stream.write_all(request.as_bytes()).await.expect("send");
+            let mut answer = String::new();
+            tokio::io::AsyncReadExt::read_to_string(&mut stream, &mut answer)
+                .await
+                .expect("read");
+            answer.lines().next().unwrap_or_default().to_owned()
+        }
+    };
+    for (twice, label) in [
+        (
+            "host: 127.0.0.1\r\nhost: evil.example.com\r\n",
+            "two Host headers",
+        ),
+        (
+            "host: 127.0.0.1\r\norigin: http://localhost:3000\r\norigin: https://evil.example\r\n",
+            "two Origin headers",
+        ),
+    ] {
+        let status = raw(format!(
+            "POST /mcp HTTP/1.1\r\n{twice}content-type: application/json\r\naccept: application/json, text/event-stream\r\n"
+        ))
+        .await;
+        assert!(status.contains(" 400 "), "{label}: {status}");
+    }
+    let client = reqwest::Client::new();
+    for (header, value) in [
+        ("origin", "https://evil.example.com"),
+        ("host", "evil.example.com"),
+    ] {
+        let response = client
+            .delete(&url)
+            .header("mcp-session-id", "never-issued")
+            .header(header, value)
+            .send()
+            .await
+            .expect("an answer");
+        assert_eq!(
+            response.status().as_u16(),
+            403,
+            "DELETE with {header} {value}"
+        );
+    }
+
+    // CORS for the listed origin only.
+    let preflight = |origin: &'static str| {
+        client
+            .request(reqwest::Method::OPTIONS, &url)
+            .header("origin", origin)
+            .header("access-control-request-method", "POST")
+            .header(
+                "access-control-request-headers",
+                "content-type, mcp-session-id",
+            )
+            .send()
+    };
+    let allowed = preflight("https://console.example.com")
+        .await
+        .expect("an answer");
+    assert_eq!(allowed.status().as_u16(), 204);
+    let header = |response: &reqwest::Response, name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    assert_eq!(
+        header(&allowed, "access-control-allow-origin"),
+        "https://console.example.com"
+    );
+    assert!(header(&allowed, "access-control-allow-methods").contains("POST"));
+    assert!(header(&allowed, "access-control-allow-headers").contains("mcp-session-id"));
+    let refused = preflight("https://evil.example.com")
+        .await
+        .expect("an answer");
+    assert_eq!(refused.status().as_u16(), 403);
+    assert_eq!(header(&refused, "access-control-allow-origin"), "");
+    let open = |origin: Option<&'static str>, version: &'static str| {
+        let mut request = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .body(support::INITIALIZE.replace("2025-06-18", version));
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        request.send()
+    };
+    let listed = open(Some("https://console.example.com"), "2025-06-18")
+        .await
+        .expect("an answer");
+    assert_eq!(
+        header(&listed, "access-control-allow-origin"),
+        "https://console.example.com"
+    );
+    assert!(header(&listed, "access-control-expose-headers").contains("mcp-session-id"));
+    let local = open(Some("http://localhost:5173"), "2025-06-18")
+        .await
+        .expect("an answer");
+    assert_eq!(local.status().as_u16(), 200);
+    assert_eq!(
+        header(&local, "access-control-allow-origin"),
+        "",
+        "no CORS for loopback pages"
+    );
+
+    // Priming events by revision, and the revision held on a session.
+    for (version, primed) in [("2025-06-18", false), ("2025-11-25", true)] {
+        let opened = open(None, version).await.expect("an answer");
+        let session = header(&opened, "mcp-session-id");
+        let text = opened.text().await.expect("a body");
+        assert_eq!(
+            text.starts_with("data: \n") || text.contains("\ndata: \n"),
+            primed,
+            "{version}: {text}"
+        );
+        for (declared, status) in [("2024-11-05", 400), ("2025-03-26", 400), (version, 200)] {
+            let response = client
+                .post(&url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-session-id", &session)
+                .header("mcp-protocol-version", declared)
+                .body(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#)
+                .send()
+                .await
+                .expect("an answer");
+            assert_eq!(
+                response.status().as_u16(),
+                status,
+                "{version} session, {declared}"
+            );
+        }
+    }
+    server.kill().await.expect("server stops");
+}
+
+/// A line that is no request and no notification (`{}`) is answered over stdio as JSON-RPC
+/// says, with -32600 and `id: null`.
+#[tokio::test]
+async fn an_object_that_is_no_request_is_answered_with_a_null_id_over_stdio() {
+    let upstream = start_upstream().await;
+    let mut child = support::command(&upstream, &[], &[])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("the adapter starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    stdin.write_all(b"{}\n").await.expect("write");
+    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+        .await
+        .expect("answered within 10 s")
+        .expect("read")
+        .expect("a line");
+    let answer: Value = serde_json::from_str(&line).expect("JSON");
+    assert_eq!(answer["id"], Value::Null, "{answer}");
+    assert_eq!(answer["error"]["code"], -32600, "{answer}");
+}
+
 /// 2025-03-26 let clients send JSON-RPC batches, which the server refuses: a client asking for
 /// it is offered 2025-11-25, and requests without an `MCP-Protocol-Version` header still work.
 #[tokio::test]
@@ -499,9 +690,10 @@ async fn revisions_with_batches_are_not_offered() {
 }
 
 /// What is not a request of the revision it claims is refused as that revision says: a
-/// `jsonrpc` other than "2.0" is a 400; on 2026-07-28 requests `initialize` and
-/// `logging/setLevel`, which that revision dropped, are 404 with -32601; a `tools/list`
-/// cursor this server never gave is -32602.
+/// `jsonrpc` other than "2.0" is a 400; on 2026-07-28 requests `initialize`, `ping`,
+/// `logging/setLevel` and `resources/subscribe` / `unsubscribe`, which that revision dropped,
+/// are 404 with -32601, whatever their params; a `tools/list` cursor this server never gave
+/// is -32602.
 #[tokio::test]
 async fn requests_are_held_to_their_revision() {
     let upstream = start_upstream().await;
@@ -548,6 +740,43 @@ async fn requests_are_held_to_their_revision() {
             ),
             200,
             -32602,
+        ),
+        // Removed methods are not found whatever their params hold, as a test suite sends them.
+        (
+            "initialize",
+            format!(r#"{{"jsonrpc":"2.0","id":5,"method":"initialize","params":{{{meta}}}}}"#),
+            404,
+            -32601,
+        ),
+        (
+            "logging/setLevel",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":6,"method":"logging/setLevel","params":{{{meta}}}}}"#
+            ),
+            404,
+            -32601,
+        ),
+        (
+            "resources/subscribe",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":7,"method":"resources/subscribe","params":{{"uri":"x://y",{meta}}}}}"#
+            ),
+            404,
+            -32601,
+        ),
+        (
+            "resources/unsubscribe",
+            format!(
+                r#"{{"jsonrpc":"2.0","id":8,"method":"resources/unsubscribe","params":{{{meta}}}}}"#
+            ),
+            404,
+            -32601,
+        ),
+        (
+            "ping",
+            format!(r#"{{"jsonrpc":"2.0","id":9,"method":"ping","params":{{{meta}}}}}"#),
+            404,
+            -32601,
         ),
     ] {
         let response = post(method, body).await.expect("an answer");

@@ -10,90 +10,13 @@
 
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use reqwest::StatusCode;
 use serde_json::{Value, json};
-use support::sdk::{ts_dir, workspace};
-use support::{TODO_BIN, TODO_KEY, command_for, demo_api, stateless_post, tool_answer};
-use tokio::io::{AsyncBufReadExt, BufReader};
+use support::oidc::{Behind, Provider, behind, kid, provider};
+use support::{TODO_BIN, TODO_KEY, demo_api, stateless_post, tool_answer};
 use tokio::process::Child;
-
-/// The openid provider, started by node from the TypeScript SDK's `node_modules`.
-struct Provider {
-    _child: Child,
-    issuer: String,
-}
-
-async fn provider(port: u16) -> Provider {
-    let mut child = tokio::process::Command::new("node")
-        .arg(workspace().join("tests/ts/oidc_provider.mjs"))
-        .arg(port.to_string())
-        .env("AQLGEN_TS_DIR", ts_dir())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("node runs (scripts/setup installs oidc-provider)");
-    let stdout = child.stdout.take().expect("piped stdout");
-    let issuer = tokio::time::timeout(
-        Duration::from_secs(30),
-        BufReader::new(stdout).lines().next_line(),
-    )
-    .await
-    .expect("the provider starts within 30 s")
-    .expect("read its stdout")
-    .expect("it prints its issuer");
-    Provider {
-        _child: child,
-        issuer,
-    }
-}
-
-impl Provider {
-    fn port(&self) -> u16 {
-        self.issuer
-            .rsplit(':')
-            .next()
-            .and_then(|port| port.parse().ok())
-            .expect("the issuer names its port")
-    }
-
-    /// An access token by the client credentials grant for `client`, with `scope`, for
-    /// `resource` (none: the provider's opaque token).
-    async fn token(&self, client: &str, scope: &str, resource: Option<&str>) -> String {
-        let configuration: Value =
-            reqwest::get(format!("{}/.well-known/openid-configuration", self.issuer))
-                .await
-                .expect("discovery answers")
-                .json()
-                .await
-                .expect("discovery is JSON");
-        let endpoint = configuration["token_endpoint"]
-            .as_str()
-            .expect("a token endpoint");
-        let mut form = vec![("grant_type", "client_credentials"), ("scope", scope)];
-        if let Some(resource) = resource {
-            form.push(("resource", resource));
-        }
-        let answer: Value = reqwest::Client::new()
-            .post(endpoint)
-            .basic_auth(client, Some(format!("{client}-secret")))
-            .form(&form)
-            .send()
-            .await
-            .expect("the token endpoint answers")
-            .json()
-            .await
-            .expect("a JSON answer");
-        answer["access_token"]
-            .as_str()
-            .unwrap_or_else(|| panic!("a token: {answer}"))
-            .to_owned()
-    }
-}
 
 /// The todo adapter behind `provider`, on a free port, stateless; its `/mcp` URL (which is
 /// also its resource identifier).
@@ -112,64 +35,28 @@ async fn server(provider: &Provider) -> Server {
     server
 }
 
-/// The server against the API at `base_url`, with `extra` arguments and environment.
+/// The server against the API at `base_url`, stateless, with the todo scopes and `extra`
+/// arguments and environment.
 async fn server_with(
     provider: &Provider,
     base_url: &str,
     extra: &[&str],
     extra_env: &[(&str, &str)],
 ) -> Server {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port")
-        .port();
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    let port = port.to_string();
     let mut args = vec![
-        "--transport",
-        "http",
-        "--port",
-        &port,
         "--stateless",
-        "--authorization-server",
-        &provider.issuer,
-        "--resource",
-        &url,
         "--scope",
         "read=todo.read,create=todo.write,update=todo.write,delete=todo.write",
         "--scope",
         "destructive=todo.admin",
-        "--token-clock-skew",
-        "0",
     ];
     args.extend_from_slice(extra);
-    let mut env = vec![
-        ("TODO_BASE_URL", base_url),
-        ("TODO_API_KEY", TODO_KEY),
-        ("RUST_LOG", "info"),
-    ];
+    let mut env = vec![("TODO_BASE_URL", base_url), ("TODO_API_KEY", TODO_KEY)];
     env.extend_from_slice(extra_env);
-    let mut child = command_for(TODO_BIN, &args, &env)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the adapter starts");
-    let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-    loop {
-        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
-            .await
-            .expect("listening within 30 s")
-            .expect("stderr")
-            .expect("the server listens before it exits");
-        if line.contains("streamable HTTP endpoint listening") {
-            break;
-        }
-    }
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    let behind = behind(&provider.issuer, TODO_BIN, &args, &env).await;
     Server {
-        _child: child,
-        url,
+        _child: behind.child,
+        url: behind.url,
         _api: None,
     }
 }
@@ -377,13 +264,18 @@ async fn a_missing_scope_is_a_403_and_a_new_token_steps_up() {
     assert_eq!(deleted["success"], true, "{deleted}");
 }
 
+/// The provider's keys are kept at most `--jwks-max-age` (here 2 s): after a rotation its new
+/// key is taken, and the key it no longer publishes stops verifying, though tokens it signed
+/// have not expired. A valid caller is never held up by the read.
 #[tokio::test]
-async fn keys_the_provider_rotates_are_taken() {
+async fn rotated_keys_are_taken_and_removed_ones_stop_verifying() {
     let first = provider(0).await;
     let port = first.port();
-    let server = server(&first).await;
+    let api = demo_api().await;
+    let server = server_with(&first, &api.base_url(), &["--jwks-max-age", "2"], &[]).await;
     let (tool, arguments) = list();
     let before = first.token("alice", "todo.read", Some(&server.url)).await;
+    let read = std::time::Instant::now();
     let answer = call(&server.url, Some(&before), tool, arguments.clone()).await;
     assert_eq!(answer.result()["success"], true);
     // The same issuer comes back with a new signing key, as after a rotation.
@@ -392,8 +284,14 @@ async fn keys_the_provider_rotates_are_taken() {
     let second = provider(port).await;
     let after = second.token("alice", "todo.read", Some(&server.url)).await;
     assert_ne!(kid(&before), kid(&after), "a new key signs");
-    // Keys are read again at most every 2 s.
-    tokio::time::sleep(Duration::from_millis(2_100)).await;
+    // Past the keys' lifetime, the old token is still served while they are read again...
+    tokio::time::sleep(Duration::from_millis(2_300).saturating_sub(read.elapsed())).await;
+    let answer = call(&server.url, Some(&before), tool, arguments.clone()).await;
+    assert_eq!(answer.result()["success"], true, "{}", answer.body);
+    // ...and once they are, the removed key verifies nothing more.
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    let refused = call(&server.url, Some(&before), tool, arguments.clone()).await;
+    refused.assert_invalid("a key its issuer does not publish");
     let answer = call(&server.url, Some(&after), tool, arguments).await;
     assert_eq!(answer.result()["success"], true, "{}", answer.body);
 }
@@ -521,15 +419,108 @@ async fn opaque_tokens_are_checked_at_the_introspection_endpoint() {
     assert_eq!(answer.result()["success"], true, "{}", answer.body);
 }
 
-/// The `kid` of a JWT's header.
-fn kid(token: &str) -> String {
-    use base64::Engine as _;
-    let header = token.split('.').next().expect("a header");
-    let header: Value = serde_json::from_slice(
-        &base64::engine::general_purpose::URL_SAFE_NO_PAD
-            .decode(header)
-            .expect("base64url"),
+/// An authorization server stand-in on 127.0.0.1: its metadata, and an introspection endpoint
+/// that counts the requests it gets and knows no token as active.
+async fn counting_issuer() -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = Arc::new(AtomicUsize::new(0));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("a port");
+    let issuer = format!("http://{}", listener.local_addr().expect("an address"));
+    let metadata = json!({
+        "issuer": issuer,
+        "jwks_uri": format!("{issuer}/jwks"),
+        "introspection_endpoint": format!("{issuer}/introspect"),
+    });
+    let counter = asked.clone();
+    let router = axum::Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server",
+            axum::routing::get(move || async move { axum::Json(metadata) }),
+        )
+        .route(
+            "/introspect",
+            axum::routing::post(move || {
+                let counter = counter.clone();
+                async move {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    axum::Json(json!({"active": false}))
+                }
+            }),
+        );
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    (issuer, asked)
+}
+
+/// Opaque tokens and the client secret go to the one issuer named for introspection, never
+/// to the others; an answer is kept, inactive ones too, so a token asked about again costs
+/// nothing; and a flood of made-up tokens is asked about at a bounded rate, the rest told to
+/// retry (503) rather than refused as invalid.
+#[tokio::test]
+async fn opaque_tokens_go_to_one_issuer_at_a_bounded_rate() {
+    use std::sync::atomic::Ordering;
+    let (first, first_asked) = counting_issuer().await;
+    let (second, second_asked) = counting_issuer().await;
+    let issuers = format!("{first},{second}");
+    let api = demo_api().await;
+    let base = api.base_url();
+    let Behind { mut child, url } = behind(
+        &issuers,
+        TODO_BIN,
+        &[
+            "--stateless",
+            "--introspection-client-id",
+            "mcp-server",
+            "--introspection-issuer",
+            &second,
+        ],
+        &[
+            ("TODO_BASE_URL", &base),
+            ("TODO_API_KEY", TODO_KEY),
+            ("MCP_AQL_INTROSPECTION_CLIENT_SECRET", "mcp-server-secret"),
+        ],
     )
-    .expect("JSON");
-    header["kid"].as_str().expect("a kid").to_owned()
+    .await;
+    let (tool, arguments) = list();
+
+    for _ in 0..30 {
+        call(
+            &url,
+            Some("the-same-made-up-token"),
+            tool,
+            arguments.clone(),
+        )
+        .await
+        .assert_invalid("not active");
+    }
+    assert_eq!(
+        second_asked.load(Ordering::SeqCst),
+        1,
+        "asked once, then kept"
+    );
+    let began = std::time::Instant::now();
+    let mut throttled = 0;
+    for n in 0..120 {
+        let answer = call(&url, Some(&format!("made-up-{n}")), tool, arguments.clone()).await;
+        match answer.status {
+            StatusCode::SERVICE_UNAVAILABLE => throttled += 1,
+            _ => answer.assert_invalid("not active"),
+        }
+    }
+    let asked = second_asked.load(Ordering::SeqCst) - 1;
+    let allowed = 20.0 + 10.0 * began.elapsed().as_secs_f64() + 1.0;
+    assert!(
+        (asked as f64) <= allowed,
+        "{asked} introspection requests in {:?}: at most a burst of 20 and 10 a second",
+        began.elapsed()
+    );
+    assert!(throttled > 0, "past the rate, callers are told to retry");
+    assert_eq!(
+        first_asked.load(Ordering::SeqCst),
+        0,
+        "the other issuer never sees a token or the secret"
+    );
+    child.kill().await.expect("stop the server");
 }

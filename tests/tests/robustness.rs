@@ -219,6 +219,15 @@ fn hostile(rng: &mut Rng, n: usize) -> (Vec<u8>, Expect) {
                 answer,
             )
         }
+        // No id and no notification (JSON-RPC 2.0: an Invalid Request, answered with id null).
+        21 => {
+            let objects = [
+                "{}",
+                r#"{"jsonrpc":"2.0"}"#,
+                r#"{"jsonrpc":"2.0","method":7}"#,
+            ];
+            (objects[rng.below(3) as usize].to_owned(), Expect::NullError)
+        }
         // Two ids: which one to answer is anyone's guess, so neither is.
         24 => (
             format!(r#"{{"jsonrpc":"2.0","id":{id},"id":"dup-{n}","method":"ping"}}"#),

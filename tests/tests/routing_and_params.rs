@@ -1017,3 +1017,57 @@ async fn formats_and_page_numbers_are_checked_before_the_upstream() {
     assert_eq!(answer["success"], true, "{answer}");
     client.cancel().await.expect("close");
 }
+
+/// An empty or blank path value would name the collection above its resource (`GET
+/// /repos//`, `DELETE /todos/tagged/`): it is refused before anything is sent, whatever
+/// the operation's danger.
+#[tokio::test]
+async fn empty_path_values_are_refused_before_the_upstream() {
+    let api = demo_api().await;
+    let github = github_client(&api, &[]).await;
+    let todo = todo_client(&api, &["--trust-level", "validated"]).await;
+    let before = api.requests().len();
+    for (client, tool, operation, params, param) in [
+        (
+            &github,
+            "mcp_aql_read",
+            "get_repo",
+            json!({"owner": "", "repo": "hello-world"}),
+            "owner",
+        ),
+        (
+            &github,
+            "mcp_aql_read",
+            "get_repo",
+            json!({"owner": "octo", "repo": " \t"}),
+            "repo",
+        ),
+        (
+            &todo,
+            "mcp_aql_delete",
+            "bulk_delete_todos",
+            json!({"tag": ""}),
+            "tag",
+        ),
+    ] {
+        let (answer, _) = call(
+            client.peer(),
+            tool,
+            json!({"operation": operation, "params": params}),
+        )
+        .await;
+        assert_result(&answer);
+        assert_eq!(
+            answer["error"]["code"], "VALIDATION_INVALID_VALUE",
+            "{operation} {params}: {answer}"
+        );
+        assert_eq!(answer["error"]["details"]["param_name"], param, "{answer}");
+    }
+    assert_eq!(
+        api.requests().len(),
+        before,
+        "nothing refused reached the upstream"
+    );
+    github.cancel().await.expect("close");
+    todo.cancel().await.expect("close");
+}

@@ -1650,3 +1650,134 @@ async fn an_approval_answers_only_for_the_agent_the_person_was_shown() {
         problems.join("\n")
     );
 }
+
+/// Each caller's agents are its own, whatever names they share, on every instance of a fleet:
+/// two stateless instances on one Redis, callers A and B bringing their own upstream keys
+/// (`--credential-header`), each behind the Python SDK at 2026-07-28. A's agent `builder` is
+/// hard-blocked (by a deny action written with look-alike letters); B's `builder` starts and
+/// runs, and B cannot lift A's block even with A's challenge and code. A's block holds on the
+/// other instance until A brings the code its person was sent.
+#[tokio::test]
+async fn agents_are_their_callers_own_across_instances() {
+    let redis = support::Redis::start().await;
+    let api = demo_api().await;
+    let base_url = api.base_url();
+    let scratch = Scratch::new("callers");
+    let webhook = Webhook::start(&scratch).await;
+    let store = redis.url();
+    let args: Vec<String> = [
+        "--stateless",
+        "--mode",
+        "single",
+        "--safety-loop",
+        "enforcing",
+        "--state",
+        &store,
+        "--verify-channel",
+        &webhook.url,
+        "--credential-header",
+        "x-upstream-key",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let env = [("TODO_BASE_URL", base_url.as_str())];
+    let (mut one, first) = support::http_server_for(TODO_BIN, &args, &env).await;
+    let (mut two, second) = support::http_server_for(TODO_BIN, &args, &env).await;
+    let as_caller = |url: &str, key: &str, calls: Vec<Value>| {
+        let mut plan = plan(
+            &Server::Http { url },
+            "accept",
+            Some(&webhook.code_file),
+            SINGLE,
+            calls,
+        );
+        plan["protocol"] = json!("2026-07-28");
+        plan["headers"] = json!({"x-upstream-key": key});
+        plan
+    };
+    let builder = json!({"element_name": "builder"});
+    let step = |hint: &str| {
+        op(
+            "record_execution_step",
+            json!({"element_name": "builder", "nextActionHint": hint}),
+        )
+    };
+
+    let a = harness(&as_caller(
+        &first,
+        TODO_KEY,
+        vec![
+            op("execute_agent", builder.clone()),
+            step("now d\u{435}lete_\u{430}ll todos"),
+        ],
+    ))
+    .await;
+    let answers = a.answers("A blocks its agent");
+    assert_eq!(data(answers[0], "A starts")["status"], "running");
+    let stopped = directive(answers[1], "A's deny action");
+    assert_eq!(
+        stopped["stopped"], true,
+        "look-alike letters do not evade 'delete_all*': {stopped:#}"
+    );
+    let (challenge, code) = (
+        webhook.challenge_ids()[0].clone(),
+        webhook.codes()[0].clone(),
+    );
+
+    let b = harness(&as_caller(
+        &second,
+        "b-own-key",
+        vec![
+            op("execute_agent", builder.clone()),
+            step("list_todos to see what is open"),
+            op(
+                "verify_challenge",
+                json!({"challenge_id": challenge, "code": code}),
+            ),
+            op("abort_execution", builder.clone()),
+        ],
+    ))
+    .await;
+    let answers = b.answers("B's own builder");
+    assert_eq!(
+        data(answers[0], "B starts an agent of the same name")["status"],
+        "running",
+        "A's block is not B's"
+    );
+    assert_eq!(directive(answers[1], "B's step")["continue"], true);
+    failure(
+        answers[2],
+        "PERMISSION_VERIFICATION_FAILED",
+        "B answers A's challenge",
+    );
+    assert_eq!(answers[3]["success"], true, "B ends its own agent");
+
+    let a = harness(&as_caller(
+        &second,
+        TODO_KEY,
+        vec![
+            step("list_todos"),
+            op(
+                "verify_challenge",
+                json!({"challenge_id": challenge, "code": code}),
+            ),
+            step("list_todos"),
+        ],
+    ))
+    .await;
+    let answers = a.answers("A on the other instance");
+    assert_eq!(
+        directive(answers[0], "A's block, elsewhere")["stopped"],
+        true,
+        "B's answer lifted nothing"
+    );
+    assert_eq!(
+        data(answers[1], "A's person gives the code")["element_name"],
+        "builder"
+    );
+    assert_eq!(directive(answers[2], "A goes on")["continue"], true);
+    one.kill().await.expect("stop the first instance");
+    two.kill().await.expect("stop the second instance");
+}

@@ -17,6 +17,7 @@
 //     "command": "/abs/path/binary", "args": [...], "env": {"K": "V"},  // stdio: spawn this server
 //                                                                       // (current environment + env)
 //     "url": "http://127.0.0.1:PORT/mcp",                               // http: streamable HTTP endpoint
+//     "headers": {"X-Upstream-Key": "..."},                             // http, optional: sent with every request
 //     "protocol": "2025-11-25" | "2026-07-28",   // initialize-handshake session, or the 2026-07-28
 //                                                // revision (server/discover probe, then per-request _meta)
 //     "elicitation": "accept" | "decline" | "cancel" | "timeout" | "wrong_code" | "none",
@@ -328,7 +329,8 @@ async function run(plan) {
             stderr: 'inherit'
         });
     } else {
-        transport = new sdk.StreamableHTTPClientTransport(new URL(plan.url));
+        const headers = Object.fromEntries(Object.entries(plan.headers ?? {}).map(([k, v]) => [k, String(v)]));
+        transport = new sdk.StreamableHTTPClientTransport(new URL(plan.url), { requestInit: { headers } });
     }
     try {
         await client.connect(transport, { timeout: REQUEST_TIMEOUT_MS });

@@ -9,7 +9,10 @@
 // Clients (secret "<id>-secret"): "alice", "bob" and "carol" may ask for todo.read, todo.write
 // and todo.admin; "brief" too, but its tokens live 1 s; "opaque" gets opaque tokens, which
 // "mcp-server" (the resource server's own client) checks at the introspection endpoint
-// (RFC 7662).
+// (RFC 7662). Two more, whose ids (a client-credentials token's subject) share their first 140
+// characters: LONG_PREFIX + "alice" and LONG_PREFIX + "mallory", LONG_PREFIX being
+// "tenants.example.com/users/" followed by "t" to 140 characters (no colon: a client id goes
+// in HTTP basic authentication).
 //
 // Where oidc-provider comes from: scripts/setup installs tests/ts/package.json into
 // $AQLGEN_TS_DIR (default <repo>/target/ts-mcp); see elicit_client.mjs.
@@ -28,6 +31,7 @@ const scope = 'todo.read todo.write todo.admin';
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const kid = `key-${randomBytes(6).toString('hex')}`;
 const jwk = { ...privateKey.export({ format: 'jwk' }), kid, use: 'sig', alg: 'RS256' };
+const longPrefix = 'tenants.example.com/users/'.padEnd(140, 't');
 const client = (id) => ({
   client_id: id,
   client_secret: `${id}-secret`,
@@ -40,7 +44,11 @@ const client = (id) => ({
 const server = await new Promise((ready) => {
   const listener = (issuer) => {
     const provider = new Provider(issuer, {
-      clients: [...['alice', 'bob', 'carol', 'brief', 'opaque'].map(client), client('mcp-server')],
+      clients: [
+        ...['alice', 'bob', 'carol', 'brief', 'opaque'].map(client),
+        ...['alice', 'mallory'].map((name) => client(`${longPrefix}${name}`)),
+        client('mcp-server'),
+      ],
       scopes: scope.split(' '),
       jwks: { keys: [jwk] },
       ttl: { ClientCredentials: (_ctx, _token, client) => (client.clientId === 'brief' ? 1 : 60) },

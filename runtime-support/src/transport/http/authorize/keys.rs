@@ -323,6 +323,82 @@ fn find(keys: &[Jwk], kid: Option<&str>, alg: Algorithm) -> Option<Jwk> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// An issuer on 127.0.0.1 publishing one key, that counts the reads of its keys and holds
+    /// every read after the first until `release` is notified.
+    async fn issuer(reads: Arc<AtomicUsize>, release: Arc<tokio::sync::Notify>) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("a port");
+        let issuer = format!("http://{}", listener.local_addr().expect("an address"));
+        let metadata = serde_json::json!({"issuer": issuer, "jwks_uri": format!("{issuer}/jwks")});
+        let jwks = move || {
+            let (reads, release) = (reads.clone(), release.clone());
+            async move {
+                if reads.fetch_add(1, Ordering::SeqCst) > 0 {
+                    release.notified().await;
+                }
+                let keys = serde_json::json!({"keys": [{"kty": "RSA", "kid": "one", "n": "AQAB", "e": "AQAB"}]});
+                (
+                    [
+                        ("content-type", "application/json"),
+                        ("cache-control", "max-age=0"),
+                    ],
+                    keys.to_string(),
+                )
+            }
+        };
+        let router = axum::Router::new()
+            .route(
+                "/.well-known/oauth-authorization-server",
+                axum::routing::get(move || async move {
+                    ([("content-type", "application/json")], metadata.to_string())
+                }),
+            )
+            .route("/jwks", axum::routing::get(jwks));
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        issuer
+    }
+
+    #[tokio::test]
+    async fn a_slow_read_of_the_keys_holds_no_valid_caller_up() {
+        let (reads, release) = (
+            Arc::new(AtomicUsize::new(0)),
+            Arc::new(tokio::sync::Notify::new()),
+        );
+        let issuer = issuer(reads.clone(), release.clone()).await;
+        let keys =
+            Keys::new(std::slice::from_ref(&issuer), Duration::from_secs(600)).expect("keys");
+        let lookup = |kid: &'static str| keys.key(&issuer, Some(kid), Algorithm::RS256);
+        assert!(lookup("one").await.is_ok(), "the first read");
+        // Past the keys' lifetime the next lookup starts a read, which the issuer holds; the
+        // caller is answered from the kept keys all the same.
+        tokio::time::sleep(SHORTEST_LIFETIME + Duration::from_millis(100)).await;
+        let served = tokio::time::timeout(Duration::from_secs(4), lookup("one")).await;
+        assert!(matches!(served, Ok(Ok(_))), "served while the read is held");
+        release.notify_one();
+        let refreshed = async {
+            while reads.load(Ordering::SeqCst) < 2 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        };
+        assert!(
+            tokio::time::timeout(Duration::from_secs(4), refreshed)
+                .await
+                .is_ok(),
+            "the keys are read again in the background"
+        );
+        // Tokens naming unknown keys cause no read while one was made lately.
+        for _ in 0..20 {
+            assert_eq!(lookup("forged").await.err(), Some(Rejected::UnknownKey));
+        }
+        assert_eq!(
+            reads.load(Ordering::SeqCst),
+            2,
+            "the first read and the refresh"
+        );
+    }
 
     #[test]
     fn cache_control_gives_the_lifetime() {

@@ -2,11 +2,11 @@
 
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
-use super::query;
 use super::{
     Adapter, Auth, Category, ContentType, DangerLevel, Input, Operation, Origin, Param,
     ParamLocation, ParamType, PathSegment, ResultField, StringFormat, Window,
 };
+use super::{described, query};
 use crate::features::PageRole;
 use crate::schema::maps_to::{self, PathPiece, QueryValue};
 use crate::schema::placement::{self, Placed};
@@ -220,12 +220,7 @@ fn lower_operation(
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect(),
         content_type,
-        description: operation
-            .description
-            .clone()
-            .unwrap_or_default()
-            .trim()
-            .to_owned(),
+        description: described(operation.description.as_deref()),
         danger,
         requires_confirmation: operation.requires_confirmation.unwrap_or(false),
         struct_name: ident::type_name(&operation.name, "Params"),
@@ -259,12 +254,7 @@ fn lower_operation(
                         name: name.clone(),
                         ty: field.kind,
                         required: field.required.unwrap_or(false),
-                        description: field
-                            .description
-                            .clone()
-                            .unwrap_or_default()
-                            .trim()
-                            .to_owned(),
+                        description: described(field.description.as_deref()),
                     })
                     .collect()
             })
@@ -356,12 +346,7 @@ fn lower_param(
         field: ident::field_name(name),
         ty,
         required: param.required.unwrap_or(false),
-        description: param
-            .description
-            .clone()
-            .unwrap_or_default()
-            .trim()
-            .to_owned(),
+        description: described(param.description.as_deref()),
         default: param.default.clone(),
         enum_type: (!allowed.is_empty()).then(|| ident::enum_type_name(operation, name)),
         allowed,

@@ -17,6 +17,11 @@ pub use crate::features::{Features, PageStyle};
 pub use crate::schema::ParamType;
 pub use crate::schema::lifecycle::{IdCall, Poll, Resolved as Lifecycle};
 
+/// A schema's description as the generated code shows it: trimmed, empty when there is none.
+fn described(text: Option<&str>) -> String {
+    text.unwrap_or_default().trim().to_owned()
+}
+
 /// Which input format a schema was written in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SchemaFormat {

@@ -5,7 +5,7 @@
 use aqlgen_model::{FieldKind, Operator};
 use serde_json::Value;
 
-use super::ParamType;
+use super::{ParamType, described};
 use crate::computed;
 use crate::ident;
 use crate::schema::query::{Hop as HopSpec, Relationships};
@@ -194,12 +194,7 @@ pub fn lower_query(operation: &schema::Operation, types: &Types<'_>) -> Option<Q
             path: field.path.clone(),
             // Validation knows the kind of every key but those only the API sorts by.
             kind: field_kind(field, operation, fields).unwrap_or(FieldKind::String),
-            description: field
-                .description
-                .clone()
-                .unwrap_or_default()
-                .trim()
-                .to_owned(),
+            description: described(field.description.as_deref()),
             allowed: field.allowed.clone().unwrap_or_default(),
             filter: field.filter.as_ref().map(|filter| UpstreamFilter {
                 param: filter.param.clone(),
@@ -245,12 +240,7 @@ pub fn lower_computed(operation: &schema::Operation, types: &Types<'_>) -> Vec<C
                 kind: field.kind,
                 source: field.expr.clone(),
                 code: code.to_string(),
-                description: field
-                    .description
-                    .clone()
-                    .unwrap_or_default()
-                    .trim()
-                    .to_owned(),
+                description: described(field.description.as_deref()),
                 fn_name: format!("{}_{name}", subject_snake(&subject)),
             }
         })

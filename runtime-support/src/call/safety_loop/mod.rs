@@ -286,11 +286,19 @@ impl SafetyLoop {
         let mut agent = agents::load(&self.store, &owner, name).await?;
         let answer = match op {
             AgentOp::ExecuteAgent => {
-                self.start(name, text(params, "goal"), &mut agent, gate, context)
-                    .await?
+                self.start(
+                    &owner,
+                    name,
+                    text(params, "goal"),
+                    &mut agent,
+                    gate,
+                    context,
+                )
+                .await?
             }
             AgentOp::RecordExecutionStep => {
-                self.record(name, params, &mut agent, gate, context).await?
+                self.record(&owner, name, params, &mut agent, gate, context)
+                    .await?
             }
             AgentOp::CompleteExecution | AgentOp::AbortExecution => end(op, name, &mut agent)?,
             AgentOp::ConfirmOperation => self.lift_pause(name, &mut agent, gate, context).await?,
@@ -303,6 +311,7 @@ impl SafetyLoop {
     /// execution replaces any other of the agent.
     async fn start<O: Observer>(
         &self,
+        owner: &str,
         name: &str,
         goal: Option<&str>,
         agent: &mut Agent,
@@ -354,7 +363,7 @@ impl SafetyLoop {
             steps: 0,
         });
         agent.pause = None;
-        agent.seen = agents::latest(&self.store, &context.caller.owner()).await?;
+        agent.seen = agents::latest(&self.store, owner).await?;
         let directive = json!({
             "continue": true,
             "factors": [format!("a monitored execution started in {} mode", self.config.mode.as_str())],
@@ -372,6 +381,7 @@ impl SafetyLoop {
     /// `record_execution_step`: the directive for the reported action.
     async fn record<O: Observer>(
         &self,
+        owner: &str,
         name: &str,
         params: &Map<String, Value>,
         agent: &mut Agent,
@@ -390,11 +400,10 @@ impl SafetyLoop {
             )
             .with_detail("param", "outcome"));
         }
-        let owner = context.caller.owner();
-        let mut notifications = agents::unseen(&self.store, &owner, agent).await?;
+        let mut notifications = agents::unseen(&self.store, owner, agent).await?;
         let enforcing = self.config.mode == LoopMode::Enforcing;
         if enforcing && let Some(block) = agent.block.as_mut() {
-            if let Some(fresh) = self.renew(name, block, gate, context).await? {
+            if let Some(fresh) = self.renew(owner, name, block, gate, context).await? {
                 notifications.push(fresh);
             }
             let directive = stopped(block);
@@ -479,7 +488,7 @@ impl SafetyLoop {
                     action,
                     challenge: None,
                 };
-                let renewed = self.renew(name, &mut block, gate, context).await?;
+                let renewed = self.renew(owner, name, &mut block, gate, context).await?;
                 notifications.extend(renewed.filter(|notice| notice["type"] == "error"));
                 let live = block.challenge.clone();
                 let alert = agents::notification(
@@ -487,8 +496,8 @@ impl SafetyLoop {
                     format!("Agent '{name}' is hard-blocked: {}", block.reason),
                     json!({"reason": block.reason, "verificationId": live.map(|live| live.id)}),
                 );
-                agents::broadcast(&self.store, &owner, &alert).await?;
-                notifications.extend(agents::unseen(&self.store, &owner, agent).await?);
+                agents::broadcast(&self.store, owner, &alert).await?;
+                notifications.extend(agents::unseen(&self.store, owner, agent).await?);
                 let mut directive = stopped(&block);
                 directive["factors"] = json!(factors);
                 agent.block = Some(block);
@@ -507,6 +516,7 @@ impl SafetyLoop {
     /// `INTERNAL_ERROR` when the store does not answer.
     async fn renew<O: Observer>(
         &self,
+        owner: &str,
         name: &str,
         block: &mut Block,
         gate: &Gate,
@@ -527,11 +537,7 @@ impl SafetyLoop {
         };
         let about = about(LoopOp::VerifyChallenge);
         let challenge = match verifier
-            .issue(
-                &agent_caller(&context.caller.owner(), name),
-                &agent_scope(name),
-                subject,
-            )
+            .issue(&agent_caller(owner, name), &agent_scope(name), subject)
             .await
         {
             Ok(challenge) => challenge,
@@ -553,14 +559,7 @@ impl SafetyLoop {
             Some(&challenge.id),
             None,
         );
-        agents::remember_challenge(
-            &self.store,
-            &challenge.id,
-            &context.caller.owner(),
-            name,
-            verifier.ttl(),
-        )
-        .await?;
+        agents::remember_challenge(&self.store, &challenge.id, owner, name, verifier.ttl()).await?;
         let notification = agents::notification(
             "danger_zone",
             format!("Agent '{name}' stays blocked until the user verifies the code sent to them"),

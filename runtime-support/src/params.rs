@@ -62,6 +62,16 @@ pub enum ParamError {
     },
 }
 
+/// `VALIDATION_INVALID_TYPE` for `value`, given as `param`, which takes `expected`.
+pub fn wrong_type(param: &str, expected: &'static str, value: &Value) -> AqlError {
+    ParamError::InvalidType {
+        param: param.to_owned(),
+        expected,
+        actual: json_type(value),
+    }
+    .into()
+}
+
 /// The JSON type name of a value as clients know it.
 pub fn json_type(value: &Value) -> &'static str {
     match value {

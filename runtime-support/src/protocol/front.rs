@@ -36,12 +36,17 @@ pub fn carried_arguments(context: &RequestContext<RoleServer>) -> Option<JsonObj
     parts(context)?.extensions.get::<CarriedArguments>()?.take()
 }
 
-/// Whether the request declares protocol revision 2026-07-28 or later, which has no sessions,
-/// no handshake and no MCP logging.
-pub fn is_stateless_revision(headers: &HeaderMap) -> bool {
+/// The protocol revision the request declares in `MCP-Protocol-Version`, when it is text.
+pub fn declared_revision(headers: &HeaderMap) -> Option<&str> {
     headers
         .get(PROTOCOL_VERSION_HEADER)
         .and_then(|value| value.to_str().ok())
+}
+
+/// Whether the request declares protocol revision 2026-07-28 or later, which has no sessions,
+/// no handshake and no MCP logging.
+pub fn is_stateless_revision(headers: &HeaderMap) -> bool {
+    declared_revision(headers)
         .is_some_and(|version| version >= ProtocolVersion::V_2026_07_28.as_str())
 }
 

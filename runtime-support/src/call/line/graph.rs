@@ -10,9 +10,10 @@ use serde_json::{Map, Value, json};
 
 use super::Line;
 use crate::adapter::{Direction, EdgeType, Graph, GraphSection, Hop, NamePiece, NodeType, Route};
+use crate::call::query::invalid;
 use crate::call::{Context, Observer};
 use crate::error::{AqlError, ErrorCode};
-use crate::params::json_type;
+use crate::params::wrong_type;
 use crate::text::shorten;
 use crate::warning::{Severity, Warning};
 use aqlgen_model::{FeatureParam, QUERY_RELATIONSHIPS, Vocabulary};
@@ -445,23 +446,6 @@ fn node_id(graph: &Graph, node: &Node) -> String {
 
 fn reference(graph: &Graph, node: &Node) -> Value {
     json!({"element_type": graph.nodes[node.kind].name, "element_name": node.name})
-}
-
-fn invalid(param: &str, message: String) -> AqlError {
-    AqlError::new(ErrorCode::ValidationInvalidValue, message).with_detail("param_name", param)
-}
-
-fn wrong_type(param: &str, expected: &str, value: &Value) -> AqlError {
-    AqlError::new(
-        ErrorCode::ValidationInvalidType,
-        format!(
-            "Parameter '{param}' expected '{expected}', got '{}'",
-            json_type(value)
-        ),
-    )
-    .with_detail("param_name", param)
-    .with_detail("expected_type", expected)
-    .with_detail("actual_type", json_type(value))
 }
 
 impl Ask {

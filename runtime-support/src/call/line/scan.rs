@@ -9,13 +9,14 @@ use serde_json::{Map, Value, json};
 
 use super::Line;
 use crate::adapter::{FeatureParam, Query, Route};
-use crate::call::query::{self, Request, Scan, aggregate};
+use crate::call::query::{Request, Scan, aggregate, take_feature};
 use crate::call::shape::cursor::{Position, Resume};
 use crate::call::shape::fields::{self, Chosen};
 use crate::call::trace::CallSpan;
 use crate::call::{Context, Data, Observer};
 use crate::clock;
 use crate::error::{AqlError, ErrorCode};
+use crate::params::wrong_type;
 use crate::warning::Warning;
 
 /// Page size of a query's answer when the request gives no `first` and the operation pages
@@ -246,15 +247,7 @@ impl Window {
         cursors: &crate::call::shape::cursor::Cursors,
         warnings: &mut Vec<Warning>,
     ) -> Result<Self, AqlError> {
-        let mut take = |param: FeatureParam| {
-            if route.features.contains(&param) {
-                params
-                    .remove(param.as_str())
-                    .filter(|value| !value.is_null())
-            } else {
-                None
-            }
-        };
+        let mut take = |param: FeatureParam| take_feature(route, params, param);
         let (first, after) = (take(FeatureParam::First), take(FeatureParam::After));
         let backwards: Vec<&str> = [FeatureParam::Last, FeatureParam::Before]
             .into_iter()
@@ -306,7 +299,7 @@ impl Window {
                     .with_detail("param_name", "first")
                     .with_detail("constraint", ">= 1"));
                 }
-                _ => return Err(query::wrong_type("first", "integer", &first)),
+                _ => return Err(wrong_type("first", "integer", &first)),
             },
         };
         let offset = match after {
@@ -317,7 +310,7 @@ impl Window {
                     _ => return Err(crate::call::shape::cursor::invalid("after")),
                 }
             }
-            Some(other) => return Err(query::wrong_type("after", "string", &other)),
+            Some(other) => return Err(wrong_type("after", "string", &other)),
         };
         Ok(Self {
             offset,

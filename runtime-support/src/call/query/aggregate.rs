@@ -14,6 +14,7 @@ use super::values::{Key, Scalar, number};
 use super::{invalid, key_list};
 use crate::adapter::{AggregateFunction, ComputedField, QueryField};
 use crate::error::AqlError;
+use crate::params::wrong_type;
 use crate::text::shorten;
 
 /// Most labels one request asks for.
@@ -44,7 +45,7 @@ pub fn parse(
     computed: &'static [ComputedField],
 ) -> Result<Vec<Aggregation>, AqlError> {
     let Value::Object(labels) = aggregate else {
-        return Err(super::wrong_type("aggregate", "object", &aggregate));
+        return Err(wrong_type("aggregate", "object", &aggregate));
     };
     if labels.is_empty() || labels.len() > MAX_LABELS {
         return Err(invalid(
@@ -72,11 +73,11 @@ pub fn parse(
             }
             let param = format!("aggregate.{label}");
             let Value::Object(expression) = expression else {
-                return Err(super::wrong_type(&param, "object", &expression));
+                return Err(wrong_type(&param, "object", &expression));
             };
             let key = |name: &str, value: &Value| -> Result<Key, AqlError> {
                 let Value::String(key) = value else {
-                    return Err(super::wrong_type(&format!("{param}.{name}"), "string", value));
+                    return Err(wrong_type(&format!("{param}.{name}"), "string", value));
                 };
                 Key::find(key, fields, computed)
                     .filter(|found| keys.contains(&found.name()))
@@ -111,7 +112,7 @@ pub fn parse(
                     AggregateFunction::Count => match value {
                         Value::Bool(true) => aggregation.functions.push((function, None)),
                         Value::Bool(false) => {}
-                        other => return Err(super::wrong_type(&format!("{param}.count"), "boolean", other)),
+                        other => return Err(wrong_type(&format!("{param}.count"), "boolean", other)),
                     },
                     AggregateFunction::GroupBy => aggregation.group_by = Some(key(name, value)?),
                     AggregateFunction::Sum | AggregateFunction::Avg => {
@@ -258,31 +259,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::adapter::FieldKind;
-
-    static FIELDS: &[QueryField] = &[
-        QueryField {
-            name: "label",
-            path: Some(&["labels", "name"]),
-            kind: FieldKind::String,
-            filter: None,
-            sort: None,
-        },
-        QueryField {
-            name: "comments",
-            path: Some(&["comments"]),
-            kind: FieldKind::Integer,
-            filter: None,
-            sort: None,
-        },
-        QueryField {
-            name: "title",
-            path: Some(&["title"]),
-            kind: FieldKind::String,
-            filter: None,
-            sort: None,
-        },
-    ];
+    use crate::call::query::fixtures::ISSUE_FIELDS;
 
     #[test]
     fn counts_groups_and_means() {
@@ -298,7 +275,7 @@ mod tests {
                 "mean": {"avg": "comments"},
                 "by_label_stats": {"group_by": "label", "count": true, "max": "comments"}
             }),
-            FIELDS,
+            ISSUE_FIELDS,
             &[],
         )
         .unwrap();
@@ -316,7 +293,7 @@ mod tests {
 
     #[test]
     fn bad_aggregations_say_what_is_accepted() {
-        let message = |aggregate: Value| parse(aggregate, FIELDS, &[]).unwrap_err().message;
+        let message = |aggregate: Value| parse(aggregate, ISSUE_FIELDS, &[]).unwrap_err().message;
         assert!(message(json!({"x": {"median": "comments"}})).contains("the functions are count"));
         assert!(message(json!({"x": {"sum": "title"}})).contains("takes a number key"));
         assert!(

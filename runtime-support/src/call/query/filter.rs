@@ -8,6 +8,7 @@ use super::values::{Key, Scalar};
 use super::{invalid, key_list};
 use crate::adapter::{ComputedField, FieldKind, Operator, QueryField};
 use crate::error::AqlError;
+use crate::params::wrong_type;
 use crate::text::shorten;
 
 /// Most values an `in` or `contains` list holds.
@@ -114,7 +115,7 @@ pub fn parse(
     computed: &'static [ComputedField],
 ) -> Result<Vec<Condition>, AqlError> {
     let Value::Object(filter) = filter else {
-        return Err(super::wrong_type("filter", "object", &filter));
+        return Err(wrong_type("filter", "object", &filter));
     };
     if filter.len() > MAX_CONDITIONS {
         return Err(invalid(
@@ -197,11 +198,7 @@ fn condition(key: Key, name: &str, operator: &str, given: Value) -> Result<Condi
         Operator::Exists => match given {
             Value::Bool(flag) => Operand::Flag(flag),
             ref other => {
-                return Err(super::wrong_type(
-                    &format!("{param}.exists"),
-                    "boolean",
-                    other,
-                ));
+                return Err(wrong_type(&format!("{param}.exists"), "boolean", other));
             }
         },
         Operator::In | Operator::Contains if given.is_array() => {
@@ -218,7 +215,7 @@ fn condition(key: Key, name: &str, operator: &str, given: Value) -> Result<Condi
             Operand::Many(list.iter().map(one).collect::<Result<_, _>>()?)
         }
         Operator::In => {
-            return Err(super::wrong_type(&format!("{param}.in"), "array", &given));
+            return Err(wrong_type(&format!("{param}.in"), "array", &given));
         }
         _ => Operand::One(one(&given)?),
     };
@@ -244,7 +241,7 @@ fn value_error(param: &str, kind: FieldKind, value: &Value) -> AqlError {
             ),
         );
     }
-    super::wrong_type(param, expected, value)
+    wrong_type(param, expected, value)
 }
 
 /// The value an upstream filter param gets: as given, or a list joined with commas when the
@@ -270,49 +267,10 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::adapter::UpstreamFilter;
-
-    static FIELDS: &[QueryField] = &[
-        QueryField {
-            name: "state",
-            path: None,
-            kind: FieldKind::String,
-            filter: Some(UpstreamFilter {
-                param: "state",
-                operator: Operator::Eq,
-                list: false,
-            }),
-            sort: None,
-        },
-        QueryField {
-            name: "label",
-            path: Some(&["labels", "name"]),
-            kind: FieldKind::String,
-            filter: Some(UpstreamFilter {
-                param: "labels",
-                operator: Operator::Contains,
-                list: false,
-            }),
-            sort: None,
-        },
-        QueryField {
-            name: "comments",
-            path: Some(&["comments"]),
-            kind: FieldKind::Integer,
-            filter: None,
-            sort: None,
-        },
-        QueryField {
-            name: "title",
-            path: Some(&["title"]),
-            kind: FieldKind::String,
-            filter: None,
-            sort: None,
-        },
-    ];
+    use crate::call::query::fixtures::ISSUE_FIELDS;
 
     fn conditions(filter: Value) -> Result<Vec<Condition>, AqlError> {
-        parse(filter, FIELDS, &[])
+        parse(filter, ISSUE_FIELDS, &[])
     }
 
     #[test]

@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 
 use crate::adapter::{FeatureParam, Query, Route, ScanLimits, SortOrder, TextQuery};
 use crate::error::{AqlError, ErrorCode};
-use crate::params::json_type;
+use crate::params::wrong_type;
 use crate::text::shorten;
 use crate::warning::{Severity, Warning};
 use aggregate::Aggregation;
@@ -73,18 +73,19 @@ pub(crate) fn invalid(param: &str, message: String) -> AqlError {
     AqlError::new(ErrorCode::ValidationInvalidValue, message).with_detail("param_name", param)
 }
 
-/// `VALIDATION_INVALID_TYPE` for `value` in `param`, which takes `expected`.
-pub(crate) fn wrong_type(param: &str, expected: &str, value: &Value) -> AqlError {
-    AqlError::new(
-        ErrorCode::ValidationInvalidType,
-        format!(
-            "Parameter '{param}' expected '{expected}', got '{}'",
-            json_type(value)
-        ),
-    )
-    .with_detail("param_name", param)
-    .with_detail("expected_type", expected)
-    .with_detail("actual_type", json_type(value))
+/// Takes the value of `route`'s feature param `param` out of `params`; `None` when the
+/// operation has no such feature or the value is null.
+pub(crate) fn take_feature(
+    route: &Route,
+    params: &mut Map<String, Value>,
+    param: FeatureParam,
+) -> Option<Value> {
+    if !route.features.contains(&param) {
+        return None;
+    }
+    params
+        .remove(param.as_str())
+        .filter(|value| !value.is_null())
 }
 
 /// Names for a message: `a, b, c`, or `none`.
@@ -117,15 +118,7 @@ impl Request {
         {
             return Err(hidden_param(route, query, hidden));
         }
-        let mut take = |param: FeatureParam| {
-            if route.features.contains(&param) {
-                params
-                    .remove(param.as_str())
-                    .filter(|value| !value.is_null())
-            } else {
-                None
-            }
-        };
+        let mut take = |param: FeatureParam| take_feature(route, params, param);
         let text = take(FeatureParam::Query);
         let filter = take(FeatureParam::Filter);
         let sort = take(FeatureParam::Sort);
@@ -592,4 +585,51 @@ impl Scan {
             .with_detail("complete", false),
         )
     }
+}
+
+/// What the tests of the query's parts run on.
+#[cfg(test)]
+pub(super) mod fixtures {
+    use crate::adapter::{FieldKind, Operator, QueryField, UpstreamFilter};
+
+    /// The query fields of an issue list: `state` only the API filters by, `label` filtered
+    /// there and found in `labels[].name`, and two fields of the items themselves.
+    pub static ISSUE_FIELDS: &[QueryField] = &[
+        QueryField {
+            name: "state",
+            path: None,
+            kind: FieldKind::String,
+            filter: Some(UpstreamFilter {
+                param: "state",
+                operator: Operator::Eq,
+                list: false,
+            }),
+            sort: None,
+        },
+        QueryField {
+            name: "label",
+            path: Some(&["labels", "name"]),
+            kind: FieldKind::String,
+            filter: Some(UpstreamFilter {
+                param: "labels",
+                operator: Operator::Contains,
+                list: false,
+            }),
+            sort: None,
+        },
+        QueryField {
+            name: "comments",
+            path: Some(&["comments"]),
+            kind: FieldKind::Integer,
+            filter: None,
+            sort: None,
+        },
+        QueryField {
+            name: "title",
+            path: Some(&["title"]),
+            kind: FieldKind::String,
+            filter: None,
+            sort: None,
+        },
+    ];
 }

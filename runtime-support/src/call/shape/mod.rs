@@ -13,7 +13,7 @@ use crate::adapter::{ComputedField, FeatureParam, Route};
 use crate::call::Data;
 use crate::call::upstream::Answer;
 use crate::error::{AqlError, ErrorCode};
-use crate::params::json_type;
+use crate::params::wrong_type;
 use crate::warning::Warning;
 use cursor::Cursors;
 use fields::{Chosen, ETAG_MEMBER, Selection};
@@ -177,17 +177,4 @@ fn flag(value: Option<Value>, name: &'static str) -> Result<bool, AqlError> {
         Some(Value::Bool(flag)) => Ok(flag),
         Some(other) => Err(wrong_type(name, "boolean", &other)),
     }
-}
-
-fn wrong_type(name: &str, expected: &str, value: &Value) -> AqlError {
-    AqlError::new(
-        ErrorCode::ValidationInvalidType,
-        format!(
-            "Parameter '{name}' expected '{expected}', got '{}'",
-            json_type(value)
-        ),
-    )
-    .with_detail("param_name", name)
-    .with_detail("expected_type", expected)
-    .with_detail("actual_type", json_type(value))
 }

@@ -14,7 +14,7 @@ use axum::response::Response;
 use http_body::Frame;
 use rmcp::model::ProtocolVersion;
 
-use crate::protocol::front::PROTOCOL_VERSION_HEADER;
+use crate::protocol::front::declared_revision;
 
 /// How rmcp writes a priming event: empty data first.
 const PRIMING: &[u8] = b"data: \n";
@@ -26,10 +26,7 @@ pub fn unprimed(version: &str) -> bool {
 
 /// Whether `headers` declare a revision that wants no priming events.
 pub fn declared_unprimed(headers: &HeaderMap) -> bool {
-    headers
-        .get(PROTOCOL_VERSION_HEADER)
-        .and_then(|value| value.to_str().ok())
-        .is_some_and(unprimed)
+    declared_revision(headers).is_some_and(unprimed)
 }
 
 /// `response`, its event stream without priming events.

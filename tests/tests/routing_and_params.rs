@@ -666,6 +666,13 @@ async fn operations_reach_the_upstream() {
             json!({"operation": "update_item", "params": {"id": "1", "input": {"status": "done"}}}),
             json!({"id": "1", "changed": {"status": "done"}}),
         ),
+        (
+            // `status` has a default, and this update leaves it out: it is not sent, so the
+            // item keeps its status.
+            "mcp_aql_update",
+            json!({"operation": "update_item", "params": {"id": "1", "input": {"title": "Tea"}}}),
+            json!({"id": "1", "changed": {"title": "Tea"}}),
+        ),
     ];
     for (tool, arguments, data) in cases {
         let (answer, is_error) = call(peer, tool, arguments.clone()).await;

@@ -513,10 +513,17 @@ fn parameter_info(param: &Param) -> Value {
         .unwrap_or_else(|| param.ty.as_str().to_owned());
     info.insert("type".into(), ty.into());
     info.insert("required".into(), param.required.into());
-    if !param.description.is_empty() {
-        info.insert("description".into(), param.description.clone().into());
+    let mut description = param.description.clone();
+    if let Some(note) = param.upstream_default_note() {
+        if !description.is_empty() {
+            description.push(' ');
+        }
+        description.push_str(&note);
     }
-    if let Some(default) = &param.default {
+    if !description.is_empty() {
+        info.insert("description".into(), description.into());
+    }
+    if let Some(default) = param.filled_default() {
         info.insert("default".into(), default.clone());
     }
     if !param.allowed.is_empty() {

@@ -51,8 +51,11 @@ fn field_doc(param: &Param) -> TokenStream {
     } else {
         param.description.clone()
     };
-    if let Some(default) = &param.default {
+    if let Some(default) = param.filled_default() {
         text.push_str(&format!("\n\nDefault: `{default}`."));
+    }
+    if let Some(note) = param.upstream_default_note() {
+        text.push_str(&format!("\n\n{note}"));
     }
     doc_lines(&text)
 }
@@ -212,7 +215,7 @@ fn emit_parsing(fields: &[Param], map: &proc_macro2::Ident) -> TokenStream {
     });
     let constraints = fields.iter().map(emit_constraints);
     let defaults = fields.iter().filter_map(|param| {
-        let default = param.default.as_ref()?;
+        let default = param.filled_default()?;
         let field = ident(&param.field);
         Some(match default {
             Value::String(text) => {

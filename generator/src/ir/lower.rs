@@ -3,8 +3,8 @@
 use heck::{ToShoutySnakeCase, ToSnakeCase};
 
 use super::{
-    Adapter, Auth, Category, ContentType, DangerLevel, Input, Operation, Origin, Param,
-    ParamLocation, ParamType, PathSegment, ResultField, StringFormat, Window,
+    Adapter, Auth, Category, ContentType, DangerLevel, Fallback, Input, Method, Operation, Origin,
+    Param, ParamLocation, ParamType, PathSegment, ResultField, StringFormat, Window,
 };
 use super::{described, query};
 use crate::features::PageRole;
@@ -160,7 +160,12 @@ fn lower_operation(
         } else {
             name.clone()
         };
+        let partial_update =
+            wraps_in_input || (method == Method::Patch && placed.location == ParamLocation::Body);
         let mut lowered = lower_param(&operation.name, name, label, param, &placed);
+        if partial_update {
+            lowered.default = param.default.clone().map(Fallback::Upstream);
+        }
         lowered.clearable = wraps_in_input && lowered.is_optional();
         lowered.hidden = hidden.contains(&name.as_str());
         let file_part = content_type == ContentType::Multipart
@@ -347,7 +352,7 @@ fn lower_param(
         ty,
         required: param.required.unwrap_or(false),
         description: described(param.description.as_deref()),
-        default: param.default.clone(),
+        default: param.default.clone().map(Fallback::Filled),
         enum_type: (!allowed.is_empty()).then(|| ident::enum_type_name(operation, name)),
         allowed,
         minimum: param.minimum,

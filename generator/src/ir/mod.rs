@@ -414,8 +414,8 @@ pub struct Param {
     pub required: bool,
     /// From the schema; may be empty.
     pub description: String,
-    /// Applied when absent.
-    pub default: Option<Value>,
+    /// The document's value for the param when it is left out, and who applies it.
+    pub default: Option<Fallback>,
     /// Allowed values; empty when unconstrained.
     pub allowed: Vec<Value>,
     /// Introspection name of the enum type when `allowed` is not empty.
@@ -449,8 +449,36 @@ pub struct Param {
 
 impl Param {
     /// Whether the struct field is `Option<T>` (or `Patch<T>` when clearable): neither
-    /// required nor defaulted.
+    /// required nor filled in by the server.
     pub fn is_optional(&self) -> bool {
-        !self.required && self.default.is_none()
+        !self.required && self.filled_default().is_none()
     }
+
+    /// What documentation says of a default the upstream applies: the server sends nothing.
+    pub fn upstream_default_note(&self) -> Option<String> {
+        match &self.default {
+            Some(Fallback::Upstream(default)) => Some(format!(
+                "Left out, it is not sent and the API keeps its value (its default: `{default}`)."
+            )),
+            Some(Fallback::Filled(_)) | None => None,
+        }
+    }
+
+    /// The value the server fills in when the caller leaves the param out.
+    pub fn filled_default(&self) -> Option<&Value> {
+        match &self.default {
+            Some(Fallback::Filled(value)) => Some(value),
+            Some(Fallback::Upstream(_)) | None => None,
+        }
+    }
+}
+
+/// A param's default, and who applies it when the caller leaves the param out.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fallback {
+    /// The server sends this value: the upstream would apply the same one.
+    Filled(Value),
+    /// The server sends nothing and the upstream keeps what it has. A partial update's
+    /// members: sending the document's default would overwrite a value nobody mentioned.
+    Upstream(Value),
 }

@@ -16,6 +16,8 @@ vocabulary! {
         Cookie = "cookie",
         /// A member of the request body.
         Body = "body",
+        /// The whole request body: the param's value, of any JSON type, is the body.
+        WholeBody = "whole_body",
     }
 }
 
@@ -45,7 +47,10 @@ impl ParamStyle {
     pub const fn default_for(location: ParamLocation) -> Self {
         match location {
             ParamLocation::Path | ParamLocation::Header => Self::Simple,
-            ParamLocation::Query | ParamLocation::Cookie | ParamLocation::Body => Self::Form,
+            ParamLocation::Query
+            | ParamLocation::Cookie
+            | ParamLocation::Body
+            | ParamLocation::WholeBody => Self::Form,
         }
     }
 
@@ -55,7 +60,7 @@ impl ParamStyle {
     }
 
     /// The styles a param at `location` may take. A body's styles apply to form-encoded and
-    /// multipart bodies only; JSON carries values as they are.
+    /// multipart bodies only; JSON, and so a whole body, carries values as they are.
     pub const fn allowed_at(location: ParamLocation) -> &'static [Self] {
         match location {
             ParamLocation::Path => &[Self::Simple, Self::Label, Self::Matrix],
@@ -68,6 +73,7 @@ impl ParamStyle {
             ParamLocation::Header => &[Self::Simple],
             ParamLocation::Cookie => &[Self::Form],
             ParamLocation::Body => &[Self::Form, Self::DeepObject],
+            ParamLocation::WholeBody => &[],
         }
     }
 }

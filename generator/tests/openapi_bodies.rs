@@ -96,3 +96,170 @@ fn section<'a>(text: &'a str, from: &str, to: &str) -> &'a str {
     let end = text[start..].find(to).map_or(text.len(), |end| start + end);
     &text[start..end]
 }
+
+/// Imports `document` and returns the adapter as written, parsed, and the import's report.
+fn imported(document: &Value) -> (serde_yaml::Value, aqlgen_build::Imported) {
+    let imported = aqlgen_build::import_openapi(document, &Default::default()).expect("it imports");
+    aqlgen_build::check_text("imported.md", &imported.text).expect("it passes check");
+    let front = imported
+        .text
+        .strip_prefix("---\n")
+        .and_then(|rest| rest.split_once("\n---\n"))
+        .map(|(front, _)| front)
+        .expect("front matter");
+    (serde_yaml::from_str(front).expect("YAML"), imported)
+}
+
+/// The operation named `name` of an imported adapter.
+fn operation<'a>(adapter: &'a serde_yaml::Value, name: &str) -> &'a serde_yaml::Value {
+    adapter["operations"]
+        .as_mapping()
+        .into_iter()
+        .flatten()
+        .flat_map(|(_, operations)| operations.as_sequence().into_iter().flatten())
+        .find(|operation| operation["name"].as_str() == Some(name))
+        .unwrap_or_else(|| panic!("operation {name}"))
+}
+
+fn yaml(text: &str) -> serde_yaml::Value {
+    serde_yaml::from_str(text).expect("YAML")
+}
+
+/// The shapes of the bodies the corpus's documents require: Kubernetes' patches, Azure's tag
+/// updates, Amazon's empty objects, GitHub's secret (no member required), a JSON array, and
+/// a PDF answer.
+fn bodies() -> Value {
+    let object = |schema: Value| json!({"required": true, "content": {"application/json": {"schema": schema}}});
+    json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Bodies", "version": "1.0"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {
+            "/api/v1/namespaces/{namespace}/pods/{name}": {
+                "parameters": [
+                    {"name": "namespace", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "name", "in": "path", "required": true, "schema": {"type": "string"}}
+                ],
+                "patch": {
+                    "operationId": "patchCoreV1NamespacedPod",
+                    "requestBody": {"required": true, "content": {
+                        "application/apply-patch+yaml": {"schema": {"$ref": "#/components/schemas/Patch"}},
+                        "application/json-patch+json": {"schema": {"$ref": "#/components/schemas/Patch"}},
+                        "application/merge-patch+json": {"schema": {"$ref": "#/components/schemas/Patch"}},
+                        "application/strategic-merge-patch+json": {"schema": {"$ref": "#/components/schemas/Patch"}}
+                    }},
+                    "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {"type": "object"}}}}}
+                }
+            },
+            "/subscriptions/{subscriptionId}/tags": {
+                "parameters": [{"name": "subscriptionId", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "patch": {
+                    "operationId": "Vaults_UpdateTags",
+                    "requestBody": object(json!({"type": "object", "additionalProperties": {"type": "string"}, "description": "The tags to set."})),
+                    "responses": {"200": {"description": "OK"}}
+                }
+            },
+            "/queues/{queue}/purge": {
+                "parameters": [{"name": "queue", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "post": {
+                    "operationId": "PurgeQueue",
+                    "requestBody": object(json!({"type": "object", "properties": {}})),
+                    "responses": {"200": {"description": "OK"}}
+                }
+            },
+            "/repos/{owner}/{repo}/secrets/{secret_name}": {
+                "parameters": [
+                    {"name": "owner", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "repo", "in": "path", "required": true, "schema": {"type": "string"}},
+                    {"name": "secret_name", "in": "path", "required": true, "schema": {"type": "string"}}
+                ],
+                "put": {
+                    "operationId": "dependabot/create-or-update-repo-secret",
+                    "requestBody": object(json!({"type": "object", "properties": {
+                        "encrypted_value": {"type": "string"},
+                        "key_id": {"type": "string"}
+                    }})),
+                    "responses": {"201": {"description": "Created"}}
+                }
+            },
+            "/batch": {
+                "post": {
+                    "operationId": "createBatch",
+                    "requestBody": object(json!({"type": "array", "items": {"type": "object"}})),
+                    "responses": {"200": {"description": "OK"}}
+                }
+            },
+            "/invoices/{id}/pdf": {
+                "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "get": {
+                    "operationId": "getInvoicePdf",
+                    "responses": {
+                        "200": {"description": "The PDF.", "content": {"application/pdf": {"schema": {"type": "string", "format": "binary"}}}},
+                        "404": {"description": "No such invoice.", "content": {"application/json": {"schema": {"type": "object"}}}}
+                    }
+                }
+            }
+        },
+        "components": {"schemas": {"Patch": {"type": "object", "description": "A patch of the object."}}}
+    })
+}
+
+#[test]
+fn every_required_body_is_sent_and_free_form_bodies_are_one_param() {
+    let (adapter, report) = imported(&bodies());
+    let pod = operation(&adapter, "patch_core_v1_namespaced_pod");
+    assert_eq!(
+        pod["params"]["body"],
+        yaml("{type: object, required: true, description: A patch of the object., in: whole_body}"),
+    );
+    assert_eq!(
+        pod["headers"],
+        yaml("{Content-Type: application/merge-patch+json}"),
+        "the merge patch, whose body is an object, is the form chosen"
+    );
+    let tags = operation(&adapter, "vaults_update_tags");
+    assert_eq!(tags["params"]["body"]["in"], yaml("whole_body"));
+    assert_eq!(tags["params"]["body"]["type"], yaml("object"));
+    assert!(
+        tags["headers"].is_null(),
+        "plain JSON needs no Content-Type of its own"
+    );
+
+    let purge = operation(&adapter, "purge_queue");
+    assert_eq!(purge["requires_body"], yaml("true"), "`{{}}` goes out");
+    let secret = operation(&adapter, "dependabot_create_or_update_repo_secret");
+    assert_eq!(
+        secret["requires_body"],
+        yaml("true"),
+        "no member is required"
+    );
+    assert_eq!(
+        secret["params"]["encrypted_value"]["required"],
+        serde_yaml::Value::Null
+    );
+    let batch = operation(&adapter, "create_batch");
+    assert_eq!(batch["params"]["body"]["type"], yaml("array"));
+    assert!(
+        batch["requires_body"].is_null(),
+        "its required param sends it"
+    );
+
+    let pdf = operation(&adapter, "get_invoice_pdf");
+    assert_eq!(pdf["headers"], yaml("{Accept: application/pdf}"));
+
+    let completeness = report.completeness;
+    assert_eq!(completeness.losing_required, 0, "{:?}", report.warnings);
+    assert_eq!(
+        (completeness.kept, completeness.complete),
+        (6, 6),
+        "{:?}",
+        report.warnings
+    );
+}
+
+#[test]
+fn the_generated_code_always_sends_a_required_body() {
+    let (params, _) = generated(&bodies());
+    assert!(params.contains("pub body: Map<String, Value>"), "{params}");
+    assert!(params.contains("pub body: Vec<Value>"), "{params}");
+}

@@ -50,7 +50,8 @@ pub mod work {
 }
 
 /// Adapters imported from the OpenAPI documents of `real-apis/` by `build.rs`, as
-/// `aqlgen import-openapi` writes them: the shapes of three real APIs.
+/// `aqlgen import-openapi` writes them: the shapes of three real APIs, and the bodies real
+/// documents require.
 pub mod real {
     /// Azure Key Vault's secrets: the `api-version` query param on every call.
     pub mod azure {
@@ -63,5 +64,10 @@ pub mod real {
     /// Slack's chat methods: form-encoded RPC writes, OAuth2 tokens.
     pub mod slack {
         include!(concat!(env!("OUT_DIR"), "/slack_adapter.rs"));
+    }
+    /// Free-form, empty, array and member-less required bodies, a merge patch, an update
+    /// whose member has a default, and a PDF answer.
+    pub mod bodies {
+        include!(concat!(env!("OUT_DIR"), "/bodies_adapter.rs"));
     }
 }

@@ -217,3 +217,122 @@ async fn every_place_and_style_a_param_can_take() {
     );
     client.cancel().await.expect("close");
 }
+
+/// The bodies real documents require, through the importer, the generator and the runtime:
+/// each request carries its body as the document means it, and nothing the caller left out.
+#[tokio::test]
+async fn every_required_body_goes_out_as_the_document_means_it() {
+    let upstream = Recorder::start(json!({"ok": true})).await;
+    let client = adapter("bodies", &upstream, &[]).await;
+    let body = |seen: &Seen| serde_json::from_str::<Value>(&seen.body).expect("a JSON body");
+
+    // Kubernetes: the merge patch, an object the caller writes as it likes.
+    let patch =
+        json!({"metadata": {"labels": {"tier": "web"}}, "spec": {"activeDeadlineSeconds": 30}});
+    succeed(
+        &client,
+        "mcp_aql_update",
+        "patch_core_v1_namespaced_pod",
+        json!({"namespace": "default", "name": "web-1", "body": patch}),
+    )
+    .await;
+    let seen = upstream.take();
+    assert_eq!(
+        (seen[0].method.as_str(), seen[0].path.as_str()),
+        ("PATCH", "/api/v1/namespaces/default/pods/web-1")
+    );
+    assert_eq!(
+        seen[0].headers["content-type"],
+        "application/merge-patch+json"
+    );
+    assert_eq!(body(&seen[0]), patch);
+
+    // Azure: tags, whatever their names.
+    succeed(
+        &client,
+        "mcp_aql_update",
+        "vaults_update_tags",
+        json!({"subscription_id": "s-1", "body": {"env": "prod", "Cost Centre": "42"}}),
+    )
+    .await;
+    let seen = upstream.take();
+    assert_eq!(seen[0].headers["content-type"], "application/json");
+    assert_eq!(body(&seen[0]), json!({"env": "prod", "Cost Centre": "42"}));
+
+    // An empty object, and a body none of whose members is given: `{}` goes out.
+    succeed(
+        &client,
+        "mcp_aql_create",
+        "create_queue_snapshot",
+        json!({"queue": "q1"}),
+    )
+    .await;
+    succeed(
+        &client,
+        "mcp_aql_update",
+        "dependabot_create_or_update_repo_secret",
+        json!({"owner": "o", "repo": "r", "secret_name": "S", "input": {}}),
+    )
+    .await;
+    let seen = upstream.take();
+    assert_eq!(seen.len(), 2);
+    for request in &seen {
+        assert_eq!(request.headers["content-type"], "application/json");
+        assert_eq!(body(request), json!({}), "{request:?}");
+    }
+
+    // DigitalOcean: an update that mentions nothing changes nothing, `ttl`'s default aside.
+    succeed(
+        &client,
+        "mcp_aql_update",
+        "cdn_update_endpoints",
+        json!({"cdn_id": "c1", "input": {}}),
+    )
+    .await;
+    succeed(
+        &client,
+        "mcp_aql_update",
+        "cdn_update_endpoints",
+        json!({"cdn_id": "c1", "input": {"certificate_id": "cert-9"}}),
+    )
+    .await;
+    let seen = upstream.take();
+    assert_eq!(seen[0].method, "PUT");
+    assert_eq!(body(&seen[0]), json!({}));
+    assert_eq!(body(&seen[1]), json!({"certificate_id": "cert-9"}));
+
+    // A JSON array is the body as it is.
+    let records = json!([{"name": "a"}, {"name": "b"}]);
+    succeed(
+        &client,
+        "mcp_aql_create",
+        "create_batch",
+        json!({"body": records}),
+    )
+    .await;
+    assert_eq!(body(&upstream.take()[0]), records);
+
+    // An answer that is only a PDF is asked for as one.
+    succeed(
+        &client,
+        "mcp_aql_read",
+        "get_invoice_pdf",
+        json!({"id": "in_1"}),
+    )
+    .await;
+    assert_eq!(upstream.take()[0].headers["accept"], "application/pdf");
+
+    // A whole body of the wrong type is refused before anything leaves.
+    let (refused, _) = call(
+        &client,
+        "mcp_aql_create",
+        json!({"operation": "create_batch", "params": {"body": {"name": "a"}}}),
+    )
+    .await;
+    assert_eq!(
+        refused["error"]["code"], "VALIDATION_INVALID_TYPE",
+        "{refused}"
+    );
+    assert!(upstream.take().is_empty());
+    client.cancel().await.expect("close");
+}

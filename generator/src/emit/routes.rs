@@ -28,9 +28,17 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
     let style = params()
         .any(|(param, content_type)| takes_style(param, content_type))
         .then(|| quote! { use ::aqlgen_runtime::wire::Style; });
-    let body = params()
-        .any(|(param, _)| param.placement == ParamLocation::Body)
-        .then(|| quote! { Body, });
+    let body = (adapter
+        .operations
+        .iter()
+        .any(|operation| operation.requires_body)
+        || params().any(|(param, _)| {
+            matches!(
+                param.placement,
+                ParamLocation::Body | ParamLocation::WholeBody
+            )
+        }))
+    .then(|| quote! { Body, });
     let features = adapter
         .operations
         .iter()
@@ -495,21 +503,7 @@ fn emit_builder(operation: &Operation) -> TokenStream {
     let query = fixed_then("query", &fixed_query, &query);
     let headers = fixed_then("headers", &fixed_headers, &headers);
     let cookies = list("cookies", &cookies);
-    let (body_init, body_expr) = match (body.is_empty(), operation.content_type) {
-        (true, _) => (quote! {}, quote! { None }),
-        (false, ContentType::Json) => (
-            quote! { let mut body = Map::new(); },
-            quote! { Body::json(body) },
-        ),
-        (false, ContentType::Form) => (
-            quote! { let mut body = Vec::new(); },
-            quote! { Body::form(body) },
-        ),
-        (false, ContentType::Multipart) => (
-            quote! { let mut body = Vec::new(); },
-            quote! { Body::multipart(body) },
-        ),
-    };
+    let (body_init, body_expr) = body_of(operation, at(ParamLocation::WholeBody).next(), &body);
     let doc = format!(
         " Parses `{}` params and builds its upstream request.",
         operation.name
@@ -531,6 +525,55 @@ fn emit_builder(operation: &Operation) -> TokenStream {
             #(#body)*
             Ok(UpstreamRequest { method: Method::#method, path, query, headers, cookies, body: #body_expr })
         }
+    }
+}
+
+/// The statement that starts the body, and the `Option<Body>` expression of the request: the
+/// whole-body param's value, or the body members `members` write. A body the operation
+/// requires is sent empty when the caller gives nothing for it.
+fn body_of(
+    operation: &Operation,
+    whole: Option<&(&Param, TokenStream)>,
+    members: &[TokenStream],
+) -> (TokenStream, TokenStream) {
+    let required = operation.requires_body;
+    if let Some((param, owner)) = whole {
+        // Validated: a whole body is JSON, and the only body param.
+        let field = ident(&param.field);
+        let expr = match (param.is_optional(), required) {
+            (false, _) => quote! { Some(Body::Json(Value::from(#owner.#field))) },
+            (true, false) => quote! { #owner.#field.map(|value| Body::Json(Value::from(value))) },
+            (true, true) => quote! {
+                Some(Body::Json(#owner.#field.map_or_else(|| Value::Object(Map::new()), Value::from)))
+            },
+        };
+        return (quote! {}, expr);
+    }
+    let (start, empty, some, filled) = match operation.content_type {
+        ContentType::Json => (
+            quote! { let mut body = Map::new(); },
+            quote! { Body::Json(Value::Object(Map::new())) },
+            quote! { Body::Json(Value::Object(body)) },
+            quote! { Body::json(body) },
+        ),
+        ContentType::Form => (
+            quote! { let mut body = Vec::new(); },
+            quote! { Body::Form(Vec::new()) },
+            quote! { Body::Form(body) },
+            quote! { Body::form(body) },
+        ),
+        ContentType::Multipart => (
+            quote! { let mut body = Vec::new(); },
+            quote! { Body::Multipart(Vec::new()) },
+            quote! { Body::Multipart(body) },
+            quote! { Body::multipart(body) },
+        ),
+    };
+    match (members.is_empty(), required) {
+        (true, false) => (quote! {}, quote! { None }),
+        (true, true) => (quote! {}, quote! { Some(#empty) }),
+        (false, false) => (start, filled),
+        (false, true) => (start, quote! { Some(#some) }),
     }
 }
 
@@ -566,6 +609,7 @@ fn takes_style(param: &Param, content_type: ContentType) -> bool {
                 || matches!(param.ty, ParamType::Array | ParamType::Object)
         }
         ParamLocation::Body => content_type == ContentType::Form,
+        ParamLocation::WholeBody => false,
         ParamLocation::Query | ParamLocation::Header | ParamLocation::Cookie => true,
     }
 }

@@ -129,6 +129,7 @@ fn operation(operation: &OperationDefinition, types: &[TypeDefinition]) -> schem
         requires_confirmation: None,
         non_idempotent: None,
         content_type: None,
+        requires_body: None,
         lifecycle: None,
         headers: indexmap::IndexMap::new(),
         query: None,

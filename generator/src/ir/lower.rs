@@ -225,6 +225,7 @@ fn lower_operation(
             .map(|(name, value)| (name.clone(), value.clone()))
             .collect(),
         content_type,
+        requires_body: operation.requires_body.unwrap_or(false),
         description: described(operation.description.as_deref()),
         danger,
         requires_confirmation: operation.requires_confirmation.unwrap_or(false),

@@ -306,6 +306,8 @@ pub struct Operation {
     pub fixed_headers: Vec<(String, String)>,
     /// The media type of the body.
     pub content_type: ContentType,
+    /// Whether every call sends a body, an empty one when no body param is given.
+    pub requires_body: bool,
     /// From the schema; may be empty.
     pub description: String,
     /// Declared or defaulted by category.

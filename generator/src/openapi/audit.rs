@@ -38,8 +38,9 @@ impl Losses {
     }
 }
 
-/// Where a param of `operation` goes, and under which name: `(location, wire name)`.
-fn placements(operation: &Operation) -> Vec<(ParamLocation, String)> {
+/// Where a param of `operation` goes, under which name, and whether every call gives it:
+/// `(location, wire name, required)`.
+fn placements(operation: &Operation) -> Vec<(ParamLocation, String, bool)> {
     let (method, target) = operation
         .maps_to
         .split_once(' ')
@@ -49,7 +50,7 @@ fn placements(operation: &Operation) -> Vec<(ParamLocation, String)> {
     let mut found = Vec::new();
     for pair in query.split('&').filter(|pair| !pair.is_empty()) {
         let key = pair.split_once('=').map_or(pair, |(key, _)| key);
-        found.push((ParamLocation::Query, key.to_owned()));
+        found.push((ParamLocation::Query, key.to_owned(), true));
     }
     for (name, param) in &operation.params {
         let placeholder = format!("{{{name}}}");
@@ -64,6 +65,7 @@ fn placements(operation: &Operation) -> Vec<(ParamLocation, String)> {
         found.push((
             location,
             param.wire_name.clone().unwrap_or_else(|| name.clone()),
+            param.required == Some(true),
         ));
     }
     found
@@ -74,7 +76,7 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
     let mut losses = Losses::default();
     let placed = placements(operation);
     let carries = |location: ParamLocation, name: &str| {
-        placed.iter().any(|(placed_at, wire)| {
+        placed.iter().any(|(placed_at, wire, _)| {
             *placed_at == location
                 && if location == ParamLocation::Header {
                     wire.eq_ignore_ascii_case(name)
@@ -147,6 +149,18 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
         && let Ok(request_body) = refs.resolve(request_body)
     {
         let required = request_body.required;
+        // A required body must go out on every call, even one that gives none of its
+        // members: the operation says so, or a param that is always given carries it.
+        let always_sent = operation.requires_body == Some(true)
+            || placed.iter().any(|(location, _, required)| {
+                *required && matches!(location, ParamLocation::Body | ParamLocation::WholeBody)
+            });
+        if required && !always_sent {
+            losses.lose(true, "the request body, when no member is given".to_owned());
+        }
+        let whole = placed
+            .iter()
+            .any(|(location, _, _)| *location == ParamLocation::WholeBody);
         let chosen = body::choose(request_body.content.as_ref());
         let shape = chosen.and_then(|(content_type, form)| {
             let schema = match &form.schema {
@@ -156,6 +170,8 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
             Some((content_type, body::shape(refs, schema).ok()?))
         });
         match shape {
+            // One param carries the whole body, whatever its shape.
+            Some((ContentType::Json, _)) if whole => {}
             // A body of no properties carries nothing, whatever its media type.
             Some((_, shape)) if shape.is_empty() => {}
             Some((content_type, shape))

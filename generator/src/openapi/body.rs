@@ -1,9 +1,10 @@
 //! A request body to params: one per top-level property of its JSON, form-encoded or
-//! multipart form, JSON preferred.
+//! multipart form, JSON preferred; a JSON body that is no object of properties (free-form,
+//! an array, a scalar) is one param that is the whole body.
 
 use std::collections::BTreeMap;
 
-use aqlgen_model::ContentType;
+use aqlgen_model::{ContentType, ParamLocation};
 
 use super::document::{MediaType, RefOr, RequestBody, Schema, Types};
 use super::params::{self, Declared};
@@ -16,13 +17,32 @@ use crate::schema::{Param, ParamType};
 pub struct Body {
     /// `None` for JSON, the default.
     pub content_type: Option<ContentType>,
-    /// Each top-level property as `(its name, its param)`, in the document's order.
+    /// The JSON media type the document names when it is not `application/json`
+    /// (`application/merge-patch+json`): the operation's `Content-Type`.
+    pub media_type: Option<String>,
+    /// Whether the document requires the body, so that every call sends one.
+    pub required: bool,
+    /// Each top-level property as `(its name, its param)`, in the document's order; or the
+    /// one param that is the whole body, named [`WHOLE_BODY`].
     pub params: Vec<(String, Param)>,
+    /// Whether `params` is the whole body rather than its members.
+    pub whole: bool,
 }
 
-/// The form of `content` a body is sent in: JSON, else a form, else multipart, else JSON
-/// where any media type is taken (`*/*`); `None` when it offers none of them.
+/// The name of the param that is a whole body.
+pub const WHOLE_BODY: &str = "body";
+
+/// The form of `content` a body is sent in: JSON (`application/json`, else a merge patch,
+/// else another `+json` type), else a form, else multipart, else JSON where any media type
+/// is taken (`*/*`); `None` when it offers none of them.
 pub fn choose(content: Option<&BTreeMap<String, MediaType>>) -> Option<(ContentType, &MediaType)> {
+    chosen(content).map(|(content_type, _, form)| (content_type, form))
+}
+
+/// [`choose`], with the JSON media type chosen when it is not plain `application/json`.
+fn chosen<'a>(
+    content: Option<&'a BTreeMap<String, MediaType>>,
+) -> Option<(ContentType, Option<&'a str>, &'a MediaType)> {
     let content = content?;
     let essence = |media: &str| {
         media
@@ -32,21 +52,27 @@ pub fn choose(content: Option<&BTreeMap<String, MediaType>>) -> Option<(ContentT
             .trim()
             .to_ascii_lowercase()
     };
-    let find = |wanted: fn(&str) -> bool| {
-        content
-            .iter()
-            .find(|(media, _)| wanted(&essence(media)))
-            .map(|(_, form)| form)
-    };
-    let json = |media: &str| media == "application/json" || media.ends_with("+json");
+    let find = |wanted: fn(&str) -> bool| content.iter().find(|(media, _)| wanted(&essence(media)));
+    let plain_json = |media: &str| media == "application/json";
+    // Of Kubernetes' patch types, the merge patch is the one whose body is an object.
+    let merge_patch = |media: &str| media == "application/merge-patch+json";
+    let json = |media: &str| media.ends_with("+json");
     let form = |media: &str| media == "application/x-www-form-urlencoded";
     let multipart = |media: &str| media == "multipart/form-data";
     let any = |media: &str| media == "*/*" || media == "application/*";
-    find(json)
-        .map(|form| (ContentType::Json, form))
-        .or_else(|| find(form).map(|found| (ContentType::Form, found)))
-        .or_else(|| find(multipart).map(|found| (ContentType::Multipart, found)))
-        .or_else(|| find(any).map(|found| (ContentType::Json, found)))
+    let named = |(media, form): (&'a String, &'a MediaType)| {
+        (ContentType::Json, Some(media.as_str()), form)
+    };
+    let unnamed = |content_type: ContentType| {
+        move |(_, form): (&'a String, &'a MediaType)| (content_type, None, form)
+    };
+    find(plain_json)
+        .map(unnamed(ContentType::Json))
+        .or_else(|| find(merge_patch).map(named))
+        .or_else(|| find(json).map(named))
+        .or_else(|| find(form).map(unnamed(ContentType::Form)))
+        .or_else(|| find(multipart).map(unnamed(ContentType::Multipart)))
+        .or_else(|| find(any).map(unnamed(ContentType::Json)))
 }
 
 /// The top-level properties of a body schema, `allOf` merged and `oneOf`/`anyOf`
@@ -153,7 +179,7 @@ pub fn params(
             Ok(Body::default())
         }
     };
-    let Some((content_type, form)) = choose(body.content.as_ref()) else {
+    let Some((content_type, media_type, form)) = chosen(body.content.as_ref()) else {
         let kinds: Vec<&str> = body
             .content
             .iter()
@@ -170,8 +196,21 @@ pub fn params(
         None => &Schema::NOTHING,
     };
     let shape = shape(refs, schema)?;
+    let whole_body = |kind: ParamType| Body {
+        content_type: None,
+        media_type: media_type.map(str::to_owned),
+        required: body.required,
+        params: vec![(WHOLE_BODY.to_owned(), whole_param(kind, body, schema))],
+        whole: true,
+    };
     if let Some(kind) = shape.not_object {
-        return lost(format!("is a JSON {kind}, not an object of params"));
+        return match ParamType::parse(kind) {
+            Some(kind) if content_type == ContentType::Json => Ok(whole_body(kind)),
+            _ => lost(format!("is a {kind}, not an object of params")),
+        };
+    }
+    if content_type == ContentType::Json && is_free_form(schema, form.schema.is_none()) {
+        return Ok(whole_body(ParamType::Object));
     }
     if !shape.lost_forms.is_empty() {
         warn(format!(
@@ -182,7 +221,10 @@ pub fn params(
     let encoding = form.encoding.as_ref();
     let mut found = Body {
         content_type: (content_type != ContentType::Json).then_some(content_type),
+        media_type: media_type.map(str::to_owned),
+        required: body.required,
         params: Vec::new(),
+        whole: false,
     };
     for (name, property) in shape.properties {
         let required = body.required && shape.required.contains(&name);
@@ -235,6 +277,37 @@ pub fn params(
         found.params.push((name.to_owned(), param));
     }
     Ok(found)
+}
+
+/// Whether a JSON body of `schema` is an object whose members the document leaves open: no
+/// schema at all (`untyped`), or an object (or no `type`) with no `properties` and no
+/// composition, such as Kubernetes' `Patch` or Azure's tags.
+fn is_free_form(schema: &Schema, untyped: bool) -> bool {
+    let object = matches!(&schema.types, Types::Absent)
+        || matches!(&schema.types, Types::One(kind) if kind == "object");
+    untyped
+        || (object
+            && schema.properties.is_none()
+            && schema.all_of.is_empty()
+            && schema.one_of.is_empty()
+            && schema.any_of.is_empty())
+}
+
+/// The param that is the whole body: `kind`, required when the body is, described as the
+/// document describes the body.
+fn whole_param(kind: ParamType, body: &RequestBody, schema: &Schema) -> Param {
+    let description = body
+        .description
+        .as_deref()
+        .or(schema.description.as_deref())
+        .map(params::shorten)
+        .unwrap_or_else(|| format!("The request body: a JSON {}.", kind.as_str()));
+    Param {
+        required: body.required.then_some(true),
+        description: Some(description),
+        location: Some(ParamLocation::WholeBody),
+        ..Param::of(kind)
+    }
 }
 
 /// Whether `schema` is a file's content (`format: binary`, or an OpenAPI 3.1

@@ -260,6 +260,9 @@ pub struct RequestBody {
     /// Its forms, by media type.
     #[serde(deserialize_with = "entries")]
     pub content: Option<BTreeMap<String, MediaType>>,
+    /// What it is.
+    #[serde(deserialize_with = "lenient")]
+    pub description: Option<String>,
 }
 
 /// A response.

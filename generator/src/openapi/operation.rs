@@ -64,6 +64,8 @@ pub fn import(
     // A DELETE may take a body too; its params then say `in: body`.
     let takes_body = sends_body || method == "delete";
     let mut content_type = None;
+    let mut requires_body = None;
+    let mut headers = indexmap::IndexMap::new();
     if let Some(request_body) = &operation.request_body
         && !takes_body
     {
@@ -80,6 +82,20 @@ pub fn import(
     } else if let Some(request_body) = &operation.request_body {
         let body = body::params(context.refs, request_body, warn)?;
         content_type = body.content_type;
+        // A required param sends the body anyway; otherwise the operation says it does.
+        let sent_anyway = body
+            .params
+            .iter()
+            .any(|(_, param)| param.required == Some(true));
+        requires_body = (body.required && !sent_anyway).then_some(true);
+        if let Some(media_type) = body.media_type {
+            headers.insert("Content-Type".to_owned(), media_type);
+        }
+        let place = if body.whole {
+            Place::WholeBody
+        } else {
+            Place::Body
+        };
         // RPC-style APIs put their token among the fields of a form (Slack's `token`).
         let form = content_type.is_some_and(|media| media != ContentType::Json);
         for (upstream, param) in body.params {
@@ -96,7 +112,7 @@ pub fn import(
             }
             candidates.push(Candidate {
                 upstream,
-                place: Place::Body,
+                place,
                 param,
             });
         }
@@ -115,6 +131,12 @@ pub fn import(
                 param: string_param(Some(true)),
             });
         }
+    }
+    let accept_param = candidates.iter().any(|candidate| {
+        candidate.place == Place::Header && candidate.upstream.eq_ignore_ascii_case("accept")
+    });
+    if let Some(accept) = accept(context.refs, operation).filter(|_| !accept_param) {
+        headers.insert("Accept".to_owned(), accept);
     }
     let assigned = wire::assign(category, sends_body, candidates);
     template.rename(&assigned.renames.into_iter().collect());
@@ -144,8 +166,9 @@ pub fn import(
         requires_confirmation: deletes.then_some(true),
         non_idempotent: None,
         content_type,
+        requires_body,
         lifecycle: None,
-        headers: indexmap::IndexMap::new(),
+        headers,
         query: None,
     };
     shaping::shape(context.refs, operation, category, &mut imported);
@@ -181,6 +204,36 @@ pub fn missing_auth(context: &Context<'_>, operation: &Described) -> Option<Stri
             schemes.join("` or `")
         ),
     })
+}
+
+/// The `Accept` an operation sends when none of its successful answers is JSON (a PDF, a
+/// CSV, an image): the media types they declare. `None` where one is JSON or any type, or
+/// none is declared: the server asks for JSON.
+fn accept(refs: &Resolver<'_>, operation: &Described) -> Option<String> {
+    let mut media_types: Vec<&str> = Vec::new();
+    let successes = operation
+        .responses
+        .iter()
+        .flatten()
+        .filter(|(status, _)| status.starts_with('2'));
+    for (_, response) in successes {
+        let Ok(response) = refs.resolve(response) else {
+            continue;
+        };
+        for media in response.content.iter().flatten().map(|(media, _)| media) {
+            let essence = media.split(';').next().unwrap_or_default().trim();
+            let json = essence.eq_ignore_ascii_case("application/json")
+                || essence.to_ascii_lowercase().ends_with("+json")
+                || matches!(essence, "*/*" | "application/*");
+            if json {
+                return None;
+            }
+            if !media_types.contains(&essence) {
+                media_types.push(essence);
+            }
+        }
+    }
+    (!media_types.is_empty()).then(|| media_types.join(", "))
 }
 
 /// A plain string param.

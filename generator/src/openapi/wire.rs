@@ -31,6 +31,8 @@ pub enum Place {
     Cookie,
     /// A property of the request body.
     Body,
+    /// The whole request body.
+    WholeBody,
 }
 
 impl Place {
@@ -41,7 +43,7 @@ impl Place {
             Self::TemplateQuery | Self::Query => "query",
             Self::Header => "header",
             Self::Cookie => "cookie",
-            Self::Body => "body",
+            Self::Body | Self::WholeBody => "body",
         }
     }
 
@@ -53,13 +55,14 @@ impl Place {
             Self::Header => ParamLocation::Header,
             Self::Cookie => ParamLocation::Cookie,
             Self::Body => ParamLocation::Body,
+            Self::WholeBody => ParamLocation::WholeBody,
         }
     }
 
-    /// Whether the param is a placeholder of the template, whose name only the template
-    /// holds, so it is renamed there instead of getting a `wire_name`.
+    /// Whether the param's upstream name is no name on the wire: a placeholder of the
+    /// template (renamed there instead of getting a `wire_name`), or the whole body.
     fn in_template(self) -> bool {
-        matches!(self, Self::Path | Self::TemplateQuery)
+        matches!(self, Self::Path | Self::TemplateQuery | Self::WholeBody)
     }
 }
 
@@ -128,7 +131,9 @@ pub fn assign(category: Category, sends_body: bool, candidates: Vec<Candidate>) 
             place,
             mut param,
         } = candidate;
-        if place.in_template() {
+        if place == Place::WholeBody {
+            param.location = Some(ParamLocation::WholeBody);
+        } else if place.in_template() {
             if upstream != name {
                 renames.push((upstream, name.clone()));
             }

@@ -192,6 +192,7 @@ pub const OPERATION: ObjectKeys = ObjectKeys {
         "requires_confirmation",
         "non_idempotent",
         "content_type",
+        "requires_body",
         "lifecycle",
         "headers",
         "query",

@@ -430,6 +430,10 @@ pub struct Operation {
     /// The media type of the request body (an aqlgen addition); JSON when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub content_type: Option<ContentType>,
+    /// Whether every call sends a body (an aqlgen addition): an empty one (`{}` in JSON)
+    /// when the caller gives no body param.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requires_body: Option<bool>,
     /// How the execution a long-running EXECUTE operation starts is followed (an aqlgen
     /// addition, SPEC §8.4).
     #[serde(skip_serializing_if = "Option::is_none")]

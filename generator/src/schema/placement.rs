@@ -70,5 +70,5 @@ pub fn takes_body(method: Method) -> bool {
 
 /// Whether `method` may carry the params `location` names.
 pub fn method_allows(method: Method, location: ParamLocation) -> bool {
-    location != ParamLocation::Body || takes_body(method)
+    !matches!(location, ParamLocation::Body | ParamLocation::WholeBody) || takes_body(method)
 }

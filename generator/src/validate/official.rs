@@ -11,7 +11,7 @@
 //! * `enum` values that are numbers (integer and number params);
 //! * a `base_url` that is not plain ASCII;
 //! * where a param goes and how it is written (`in`, `wire_name`, `style`, `explode`), an
-//!   operation's body `content_type`;
+//!   operation's body `content_type` and `requires_body`;
 //! * `auth.type` `aws_sigv4` (AWS Signature Version 4), an operation's fixed `headers`;
 //! * the query language: an operation's `query` and the top-level `relationships` (a
 //!   `response`'s `items` and `computed` are inside the open `response`).
@@ -161,6 +161,15 @@ pub fn extensions(document: &Value) -> Vec<Diagnostic> {
                         "the official schema has no way to say how a collection is filtered, sorted or aggregated",
                     )
                     .expected("no `query`"),
+                );
+            }
+            if operation.get("requires_body").is_some() {
+                out.push(
+                    extension(
+                        format!("{at}.requires_body"),
+                        "the official schema has no way to say that a body is always sent",
+                    )
+                    .expected("no `requires_body`"),
                 );
             }
             if operation.get("content_type").is_some() {

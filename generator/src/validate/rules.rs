@@ -909,7 +909,19 @@ fn check_placement(
             .suggest("leave `content_type` out"),
         );
     }
+    if operation.requires_body == Some(true) && !placement::takes_body(parsed.method) {
+        whole.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                format!("{path}.requires_body"),
+                format!("a `{method}` sends no body"),
+            )
+            .expected("`requires_body` only on POST, PUT, PATCH or DELETE")
+            .suggest("leave `requires_body` out"),
+        );
+    }
     let content_type = placement::content_type(operation.content_type);
+    check_whole_body(operation, parsed, path, content_type, whole);
     for pair in &parsed.query {
         if let QueryValue::Param(name) = pair.value
             && !operation.params.contains_key(name)
@@ -1031,18 +1043,24 @@ fn check_placement(
                 );
             }
         }
-        let json_body = placed.location == ParamLocation::Body && content_type == ContentType::Json;
-        if json_body && (param.style.is_some() || param.explode.is_some()) {
-            refuse(
-                if param.style.is_some() {
-                    ".style"
-                } else {
-                    ".explode"
-                },
-                format!("`{name}` goes in a JSON body, where values are written as they are"),
-                "no `style` or `explode` on a JSON body param".to_owned(),
-                Some("leave them out, or set the operation's `content_type` to a form".to_owned()),
-            );
+        let json_body = placed.location == ParamLocation::WholeBody
+            || (placed.location == ParamLocation::Body && content_type == ContentType::Json);
+        if json_body {
+            if param.style.is_some() || param.explode.is_some() {
+                refuse(
+                    if param.style.is_some() {
+                        ".style"
+                    } else {
+                        ".explode"
+                    },
+                    format!("`{name}` goes in a JSON body, where values are written as they are"),
+                    "no `style` or `explode` on a JSON body param".to_owned(),
+                    Some(
+                        "leave them out, or set the operation's `content_type` to a form"
+                            .to_owned(),
+                    ),
+                );
+            }
         } else if !ParamStyle::allowed_at(placed.location).contains(&placed.style) {
             refuse(
                 ".style",
@@ -1087,6 +1105,90 @@ fn check_placement(
                 .into_iter()
                 .map(|diagnostic| (Within::Param(name.clone()), diagnostic)),
         );
+    }
+}
+
+/// A param that is the whole body is the operation's only body param, one at most, in a JSON
+/// body, under no `wire_name` (it has no name on the wire).
+fn check_whole_body(
+    operation: &Operation,
+    parsed: &MapsTo<'_>,
+    path: &str,
+    content_type: ContentType,
+    whole: &mut Vec<Diagnostic>,
+) {
+    let placed: Vec<(&String, ParamLocation)> = operation
+        .params
+        .iter()
+        .map(|(name, param)| (name, placement::place(parsed, name, param).location))
+        .collect();
+    let wholes: Vec<&String> = placed
+        .iter()
+        .filter(|(_, location)| *location == ParamLocation::WholeBody)
+        .map(|(name, _)| *name)
+        .collect();
+    let Some(first) = wholes.first() else {
+        return;
+    };
+    let at = format!("{path}.params.{first}.in");
+    let members: Vec<&str> = placed
+        .iter()
+        .filter(|(_, location)| *location == ParamLocation::Body)
+        .map(|(name, _)| name.as_str())
+        .collect();
+    if let Some(second) = wholes.get(1) {
+        whole.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                at.clone(),
+                format!("`{first}` and `{second}` are both the whole body"),
+            )
+            .expected("one `in: whole_body` param at most")
+            .suggest(format!("make `{second}` a member of the body: `in: body`")),
+        );
+    }
+    if !members.is_empty() {
+        whole.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                at.clone(),
+                format!(
+                    "`{first}` is the whole body, so `{}` cannot be members of it",
+                    members.join("`, `")
+                ),
+            )
+            .expected("a whole-body param and no `in: body` params")
+            .suggest(format!(
+                "make `{first}` `in: body`, or put the others in the query"
+            )),
+        );
+    }
+    if content_type != ContentType::Json {
+        whole.push(
+            Diagnostic::new(
+                Code::InvalidValue,
+                at.clone(),
+                format!(
+                    "`{first}` is the whole body, which is JSON, but the body is `{}`",
+                    content_type.as_str()
+                ),
+            )
+            .expected("`in: whole_body` with a JSON body")
+            .suggest("leave `content_type` out"),
+        );
+    }
+    for name in &wholes {
+        if operation.params[name.as_str()].wire_name.is_some() {
+            whole.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("{path}.params.{name}.wire_name"),
+                    format!("`{name}` is the whole body, which has no name on the wire"),
+                )
+                .expected("no `wire_name`")
+                .suggest("leave `wire_name` out"),
+            );
+        }
     }
 }
 

@@ -27,24 +27,28 @@ impl Adapter for GithubAdapter {
         description: "GitHub REST API subset: repositories, issues and their comments, labels, pull requests, users, search and Actions workflow runs.",
         schema_fingerprint: "sha256:e5a233d436bf6bd5e3d278eb7c6d5984a4ecc321284eb96840d30119beb73b10",
     };
-    const MEMBERS: &'static [&'static AdapterInfo] = &[&AdapterInfo {
-        name: "github",
-        version: "1.0.0",
-        description: "GitHub REST API subset: repositories, issues and their comments, labels, pull requests, users, search and Actions workflow runs.",
-        base_url: "https://api.github.com",
-        base_url_env: "GITHUB_BASE_URL",
-        auth: Auth::Bearer {
-            token_env: "GITHUB_TOKEN",
-            header: "Authorization",
-            prefix: "Bearer ",
+    const MEMBERS: &'static [&'static AdapterInfo] = &[
+        &AdapterInfo {
+            name: "github",
+            version: "1.0.0",
+            description: "GitHub REST API subset: repositories, issues and their comments, labels, pull requests, users, search and Actions workflow runs.",
+            base_url: "https://api.github.com",
+            base_url_env: "GITHUB_BASE_URL",
+            auth: Auth::Bearer {
+                token_env: "GITHUB_TOKEN",
+                header: "Authorization",
+                prefix: "Bearer ",
+            },
+            trust: Some(TrustLevel::Validated),
+            rate_limits: &[
+                RateLimit {
+                    window: Window::Hour,
+                    limit: 5000u64,
+                },
+            ],
+            schema_fingerprint: "sha256:e5a233d436bf6bd5e3d278eb7c6d5984a4ecc321284eb96840d30119beb73b10",
         },
-        trust: Some(TrustLevel::Validated),
-        rate_limits: &[RateLimit {
-            window: Window::Hour,
-            limit: 5000u64,
-        }],
-        schema_fingerprint: "sha256:e5a233d436bf6bd5e3d278eb7c6d5984a4ecc321284eb96840d30119beb73b10",
-    }];
+    ];
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
     const INTROSPECTION: &'static Introspection = &Introspection {
         operations: introspection::OPERATIONS,
@@ -58,90 +62,92 @@ impl Adapter for GithubAdapter {
         execute: "Operations with side effects on the target API.\n\nSupported operations: merge_pull_request (dangerous), rerun_workflow, dispatch_workflow, cancel_workflow_run\n\nThese operations trigger actions; they are not plain reads or writes.\n- merge_pull_request: Merge a pull request into its base branch.\n- rerun_workflow: Re-run a GitHub Actions workflow run.\n- dispatch_workflow: Trigger a workflow that has a `workflow_dispatch` trigger and follow the run it starts until it ends.\n- cancel_workflow_run: Cancel a GitHub Actions workflow run that has not completed.\n\nIMPORTANT: Execute operations are potentially destructive and non-idempotent.\n\nQuick start example:\n{ operation: \"merge_pull_request\", params: { owner: \"<owner>\", repo: \"<repo>\", pull_number: 1 } }\nSeveral in one call, run in order: { operations: [ { operation, params }, ... ] }\n\nDiscover required parameters:\n{ operation: \"introspect\", params: { query: \"operations\", name: \"merge_pull_request\" } }",
         single: "MCP-AQL github adapter. All operations through unified entry point.\n\nOperations are automatically routed based on their documented semantic category and endpoint-family mapping.\n\nSupported operation categories:\n- Create: create_repo, create_issue, create_issue_comment, create_pull_request, create_label\n- Read: get_repo, list_repos, list_issues, get_issue, list_issue_comments, list_pull_requests, get_pull_request, search_issues, get_user, get_team, list_team_repos, list_team_members, list_repo_teams, list_workflow_runs, get_workflow_run\n- Update: update_repo, update_issue, update_pull_request, replace_repo_topics\n- Delete: delete_repo (destructive), delete_issue_comment (destructive), delete_label\n- Execute: merge_pull_request (dangerous), rerun_workflow, dispatch_workflow, cancel_workflow_run\n\nQuick start:\n{ operation: \"introspect\", params: { query: \"operations\" } }\n\nUse introspection to discover all available operations and their parameters.\n\nSeveral in one call, run in order: { operations: [ { operation, params }, ... ] }",
     };
-    const GRAPH: Option<&'static Graph> = Some(&Graph {
-        max_depth: 3,
-        nodes: &[
-            NodeType {
-                name: "User",
-                template: &[NamePiece::Field(&["login"])],
-                get: Some(Hop {
-                    operation: "get_user",
-                    params: &[("username", &["login"])],
-                }),
-            },
-            NodeType {
-                name: "Repository",
-                template: &[
-                    NamePiece::Field(&["owner", "login"]),
-                    NamePiece::Text("/"),
-                    NamePiece::Field(&["name"]),
-                ],
-                get: Some(Hop {
-                    operation: "get_repo",
-                    params: &[("owner", &["owner", "login"]), ("repo", &["name"])],
-                }),
-            },
-            NodeType {
-                name: "Team",
-                template: &[
-                    NamePiece::Field(&["organization", "login"]),
-                    NamePiece::Text("/"),
-                    NamePiece::Field(&["slug"]),
-                ],
-                get: Some(Hop {
-                    operation: "get_team",
-                    params: &[
-                        ("org", &["organization", "login"]),
-                        ("team_slug", &["slug"]),
+    const GRAPH: Option<&'static Graph> = Some(
+        &Graph {
+            max_depth: 3,
+            nodes: &[
+                NodeType {
+                    name: "User",
+                    template: &[NamePiece::Field(&["login"])],
+                    get: Some(Hop {
+                        operation: "get_user",
+                        params: &[("username", &["login"])],
+                    }),
+                },
+                NodeType {
+                    name: "Repository",
+                    template: &[
+                        NamePiece::Field(&["owner", "login"]),
+                        NamePiece::Text("/"),
+                        NamePiece::Field(&["name"]),
                     ],
-                }),
-            },
-        ],
-        edges: &[
-            EdgeType {
-                kind: "owns",
-                from: 0,
-                to: 1,
-                forward: Some(Hop {
-                    operation: "list_repos",
-                    params: &[("username", &["login"])],
-                }),
-                inverse: Some(Hop {
-                    operation: "get_user",
-                    params: &[("username", &["owner", "login"])],
-                }),
-            },
-            EdgeType {
-                kind: "maintains",
-                from: 2,
-                to: 1,
-                forward: Some(Hop {
-                    operation: "list_team_repos",
-                    params: &[
-                        ("org", &["organization", "login"]),
-                        ("team_slug", &["slug"]),
+                    get: Some(Hop {
+                        operation: "get_repo",
+                        params: &[("owner", &["owner", "login"]), ("repo", &["name"])],
+                    }),
+                },
+                NodeType {
+                    name: "Team",
+                    template: &[
+                        NamePiece::Field(&["organization", "login"]),
+                        NamePiece::Text("/"),
+                        NamePiece::Field(&["slug"]),
                     ],
-                }),
-                inverse: Some(Hop {
-                    operation: "list_repo_teams",
-                    params: &[("owner", &["owner", "login"]), ("repo", &["name"])],
-                }),
-            },
-            EdgeType {
-                kind: "has_member",
-                from: 2,
-                to: 0,
-                forward: Some(Hop {
-                    operation: "list_team_members",
-                    params: &[
-                        ("org", &["organization", "login"]),
-                        ("team_slug", &["slug"]),
-                    ],
-                }),
-                inverse: None,
-            },
-        ],
-    });
+                    get: Some(Hop {
+                        operation: "get_team",
+                        params: &[
+                            ("org", &["organization", "login"]),
+                            ("team_slug", &["slug"]),
+                        ],
+                    }),
+                },
+            ],
+            edges: &[
+                EdgeType {
+                    kind: "owns",
+                    from: 0,
+                    to: 1,
+                    forward: Some(Hop {
+                        operation: "list_repos",
+                        params: &[("username", &["login"])],
+                    }),
+                    inverse: Some(Hop {
+                        operation: "get_user",
+                        params: &[("username", &["owner", "login"])],
+                    }),
+                },
+                EdgeType {
+                    kind: "maintains",
+                    from: 2,
+                    to: 1,
+                    forward: Some(Hop {
+                        operation: "list_team_repos",
+                        params: &[
+                            ("org", &["organization", "login"]),
+                            ("team_slug", &["slug"]),
+                        ],
+                    }),
+                    inverse: Some(Hop {
+                        operation: "list_repo_teams",
+                        params: &[("owner", &["owner", "login"]), ("repo", &["name"])],
+                    }),
+                },
+                EdgeType {
+                    kind: "has_member",
+                    from: 2,
+                    to: 0,
+                    forward: Some(Hop {
+                        operation: "list_team_members",
+                        params: &[
+                            ("org", &["organization", "login"]),
+                            ("team_slug", &["slug"]),
+                        ],
+                    }),
+                    inverse: None,
+                },
+            ],
+        },
+    );
     fn route(operation: &str) -> Option<&'static Route> {
         routes::route(operation)
     }

@@ -146,8 +146,13 @@ pub struct CreateIssueCommentParams {
 
 impl CreateIssueCommentParams {
     /// Parameter names `create_issue_comment` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "issue_number", "body", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "issue_number",
+        "body",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -200,7 +205,14 @@ pub struct CreatePullRequestParams {
 impl CreatePullRequestParams {
     /// Parameter names `create_pull_request` accepts, in schema order.
     pub const NAMES: &'static [&'static str] = &[
-        "owner", "repo", "title", "head", "base", "body", "draft", "dry_run",
+        "owner",
+        "repo",
+        "title",
+        "head",
+        "base",
+        "body",
+        "draft",
+        "dry_run",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -254,8 +266,14 @@ pub struct CreateLabelParams {
 
 impl CreateLabelParams {
     /// Parameter names `create_label` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "name", "color", "description", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "name",
+        "color",
+        "description",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -458,8 +476,13 @@ impl ListIssuesParams {
     ];
     /// The params its query sends from `query`, `filter` and `sort`, which callers
     /// do not give.
-    pub const SENT_BY_QUERY: &'static [&'static str] =
-        &["state", "labels", "sort", "direction", "since"];
+    pub const SENT_BY_QUERY: &'static [&'static str] = &[
+        "state",
+        "labels",
+        "sort",
+        "direction",
+        "since",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -467,7 +490,12 @@ impl ListIssuesParams {
     ///
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
-        params::reject_unknown_but("list_issues", raw, Self::NAMES, Self::SENT_BY_QUERY)?;
+        params::reject_unknown_but(
+            "list_issues",
+            raw,
+            Self::NAMES,
+            Self::SENT_BY_QUERY,
+        )?;
         params::require(raw, "owner", "string")?;
         params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
@@ -520,8 +548,13 @@ pub struct GetIssueParams {
 
 impl GetIssueParams {
     /// Parameter names `get_issue` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "issue_number", "fields", "preset"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "issue_number",
+        "fields",
+        "preset",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -537,11 +570,7 @@ impl GetIssueParams {
         let repo = params::required::<String>(raw, "repo")?;
         let issue_number = params::required::<i64>(raw, "issue_number")?;
         params::at_least("issue_number", Some(issue_number), 1)?;
-        Ok(Self {
-            owner,
-            repo,
-            issue_number,
-        })
+        Ok(Self { owner, repo, issue_number })
     }
 }
 
@@ -666,7 +695,12 @@ impl ListPullRequestsParams {
     ///
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
-        params::reject_unknown_but("list_pull_requests", raw, Self::NAMES, Self::SENT_BY_QUERY)?;
+        params::reject_unknown_but(
+            "list_pull_requests",
+            raw,
+            Self::NAMES,
+            Self::SENT_BY_QUERY,
+        )?;
         params::require(raw, "owner", "string")?;
         params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
@@ -708,8 +742,13 @@ pub struct GetPullRequestParams {
 
 impl GetPullRequestParams {
     /// Parameter names `get_pull_request` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "pull_number", "fields", "preset"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "pull_number",
+        "fields",
+        "preset",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -725,11 +764,7 @@ impl GetPullRequestParams {
         let repo = params::required::<String>(raw, "repo")?;
         let pull_number = params::required::<i64>(raw, "pull_number")?;
         params::at_least("pull_number", Some(pull_number), 1)?;
-        Ok(Self {
-            owner,
-            repo,
-            pull_number,
-        })
+        Ok(Self { owner, repo, pull_number })
     }
 }
 
@@ -786,7 +821,12 @@ impl SearchIssuesParams {
     ///
     /// The first failing check, as the client will see it.
     pub fn from_params(raw: &Map<String, Value>) -> Result<Self, ParamError> {
-        params::reject_unknown_but("search_issues", raw, Self::NAMES, Self::SENT_BY_QUERY)?;
+        params::reject_unknown_but(
+            "search_issues",
+            raw,
+            Self::NAMES,
+            Self::SENT_BY_QUERY,
+        )?;
         params::require(raw, "q", "string")?;
         let q = params::required::<String>(raw, "q")?;
         let sort = params::optional::<String>(raw, "sort")?;
@@ -1015,7 +1055,16 @@ pub struct ListRepoTeamsParams {
 impl ListRepoTeamsParams {
     /// Parameter names `list_repo_teams` accepts, in schema order.
     pub const NAMES: &'static [&'static str] = &[
-        "owner", "repo", "per_page", "page", "fields", "preset", "first", "after", "last", "before",
+        "owner",
+        "repo",
+        "per_page",
+        "page",
+        "fields",
+        "preset",
+        "first",
+        "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -1071,8 +1120,18 @@ pub struct ListWorkflowRunsParams {
 impl ListWorkflowRunsParams {
     /// Parameter names `list_workflow_runs` accepts, in schema order.
     pub const NAMES: &'static [&'static str] = &[
-        "owner", "repo", "branch", "status", "per_page", "page", "fields", "preset", "first",
-        "after", "last", "before",
+        "owner",
+        "repo",
+        "branch",
+        "status",
+        "per_page",
+        "page",
+        "fields",
+        "preset",
+        "first",
+        "after",
+        "last",
+        "before",
     ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
@@ -1093,14 +1152,7 @@ impl ListWorkflowRunsParams {
         params::one_of(
             "status",
             status.as_deref(),
-            &[
-                "queued",
-                "in_progress",
-                "completed",
-                "success",
-                "failure",
-                "cancelled",
-            ],
+            &["queued", "in_progress", "completed", "success", "failure", "cancelled"],
         )?;
         params::at_least("per_page", per_page, 1)?;
         params::at_most("per_page", per_page, 100)?;
@@ -1133,7 +1185,13 @@ pub struct GetWorkflowRunParams {
 
 impl GetWorkflowRunParams {
     /// Parameter names `get_workflow_run` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo", "run_id", "fields", "preset"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "run_id",
+        "fields",
+        "preset",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1149,11 +1207,7 @@ impl GetWorkflowRunParams {
         let repo = params::required::<String>(raw, "repo")?;
         let run_id = params::required::<i64>(raw, "run_id")?;
         params::at_least("run_id", Some(run_id), 1)?;
-        Ok(Self {
-            owner,
-            repo,
-            run_id,
-        })
+        Ok(Self { owner, repo, run_id })
     }
 }
 
@@ -1173,7 +1227,13 @@ pub struct UpdateRepoParams {
 
 impl UpdateRepoParams {
     /// Parameter names `update_repo` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo", "input", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "input",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1187,8 +1247,9 @@ impl UpdateRepoParams {
         params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
-        let input =
-            UpdateRepoInput::from_input(&params::required::<Map<String, Value>>(raw, "input")?)?;
+        let input = UpdateRepoInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self { owner, repo, input })
     }
 }
@@ -1225,11 +1286,7 @@ impl UpdateRepoInput {
         let has_issues = params::patch::<bool>(input, "input.has_issues")?;
         let default_branch = params::patch::<String>(input, "input.default_branch")?;
         static NAME_PATTERN: Pattern = Pattern::new("^[A-Za-z0-9._-]{1,100}$");
-        params::matching(
-            "input.name",
-            name.value().map(String::as_str),
-            &NAME_PATTERN,
-        )?;
+        params::matching("input.name", name.value().map(String::as_str), &NAME_PATTERN)?;
         Ok(Self {
             name,
             description,
@@ -1282,8 +1339,9 @@ impl UpdateIssueParams {
         let repo = params::required::<String>(raw, "repo")?;
         let issue_number = params::required::<i64>(raw, "issue_number")?;
         params::at_least("issue_number", Some(issue_number), 1)?;
-        let input =
-            UpdateIssueInput::from_input(&params::required::<Map<String, Value>>(raw, "input")?)?;
+        let input = UpdateIssueInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self {
             owner,
             repo,
@@ -1310,7 +1368,13 @@ pub struct UpdateIssueInput {
 
 impl UpdateIssueInput {
     /// Field names `input` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["title", "body", "state", "labels", "assignees"];
+    pub const NAMES: &'static [&'static str] = &[
+        "title",
+        "body",
+        "state",
+        "labels",
+        "assignees",
+    ];
     fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown_fields("update_issue", input, Self::NAMES)?;
         let title = params::patch::<String>(input, "input.title")?;
@@ -1375,9 +1439,9 @@ impl UpdatePullRequestParams {
         let repo = params::required::<String>(raw, "repo")?;
         let pull_number = params::required::<i64>(raw, "pull_number")?;
         params::at_least("pull_number", Some(pull_number), 1)?;
-        let input = UpdatePullRequestInput::from_input(&params::required::<Map<String, Value>>(
-            raw, "input",
-        )?)?;
+        let input = UpdatePullRequestInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self {
             owner,
             repo,
@@ -1414,12 +1478,7 @@ impl UpdatePullRequestInput {
             state.value().map(String::as_str),
             &["open", "closed"],
         )?;
-        Ok(Self {
-            title,
-            body,
-            state,
-            base,
-        })
+        Ok(Self { title, body, state, base })
     }
 }
 
@@ -1439,7 +1498,13 @@ pub struct ReplaceRepoTopicsParams {
 
 impl ReplaceRepoTopicsParams {
     /// Parameter names `replace_repo_topics` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo", "input", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "input",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1453,9 +1518,9 @@ impl ReplaceRepoTopicsParams {
         params::require(raw, "repo", "string")?;
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
-        let input = ReplaceRepoTopicsInput::from_input(&params::required::<Map<String, Value>>(
-            raw, "input",
-        )?)?;
+        let input = ReplaceRepoTopicsInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self { owner, repo, input })
     }
 }
@@ -1523,8 +1588,13 @@ pub struct DeleteIssueCommentParams {
 
 impl DeleteIssueCommentParams {
     /// Parameter names `delete_issue_comment` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "comment_id", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "comment_id",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1540,11 +1610,7 @@ impl DeleteIssueCommentParams {
         let repo = params::required::<String>(raw, "repo")?;
         let comment_id = params::required::<i64>(raw, "comment_id")?;
         params::at_least("comment_id", Some(comment_id), 1)?;
-        Ok(Self {
-            owner,
-            repo,
-            comment_id,
-        })
+        Ok(Self { owner, repo, comment_id })
     }
 }
 
@@ -1563,7 +1629,13 @@ pub struct DeleteLabelParams {
 
 impl DeleteLabelParams {
     /// Parameter names `delete_label` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["owner", "repo", "name", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "name",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1675,8 +1747,13 @@ pub struct RerunWorkflowParams {
 
 impl RerunWorkflowParams {
     /// Parameter names `rerun_workflow` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["owner", "repo", "run_id", "enable_debug_logging", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "owner",
+        "repo",
+        "run_id",
+        "enable_debug_logging",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -1691,7 +1768,9 @@ impl RerunWorkflowParams {
         let owner = params::required::<String>(raw, "owner")?;
         let repo = params::required::<String>(raw, "repo")?;
         let run_id = params::required::<i64>(raw, "run_id")?;
-        let enable_debug_logging = params::optional::<bool>(raw, "enable_debug_logging")?;
+        let enable_debug_logging = params::optional::<
+            bool,
+        >(raw, "enable_debug_logging")?;
         params::at_least("run_id", Some(run_id), 1)?;
         let enable_debug_logging = enable_debug_logging.unwrap_or(false);
         Ok(Self {
@@ -1796,10 +1875,6 @@ impl CancelWorkflowRunParams {
         let repo = params::required::<String>(raw, "repo")?;
         let run_id = params::required::<i64>(raw, "run_id")?;
         params::at_least("run_id", Some(run_id), 1)?;
-        Ok(Self {
-            owner,
-            repo,
-            run_id,
-        })
+        Ok(Self { owner, repo, run_id })
     }
 }

@@ -3,26 +3,24 @@
 
 //! The routing table and the upstream request builders.
 
-use super::params as schema_params;
 use ::aqlgen_runtime::adapter::{
-    Body, Category, ComputedField, DangerLevel, ExecutionState, FeatureParam, FieldKind,
-    FieldSelection, IdCall, Lifecycle, Method, Operator, PageStyle, Paging, Poll, Preset, Query,
-    QueryField, Route, ScanLimits, TextQuery, UpstreamFilter, UpstreamRequest, UpstreamSort,
+    Body, Category, ComputedField, DangerLevel, ExecutionState, Lifecycle, Poll, IdCall,
+    FeatureParam, FieldSelection, Preset, FieldKind, Method, Operator, UpstreamFilter,
+    PageStyle, Paging, Query, QueryField, ScanLimits, Route, TextQuery, UpstreamRequest,
+    UpstreamSort,
 };
-use ::aqlgen_runtime::computed as ev;
 use ::aqlgen_runtime::params::ParamError;
-use ::aqlgen_runtime::serde_json::{Map, Value};
 use ::aqlgen_runtime::wire;
 use ::aqlgen_runtime::wire::Style;
+use ::aqlgen_runtime::computed as ev;
+use ::aqlgen_runtime::serde_json::{Map, Value};
+use super::params as schema_params;
 
 /// Whole days since the issue was opened.
 ///
 /// `_computed.age_days`: `days_since(created_at)`.
 fn issue_age_days(item: &Value, now: i64) -> Value {
-    ev::json(ev::days_since(
-        ev::text(ev::field(item, &["created_at"])),
-        now,
-    ))
+    ev::json(ev::days_since(ev::text(ev::field(item, &["created_at"])), now))
 }
 
 /// How many labels the issue carries.
@@ -36,18 +34,20 @@ fn issue_label_count(item: &Value, _now: i64) -> Value {
 ///
 /// `_computed.is_stale`: `state == 'open' && days_since(updated_at) > 30`.
 fn issue_is_stale(item: &Value, now: i64) -> Value {
-    ev::json(ev::and(
-        ev::zip_with(
-            ev::text(ev::field(item, &["state"])),
-            Some(String::from("open")),
-            |a, b| a == b,
+    ev::json(
+        ev::and(
+            ev::zip_with(
+                ev::text(ev::field(item, &["state"])),
+                Some(String::from("open")),
+                |a, b| a == b,
+            ),
+            ev::zip_with(
+                ev::days_since(ev::text(ev::field(item, &["updated_at"])), now),
+                Some(30i64),
+                |a, b| a > b,
+            ),
         ),
-        ev::zip_with(
-            ev::days_since(ev::text(ev::field(item, &["updated_at"])), now),
-            Some(30i64),
-            |a, b| a > b,
-        ),
-    ))
+    )
 }
 
 /// `create_repo`: POST `/user/repos`.
@@ -76,11 +76,7 @@ fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", Some(Value::from(parsed.name)));
-    wire::insert_json(
-        &mut body,
-        "description",
-        parsed.description.map(Value::from),
-    );
+    wire::insert_json(&mut body, "description", parsed.description.map(Value::from));
     wire::insert_json(&mut body, "private", Some(Value::from(parsed.private)));
     wire::insert_json(&mut body, "auto_init", Some(Value::from(parsed.auto_init)));
     wire::insert_json(&mut body, "topics", parsed.topics.map(Value::from));
@@ -137,7 +133,7 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -175,7 +171,9 @@ pub static CREATE_ISSUE_COMMENT_ROUTE: Route = Route {
 };
 
 /// Parses `create_issue_comment` params and builds its upstream request.
-fn build_create_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_create_issue_comment(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CreateIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -186,7 +184,7 @@ fn build_create_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamReques
         &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -220,7 +218,9 @@ pub static CREATE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `create_pull_request` params and builds its upstream request.
-fn build_create_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_create_pull_request(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CreatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -229,7 +229,7 @@ fn build_create_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/pulls",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -276,18 +276,14 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/labels",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", Some(Value::from(parsed.name)));
     wire::insert_json(&mut body, "color", Some(Value::from(parsed.color)));
-    wire::insert_json(
-        &mut body,
-        "description",
-        parsed.description.map(Value::from),
-    );
+    wire::insert_json(&mut body, "description", parsed.description.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Post,
         path,
@@ -308,38 +304,40 @@ pub static GET_REPO_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_repo,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[
-            ("minimal", &["id", "full_name"]),
-            (
-                "standard",
-                &[
-                    "id",
-                    "full_name",
-                    "description",
-                    "private",
-                    "homepage",
-                    "default_branch",
-                    "topics",
-                ],
-            ),
-        ],
-        default: Preset::Full,
-        known: &[
-            "id",
-            "name",
-            "full_name",
-            "owner",
-            "private",
-            "description",
-            "homepage",
-            "topics",
-            "has_issues",
-            "default_branch",
-            "auto_init",
-            "created_at",
-        ],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[
+                ("minimal", &["id", "full_name"]),
+                (
+                    "standard",
+                    &[
+                        "id",
+                        "full_name",
+                        "description",
+                        "private",
+                        "homepage",
+                        "default_branch",
+                        "topics",
+                    ],
+                ),
+            ],
+            default: Preset::Full,
+            known: &[
+                "id",
+                "name",
+                "full_name",
+                "owner",
+                "private",
+                "description",
+                "homepage",
+                "topics",
+                "has_issues",
+                "default_branch",
+                "auto_init",
+                "created_at",
+            ],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -355,7 +353,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         "/",
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -452,32 +450,36 @@ pub static LIST_REPOS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &[
-            "id",
-            "name",
-            "full_name",
-            "owner",
-            "private",
-            "description",
-            "homepage",
-            "topics",
-            "has_issues",
-            "default_branch",
-            "auto_init",
-            "created_at",
-        ],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &[
+                "id",
+                "name",
+                "full_name",
+                "owner",
+                "private",
+                "description",
+                "homepage",
+                "topics",
+                "has_issues",
+                "default_branch",
+                "auto_init",
+                "created_at",
+            ],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: Some(&LIST_REPOS_QUERY),
     computed: &[],
@@ -491,7 +493,7 @@ fn build_list_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
         &wire::encode_segment(wire::path_text("username", &parsed.username)?),
         "/repos",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -645,46 +647,50 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[
-            ("minimal", &["number", "title"]),
-            (
-                "standard",
-                &[
-                    "number",
-                    "title",
-                    "state",
-                    "user.login",
-                    "labels.name",
-                    "comments",
-                    "created_at",
-                ],
-            ),
-        ],
-        default: Preset::Standard,
-        known: &[
-            "id",
-            "number",
-            "title",
-            "body",
-            "state",
-            "labels",
-            "assignees",
-            "milestone",
-            "comments",
-            "user",
-            "created_at",
-            "updated_at",
-        ],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[
+                ("minimal", &["number", "title"]),
+                (
+                    "standard",
+                    &[
+                        "number",
+                        "title",
+                        "state",
+                        "user.login",
+                        "labels.name",
+                        "comments",
+                        "created_at",
+                    ],
+                ),
+            ],
+            default: Preset::Standard,
+            known: &[
+                "id",
+                "number",
+                "title",
+                "body",
+                "state",
+                "labels",
+                "assignees",
+                "milestone",
+                "comments",
+                "user",
+                "created_at",
+                "updated_at",
+            ],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: Some(&LIST_ISSUES_QUERY),
     computed: &[
@@ -716,7 +722,7 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/issues",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -782,24 +788,26 @@ pub static GET_ISSUE_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_issue,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-        known: &[
-            "id",
-            "number",
-            "title",
-            "body",
-            "state",
-            "labels",
-            "assignees",
-            "milestone",
-            "comments",
-            "user",
-            "created_at",
-            "updated_at",
-        ],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &[
+                "id",
+                "number",
+                "title",
+                "body",
+                "state",
+                "labels",
+                "assignees",
+                "milestone",
+                "comments",
+                "user",
+                "created_at",
+                "updated_at",
+            ],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -833,7 +841,7 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -864,26 +872,32 @@ pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &[],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &[],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: None,
     computed: &[],
 };
 
 /// Parses `list_issue_comments` params and builds its upstream request.
-fn build_list_issue_comments(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_issue_comments(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListIssueCommentsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -894,7 +908,7 @@ fn build_list_issue_comments(raw: &Map<String, Value>) -> Result<UpstreamRequest
         &wire::encode_segment(&parsed.issue_number.to_string()),
         "/comments",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -992,41 +1006,47 @@ pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &[
-            "id",
-            "number",
-            "title",
-            "body",
-            "state",
-            "draft",
-            "head",
-            "base",
-            "merged",
-            "mergeable",
-            "user",
-            "created_at",
-            "merge_commit_sha",
-            "merge_method",
-        ],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &[
+                "id",
+                "number",
+                "title",
+                "body",
+                "state",
+                "draft",
+                "head",
+                "base",
+                "merged",
+                "mergeable",
+                "user",
+                "created_at",
+                "merge_commit_sha",
+                "merge_method",
+            ],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: Some(&LIST_PULL_REQUESTS_QUERY),
     computed: &[],
 };
 
 /// Parses `list_pull_requests` params and builds its upstream request.
-fn build_list_pull_requests(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_pull_requests(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListPullRequestsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1035,7 +1055,7 @@ fn build_list_pull_requests(raw: &Map<String, Value>) -> Result<UpstreamRequest,
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/pulls",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -1083,26 +1103,28 @@ pub static GET_PULL_REQUEST_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_pull_request,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-        known: &[
-            "id",
-            "number",
-            "title",
-            "body",
-            "state",
-            "draft",
-            "head",
-            "base",
-            "merged",
-            "mergeable",
-            "user",
-            "created_at",
-            "merge_commit_sha",
-            "merge_method",
-        ],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &[
+                "id",
+                "number",
+                "title",
+                "body",
+                "state",
+                "draft",
+                "head",
+                "base",
+                "merged",
+                "mergeable",
+                "user",
+                "created_at",
+                "merge_commit_sha",
+                "merge_method",
+            ],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -1110,7 +1132,9 @@ pub static GET_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `get_pull_request` params and builds its upstream request.
-fn build_get_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_get_pull_request(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetPullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1120,7 +1144,7 @@ fn build_get_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, P
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1221,32 +1245,36 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Minimal,
-        known: &[
-            "id",
-            "number",
-            "title",
-            "body",
-            "state",
-            "labels",
-            "assignees",
-            "milestone",
-            "comments",
-            "user",
-            "created_at",
-            "updated_at",
-        ],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Minimal,
+            known: &[
+                "id",
+                "number",
+                "title",
+                "body",
+                "state",
+                "labels",
+                "assignees",
+                "milestone",
+                "comments",
+                "user",
+                "created_at",
+                "updated_at",
+            ],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: Some(&SEARCH_ISSUES_QUERY),
     computed: &[
@@ -1331,11 +1359,13 @@ pub static GET_USER_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_user,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-        known: &["login", "id", "type", "name", "public_repos", "created_at"],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &["login", "id", "type", "name", "public_repos", "created_at"],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -1349,7 +1379,7 @@ fn build_get_user(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         "/users/",
         &wire::encode_segment(wire::path_text("username", &parsed.username)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1373,11 +1403,13 @@ pub static GET_TEAM_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_team,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-        known: &["id", "name", "slug", "organization"],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &["id", "name", "slug", "organization"],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -1393,7 +1425,7 @@ fn build_get_team(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         "/teams/",
         &wire::encode_segment(wire::path_text("team_slug", &parsed.team_slug)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1424,39 +1456,45 @@ pub static LIST_TEAM_REPOS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &[
-            "id",
-            "name",
-            "full_name",
-            "owner",
-            "private",
-            "description",
-            "homepage",
-            "topics",
-            "has_issues",
-            "default_branch",
-            "auto_init",
-            "created_at",
-        ],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &[
+                "id",
+                "name",
+                "full_name",
+                "owner",
+                "private",
+                "description",
+                "homepage",
+                "topics",
+                "has_issues",
+                "default_branch",
+                "auto_init",
+                "created_at",
+            ],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: None,
     computed: &[],
 };
 
 /// Parses `list_team_repos` params and builds its upstream request.
-fn build_list_team_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_team_repos(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListTeamReposParams::from_params(raw)?;
     let path = [
         "/orgs/",
@@ -1465,7 +1503,7 @@ fn build_list_team_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, Pa
         &wire::encode_segment(wire::path_text("team_slug", &parsed.team_slug)?),
         "/repos",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -1508,26 +1546,32 @@ pub static LIST_TEAM_MEMBERS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &["login", "id", "type", "name", "public_repos", "created_at"],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &["login", "id", "type", "name", "public_repos", "created_at"],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: None,
     computed: &[],
 };
 
 /// Parses `list_team_members` params and builds its upstream request.
-fn build_list_team_members(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_team_members(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListTeamMembersParams::from_params(raw)?;
     let path = [
         "/orgs/",
@@ -1536,7 +1580,7 @@ fn build_list_team_members(raw: &Map<String, Value>) -> Result<UpstreamRequest, 
         &wire::encode_segment(wire::path_text("team_slug", &parsed.team_slug)?),
         "/members",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -1579,26 +1623,32 @@ pub static LIST_REPO_TEAMS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &["id", "name", "slug", "organization"],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &["id", "name", "slug", "organization"],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: None,
     computed: &[],
 };
 
 /// Parses `list_repo_teams` params and builds its upstream request.
-fn build_list_repo_teams(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_repo_teams(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListRepoTeamsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1607,7 +1657,7 @@ fn build_list_repo_teams(raw: &Map<String, Value>) -> Result<UpstreamRequest, Pa
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/teams",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -1650,26 +1700,32 @@ pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &["total_count", "workflow_runs"],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Page {
-            page: "page",
-            size: "per_page",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &["total_count", "workflow_runs"],
         },
-        default_limit: 30,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Page {
+                page: "page",
+                size: "per_page",
+            },
+            default_limit: 30,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: None,
     computed: &[],
 };
 
 /// Parses `list_workflow_runs` params and builds its upstream request.
-fn build_list_workflow_runs(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_list_workflow_runs(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ListWorkflowRunsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1678,7 +1734,7 @@ fn build_list_workflow_runs(raw: &Map<String, Value>) -> Result<UpstreamRequest,
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/actions/runs",
     ]
-    .concat();
+        .concat();
     let mut query = Vec::new();
     wire::push_pairs(
         &mut query,
@@ -1726,11 +1782,13 @@ pub static GET_WORKFLOW_RUN_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_workflow_run,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-        known: &["id", "status", "conclusion"],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &["id", "status", "conclusion"],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -1738,7 +1796,9 @@ pub static GET_WORKFLOW_RUN_ROUTE: Route = Route {
 };
 
 /// Parses `get_workflow_run` params and builds its upstream request.
-fn build_get_workflow_run(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_get_workflow_run(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::GetWorkflowRunParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1748,7 +1808,7 @@ fn build_get_workflow_run(raw: &Map<String, Value>) -> Result<UpstreamRequest, P
         "/actions/runs/",
         &wire::encode_segment(&parsed.run_id.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1788,17 +1848,13 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         "/",
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
     wire::insert_json(&mut body, "name", parsed.input.name.into_body());
-    wire::insert_json(
-        &mut body,
-        "description",
-        parsed.input.description.into_body(),
-    );
+    wire::insert_json(&mut body, "description", parsed.input.description.into_body());
     wire::insert_json(&mut body, "private", parsed.input.private.into_body());
     wire::insert_json(&mut body, "has_issues", parsed.input.has_issues.into_body());
     wire::insert_json(
@@ -1860,7 +1916,7 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         "/issues/",
         &wire::encode_segment(&parsed.issue_number.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1898,7 +1954,9 @@ pub static UPDATE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `update_pull_request` params and builds its upstream request.
-fn build_update_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_update_pull_request(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::UpdatePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1908,7 +1966,7 @@ fn build_update_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest
         "/pulls/",
         &wire::encode_segment(&parsed.pull_number.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1945,7 +2003,9 @@ pub static REPLACE_REPO_TOPICS_ROUTE: Route = Route {
 };
 
 /// Parses `replace_repo_topics` params and builds its upstream request.
-fn build_replace_repo_topics(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_replace_repo_topics(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::ReplaceRepoTopicsParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -1954,7 +2014,7 @@ fn build_replace_repo_topics(raw: &Map<String, Value>) -> Result<UpstreamRequest
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
         "/topics",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -1996,7 +2056,7 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         "/",
         &wire::encode_segment(wire::path_text("repo", &parsed.repo)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -2028,7 +2088,9 @@ pub static DELETE_ISSUE_COMMENT_ROUTE: Route = Route {
 };
 
 /// Parses `delete_issue_comment` params and builds its upstream request.
-fn build_delete_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_delete_issue_comment(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::DeleteIssueCommentParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -2038,7 +2100,7 @@ fn build_delete_issue_comment(raw: &Map<String, Value>) -> Result<UpstreamReques
         "/issues/comments/",
         &wire::encode_segment(&parsed.comment_id.to_string()),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -2080,7 +2142,7 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         "/labels/",
         &wire::encode_segment(wire::path_text("name", &parsed.name)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -2112,7 +2174,9 @@ pub static MERGE_PULL_REQUEST_ROUTE: Route = Route {
 };
 
 /// Parses `merge_pull_request` params and builds its upstream request.
-fn build_merge_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_merge_pull_request(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::MergePullRequestParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -2123,26 +2187,18 @@ fn build_merge_pull_request(raw: &Map<String, Value>) -> Result<UpstreamRequest,
         &wire::encode_segment(&parsed.pull_number.to_string()),
         "/merge",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
     let mut body = Map::new();
-    wire::insert_json(
-        &mut body,
-        "commit_title",
-        parsed.commit_title.map(Value::from),
-    );
+    wire::insert_json(&mut body, "commit_title", parsed.commit_title.map(Value::from));
     wire::insert_json(
         &mut body,
         "commit_message",
         parsed.commit_message.map(Value::from),
     );
-    wire::insert_json(
-        &mut body,
-        "merge_method",
-        Some(Value::from(parsed.merge_method)),
-    );
+    wire::insert_json(&mut body, "merge_method", Some(Value::from(parsed.merge_method)));
     wire::insert_json(&mut body, "sha", parsed.sha.map(Value::from));
     Ok(UpstreamRequest {
         method: Method::Put,
@@ -2172,7 +2228,9 @@ pub static RERUN_WORKFLOW_ROUTE: Route = Route {
 };
 
 /// Parses `rerun_workflow` params and builds its upstream request.
-fn build_rerun_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_rerun_workflow(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::RerunWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -2183,7 +2241,7 @@ fn build_rerun_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, Par
         &wire::encode_segment(&parsed.run_id.to_string()),
         "/rerun",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -2215,47 +2273,51 @@ pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
     features: &[FeatureParam::DryRun],
     fields: None,
     paging: None,
-    lifecycle: Some(&Lifecycle {
-        poll: Poll::Operation(IdCall {
-            operation: "get_workflow_run",
-            id_param: "run_id",
-            params: &["owner", "repo"],
-        }),
-        id: Some(&["workflow_run_id"]),
-        state: &[&["conclusion"], &["status"]],
-        states: &[
-            ("requested", ExecutionState::Pending),
-            ("queued", ExecutionState::Pending),
-            ("waiting", ExecutionState::Pending),
-            ("pending", ExecutionState::Pending),
-            ("action_required", ExecutionState::Pending),
-            ("in_progress", ExecutionState::Running),
-            ("success", ExecutionState::Completed),
-            ("neutral", ExecutionState::Completed),
-            ("skipped", ExecutionState::Completed),
-            ("failure", ExecutionState::Failed),
-            ("timed_out", ExecutionState::Failed),
-            ("startup_failure", ExecutionState::Failed),
-            ("stale", ExecutionState::Failed),
-            ("cancelled", ExecutionState::Cancelled),
-        ],
-        progress: None,
-        error: None,
-        result: None,
-        cancel: Some(IdCall {
-            operation: "cancel_workflow_run",
-            id_param: "run_id",
-            params: &["owner", "repo"],
-        }),
-        poll_interval: 1,
-        timeout: 21600,
-    }),
+    lifecycle: Some(
+        &Lifecycle {
+            poll: Poll::Operation(IdCall {
+                operation: "get_workflow_run",
+                id_param: "run_id",
+                params: &["owner", "repo"],
+            }),
+            id: Some(&["workflow_run_id"]),
+            state: &[&["conclusion"], &["status"]],
+            states: &[
+                ("requested", ExecutionState::Pending),
+                ("queued", ExecutionState::Pending),
+                ("waiting", ExecutionState::Pending),
+                ("pending", ExecutionState::Pending),
+                ("action_required", ExecutionState::Pending),
+                ("in_progress", ExecutionState::Running),
+                ("success", ExecutionState::Completed),
+                ("neutral", ExecutionState::Completed),
+                ("skipped", ExecutionState::Completed),
+                ("failure", ExecutionState::Failed),
+                ("timed_out", ExecutionState::Failed),
+                ("startup_failure", ExecutionState::Failed),
+                ("stale", ExecutionState::Failed),
+                ("cancelled", ExecutionState::Cancelled),
+            ],
+            progress: None,
+            error: None,
+            result: None,
+            cancel: Some(IdCall {
+                operation: "cancel_workflow_run",
+                id_param: "run_id",
+                params: &["owner", "repo"],
+            }),
+            poll_interval: 1,
+            timeout: 21600,
+        },
+    ),
     query: None,
     computed: &[],
 };
 
 /// Parses `dispatch_workflow` params and builds its upstream request.
-fn build_dispatch_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_dispatch_workflow(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::DispatchWorkflowParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -2266,7 +2328,7 @@ fn build_dispatch_workflow(raw: &Map<String, Value>) -> Result<UpstreamRequest, 
         &wire::encode_segment(wire::path_text("workflow_id", &parsed.workflow_id)?),
         "/dispatches",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -2306,7 +2368,9 @@ pub static CANCEL_WORKFLOW_RUN_ROUTE: Route = Route {
 };
 
 /// Parses `cancel_workflow_run` params and builds its upstream request.
-fn build_cancel_workflow_run(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_cancel_workflow_run(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CancelWorkflowRunParams::from_params(raw)?;
     let path = [
         "/repos/",
@@ -2317,7 +2381,7 @@ fn build_cancel_workflow_run(raw: &Map<String, Value>) -> Result<UpstreamRequest
         &wire::encode_segment(&parsed.run_id.to_string()),
         "/cancel",
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();

@@ -10,8 +10,8 @@ pub mod params;
 pub mod routes;
 
 use ::aqlgen_runtime::adapter::{
-    Adapter, AdapterInfo, ApiKeyLocation, Auth, Introspection, Route, ServerInfo, ToolDocs,
-    TrustLevel,
+    Adapter, AdapterInfo, ApiKeyLocation, Auth, Introspection, Route, ServerInfo,
+    ToolDocs, TrustLevel,
 };
 
 /// The `todo` adapter, version 1.0.0: A small to-do list API with tags, priorities and due dates.
@@ -27,20 +27,22 @@ impl Adapter for TodoAdapter {
         description: "A small to-do list API with tags, priorities and due dates.",
         schema_fingerprint: "sha256:f89a6a9bdfb63bff648a7c70849908761fc976a1ef6e0738ade1b5eaf9bf3d69",
     };
-    const MEMBERS: &'static [&'static AdapterInfo] = &[&AdapterInfo {
-        name: "todo",
-        version: "1.0.0",
-        description: "A small to-do list API with tags, priorities and due dates.",
-        base_url: "http://localhost:8080",
-        base_url_env: "TODO_BASE_URL",
-        auth: Auth::ApiKey {
-            key_env: "TODO_API_KEY",
-            location: ApiKeyLocation::Header("X-Api-Key"),
+    const MEMBERS: &'static [&'static AdapterInfo] = &[
+        &AdapterInfo {
+            name: "todo",
+            version: "1.0.0",
+            description: "A small to-do list API with tags, priorities and due dates.",
+            base_url: "http://localhost:8080",
+            base_url_env: "TODO_BASE_URL",
+            auth: Auth::ApiKey {
+                key_env: "TODO_API_KEY",
+                location: ApiKeyLocation::Header("X-Api-Key"),
+            },
+            trust: Some(TrustLevel::Validated),
+            rate_limits: &[],
+            schema_fingerprint: "sha256:f89a6a9bdfb63bff648a7c70849908761fc976a1ef6e0738ade1b5eaf9bf3d69",
         },
-        trust: Some(TrustLevel::Validated),
-        rate_limits: &[],
-        schema_fingerprint: "sha256:f89a6a9bdfb63bff648a7c70849908761fc976a1ef6e0738ade1b5eaf9bf3d69",
-    }];
+    ];
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
     const INTROSPECTION: &'static Introspection = &Introspection {
         operations: introspection::OPERATIONS,

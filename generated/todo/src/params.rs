@@ -27,8 +27,14 @@ pub struct CreateTodoParams {
 
 impl CreateTodoParams {
     /// Parameter names `create_todo` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["title", "notes", "due", "priority", "tags", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "title",
+        "notes",
+        "due",
+        "priority",
+        "tags",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -157,8 +163,14 @@ pub struct ListActivityParams {
 
 impl ListActivityParams {
     /// Parameter names `list_activity` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] =
-        &["limit", "cursor", "fields", "preset", "first", "after"];
+    pub const NAMES: &'static [&'static str] = &[
+        "limit",
+        "cursor",
+        "fields",
+        "preset",
+        "first",
+        "after",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -202,8 +214,9 @@ impl UpdateTodoParams {
         params::require(raw, "id", "integer")?;
         let id = params::required::<i64>(raw, "id")?;
         params::at_least("id", Some(id), 1)?;
-        let input =
-            UpdateTodoInput::from_input(&params::required::<Map<String, Value>>(raw, "input")?)?;
+        let input = UpdateTodoInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self { id, input })
     }
 }
@@ -225,7 +238,13 @@ pub struct UpdateTodoInput {
 
 impl UpdateTodoInput {
     /// Field names `input` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["title", "notes", "due", "priority", "tags"];
+    pub const NAMES: &'static [&'static str] = &[
+        "title",
+        "notes",
+        "due",
+        "priority",
+        "tags",
+    ];
     fn from_input(input: &Map<String, Value>) -> Result<Self, ParamError> {
         params::reject_unknown_fields("update_todo", input, Self::NAMES)?;
         let title = params::patch::<String>(input, "input.title")?;

@@ -3,15 +3,15 @@
 
 //! The routing table and the upstream request builders.
 
-use super::params as schema_params;
 use ::aqlgen_runtime::adapter::{
-    Body, Category, DangerLevel, FeatureParam, FieldSelection, Method, PageStyle, Paging, Preset,
-    Route, UpstreamRequest,
+    Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, PageStyle,
+    Paging, Route, UpstreamRequest,
 };
 use ::aqlgen_runtime::params::ParamError;
-use ::aqlgen_runtime::serde_json::{Map, Value};
 use ::aqlgen_runtime::wire;
 use ::aqlgen_runtime::wire::Style;
+use ::aqlgen_runtime::serde_json::{Map, Value};
+use super::params as schema_params;
 
 /// `create_todo`: POST `/todos`.
 pub static CREATE_TODO_ROUTE: Route = Route {
@@ -70,25 +70,26 @@ pub static LIST_TODOS_ROUTE: Route = Route {
         FeatureParam::Last,
         FeatureParam::Before,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[
-            ("minimal", &["id", "title"]),
-            (
-                "standard",
-                &["id", "title", "completed", "due", "priority", "tags"],
-            ),
-        ],
-        default: Preset::Standard,
-        known: &["items", "total"],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Offset {
-            offset: "offset",
-            size: "limit",
+    fields: Some(
+        &FieldSelection {
+            presets: &[
+                ("minimal", &["id", "title"]),
+                ("standard", &["id", "title", "completed", "due", "priority", "tags"]),
+            ],
+            default: Preset::Standard,
+            known: &["items", "total"],
         },
-        default_limit: 20,
-        max_limit: 100,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Offset {
+                offset: "offset",
+                size: "limit",
+            },
+            default_limit: 20,
+            max_limit: 100,
+        },
+    ),
     lifecycle: None,
     query: None,
     computed: &[],
@@ -145,22 +146,24 @@ pub static GET_TODO_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_todo,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-        known: &[
-            "id",
-            "title",
-            "notes",
-            "due",
-            "priority",
-            "tags",
-            "completed",
-            "completed_at",
-            "created_at",
-            "updated_at",
-        ],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &[
+                "id",
+                "title",
+                "notes",
+                "due",
+                "priority",
+                "tags",
+                "completed",
+                "completed_at",
+                "created_at",
+                "updated_at",
+            ],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -199,19 +202,23 @@ pub static LIST_ACTIVITY_ROUTE: Route = Route {
         FeatureParam::First,
         FeatureParam::After,
     ],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &["entries", "next_cursor"],
-    }),
-    paging: Some(&Paging {
-        style: PageStyle::Cursor {
-            cursor: "cursor",
-            size: "limit",
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &["entries", "next_cursor"],
         },
-        default_limit: 2,
-        max_limit: 50,
-    }),
+    ),
+    paging: Some(
+        &Paging {
+            style: PageStyle::Cursor {
+                cursor: "cursor",
+                size: "limit",
+            },
+            default_limit: 2,
+            max_limit: 50,
+        },
+    ),
     lifecycle: None,
     query: None,
     computed: &[],
@@ -338,7 +345,9 @@ pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
 };
 
 /// Parses `clear_completed_todos` params and builds its upstream request.
-fn build_clear_completed_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_clear_completed_todos(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     schema_params::ClearCompletedTodosParams::from_params(raw)?;
     let path = "/todos/completed".to_owned();
     let query = Vec::new();
@@ -372,13 +381,15 @@ pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
 };
 
 /// Parses `bulk_delete_todos` params and builds its upstream request.
-fn build_bulk_delete_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_bulk_delete_todos(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::BulkDeleteTodosParams::from_params(raw)?;
     let path = [
         "/todos/tagged/",
         &wire::encode_segment(wire::path_text("tag", &parsed.tag)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -410,7 +421,9 @@ pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
 };
 
 /// Parses `delete_all_todos` params and builds its upstream request.
-fn build_delete_all_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
+fn build_delete_all_todos(
+    raw: &Map<String, Value>,
+) -> Result<UpstreamRequest, ParamError> {
     schema_params::DeleteAllTodosParams::from_params(raw)?;
     let path = "/todos".to_owned();
     let query = Vec::new();
@@ -446,12 +459,8 @@ pub static COMPLETE_TODO_ROUTE: Route = Route {
 /// Parses `complete_todo` params and builds its upstream request.
 fn build_complete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
     let parsed = schema_params::CompleteTodoParams::from_params(raw)?;
-    let path = [
-        "/todos/",
-        &wire::encode_segment(&parsed.id.to_string()),
-        "/complete",
-    ]
-    .concat();
+    let path = ["/todos/", &wire::encode_segment(&parsed.id.to_string()), "/complete"]
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();

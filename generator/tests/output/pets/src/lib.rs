@@ -26,21 +26,23 @@ impl Adapter for PetsAdapter {
         description: "A tiny pet store.",
         schema_fingerprint: "sha256:05746a976d2fe16521610e4b7b7f9e25b7da46dc5d61e0a26652e51a875231a7",
     };
-    const MEMBERS: &'static [&'static AdapterInfo] = &[&AdapterInfo {
-        name: "pets",
-        version: "0.1.0",
-        description: "A tiny pet store.",
-        base_url: "https://pets.example.com/v1",
-        base_url_env: "PETS_BASE_URL",
-        auth: Auth::Bearer {
-            token_env: "PETS_TOKEN",
-            header: "Authorization",
-            prefix: "Bearer ",
+    const MEMBERS: &'static [&'static AdapterInfo] = &[
+        &AdapterInfo {
+            name: "pets",
+            version: "0.1.0",
+            description: "A tiny pet store.",
+            base_url: "https://pets.example.com/v1",
+            base_url_env: "PETS_BASE_URL",
+            auth: Auth::Bearer {
+                token_env: "PETS_TOKEN",
+                header: "Authorization",
+                prefix: "Bearer ",
+            },
+            trust: None,
+            rate_limits: &[],
+            schema_fingerprint: "sha256:05746a976d2fe16521610e4b7b7f9e25b7da46dc5d61e0a26652e51a875231a7",
         },
-        trust: None,
-        rate_limits: &[],
-        schema_fingerprint: "sha256:05746a976d2fe16521610e4b7b7f9e25b7da46dc5d61e0a26652e51a875231a7",
-    }];
+    ];
     const ROUTES: &'static [&'static Route] = routes::ROUTES;
     const INTROSPECTION: &'static Introspection = &Introspection {
         operations: introspection::OPERATIONS,

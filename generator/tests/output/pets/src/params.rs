@@ -80,7 +80,12 @@ pub struct RenamePetParams {
 
 impl RenamePetParams {
     /// Parameter names `rename_pet` accepts, in schema order.
-    pub const NAMES: &'static [&'static str] = &["pet_id", "input", "if_match", "dry_run"];
+    pub const NAMES: &'static [&'static str] = &[
+        "pet_id",
+        "input",
+        "if_match",
+        "dry_run",
+    ];
     /// Checks `raw` against the schema (unknown, missing, types, constraints, then
     /// defaults) and returns the typed params.
     ///
@@ -92,8 +97,9 @@ impl RenamePetParams {
         params::require(raw, "input", "object")?;
         params::require(raw, "pet_id", "string")?;
         let pet_id = params::required::<String>(raw, "pet_id")?;
-        let input =
-            RenamePetInput::from_input(&params::required::<Map<String, Value>>(raw, "input")?)?;
+        let input = RenamePetInput::from_input(
+            &params::required::<Map<String, Value>>(raw, "input")?,
+        )?;
         Ok(Self { pet_id, input })
     }
 }
@@ -112,11 +118,7 @@ impl RenamePetInput {
         params::reject_unknown_fields("rename_pet", input, Self::NAMES)?;
         let name = params::patch::<String>(input, "input.name")?;
         static NAME_PATTERN: Pattern = Pattern::new("^[A-Z]");
-        params::matching(
-            "input.name",
-            name.value().map(String::as_str),
-            &NAME_PATTERN,
-        )?;
+        params::matching("input.name", name.value().map(String::as_str), &NAME_PATTERN)?;
         Ok(Self { name })
     }
 }

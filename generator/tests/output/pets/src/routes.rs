@@ -3,15 +3,15 @@
 
 //! The routing table and the upstream request builders.
 
-use super::params as schema_params;
 use ::aqlgen_runtime::adapter::{
-    Body, Category, DangerLevel, FeatureParam, FieldSelection, Method, Preset, Route,
+    Body, Category, DangerLevel, FeatureParam, FieldSelection, Preset, Method, Route,
     UpstreamRequest,
 };
 use ::aqlgen_runtime::params::ParamError;
-use ::aqlgen_runtime::serde_json::{Map, Value};
 use ::aqlgen_runtime::wire;
 use ::aqlgen_runtime::wire::Style;
+use ::aqlgen_runtime::serde_json::{Map, Value};
+use super::params as schema_params;
 
 /// `get_pet`: GET `/pets/{pet_id}`.
 pub static GET_PET_ROUTE: Route = Route {
@@ -23,11 +23,13 @@ pub static GET_PET_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_get_pet,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Full,
-        known: &[],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Full,
+            known: &[],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -41,7 +43,7 @@ fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError
         "/pets/",
         &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -65,11 +67,13 @@ pub static LIST_PETS_ROUTE: Route = Route {
     requires_confirmation: false,
     build: build_list_pets,
     features: &[FeatureParam::Fields, FeatureParam::Preset],
-    fields: Some(&FieldSelection {
-        presets: &[],
-        default: Preset::Standard,
-        known: &[],
-    }),
+    fields: Some(
+        &FieldSelection {
+            presets: &[],
+            default: Preset::Standard,
+            known: &[],
+        },
+    ),
     paging: None,
     lifecycle: None,
     query: None,
@@ -129,7 +133,7 @@ fn build_rename_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
         "/pets/",
         &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();
@@ -169,7 +173,7 @@ fn build_remove_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
         "/pets/",
         &wire::encode_segment(wire::path_text("pet_id", &parsed.pet_id)?),
     ]
-    .concat();
+        .concat();
     let query = Vec::new();
     let headers = Vec::new();
     let cookies = Vec::new();

@@ -34,7 +34,8 @@ fn cdn_update() -> Value {
                     "type": "object",
                     "properties": {
                         "ttl": {"type": "integer", "default": 3600, "enum": [60, 600, 3600, 86400, 604800]},
-                        "certificate_id": {"type": "string"}
+                        "certificate_id": {"type": "string"},
+                        "created_at": {"type": "string", "readOnly": true}
                     }
                 }}}},
                 "responses": {"200": {"description": "The endpoint."}}
@@ -71,6 +72,10 @@ fn an_update_never_fills_in_a_default() {
         params.matches("unwrap_or(3600)").count(),
         1,
         "only the create fills in 3600:\n{params}"
+    );
+    assert!(
+        !update.contains("created_at"),
+        "a read-only member is no input:\n{update}"
     );
     let create = section(
         &params,

@@ -75,6 +75,13 @@ fn https_is_preferred_and_variables_are_resolved() {
             None,
         ),
         (
+            json!([{"url": "https://console.example.com/{basePath}", "variables": {"basePath": {"default": "/api/catalog/v1.0"}}}]),
+            "https://console.example.com/api/catalog/v1.0",
+            Some(
+                "document: base_url is `https://console.example.com/api/catalog/v1.0` (`servers[0]`): `{basePath}` is `/api/catalog/v1.0`",
+            ),
+        ),
+        (
             json!([{"url": "/relative"}]),
             "http://localhost",
             Some(
@@ -385,5 +392,38 @@ fn one_token_meets_every_token_scheme_a_requirement_names() {
     assert!(
         refused.to_string().contains("requires credentials"),
         "{refused}"
+    );
+}
+
+#[test]
+fn express_segments_are_placeholders_and_unsent_fragments_are_refused() {
+    let document = json!({
+        "openapi": "3.0.3",
+        "info": {"title": "Paths", "version": "1.0.0"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {
+            "/v1/integrations/webhooks/:id": {"delete": {"operationId": "deleteWebhook"}},
+            "/send/#text": {"post": {"operationId": "sendText"}},
+            "/send/#image": {"post": {"operationId": "sendImage"}}
+        }
+    });
+    let (text, warnings) = import(&document);
+    assert!(
+        text.contains("maps_to: DELETE /v1/integrations/webhooks/{id}"),
+        "{text}"
+    );
+    assert!(
+        warnings.contains(
+            &"DELETE /v1/integrations/webhooks/:id: path segment `:id` is a placeholder: written as `{id}`"
+                .to_owned()
+        ),
+        "{warnings:?}"
+    );
+    assert!(!text.contains("/send/"), "{text}");
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("`#text`, which is never sent")),
+        "{warnings:?}"
     );
 }

@@ -76,7 +76,7 @@ fn chosen<'a>(
 }
 
 /// The top-level properties of a body schema, `allOf` merged and `oneOf`/`anyOf`
-/// alternatives flattened.
+/// alternatives flattened, read-only ones left out.
 #[derive(Debug, Default)]
 pub struct Shape<'a> {
     /// Each property once, first declaration first.
@@ -149,7 +149,9 @@ pub fn shape<'a>(refs: &'a Resolver<'_>, schema: &'a Schema) -> Result<Shape<'a>
             continue;
         }
         for (name, property) in part.properties.iter().flatten() {
-            if !found.properties.iter().any(|(seen, _)| *seen == name) {
+            // Only answers carry a read-only property: it is no input.
+            let read_only = refs.resolve(property).is_ok_and(|schema| schema.read_only);
+            if !read_only && !found.properties.iter().any(|(seen, _)| *seen == name) {
                 found.properties.push((name, property));
             }
         }

@@ -376,6 +376,9 @@ pub struct Schema {
     /// when it is no text.
     #[serde(deserialize_with = "lenient")]
     pub content_media_type: Option<String>,
+    /// `readOnly`: only ever in answers, never sent.
+    #[serde(deserialize_with = "lenient")]
+    pub read_only: bool,
 }
 
 impl Schema {
@@ -395,6 +398,7 @@ impl Schema {
         description: None,
         format: None,
         content_media_type: None,
+        read_only: false,
     };
 }
 

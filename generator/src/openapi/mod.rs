@@ -443,6 +443,14 @@ fn server_url(server: &document::Server) -> Result<(String, Vec<String>), String
     if !(url.starts_with("http://") || url.starts_with("https://")) {
         return Err(format!("`{url}` is no absolute http(s) URL"));
     }
+    // A variable that starts with `/` after a URL that ends with one (Red Hat's
+    // `https://console.redhat.com/{basePath}`, `/api/catalog/v1.0`) makes no empty segment.
+    let (scheme, after_scheme) = url.split_once("://").expect("checked above");
+    let mut rest = after_scheme.to_owned();
+    while rest.contains("//") {
+        rest = rest.replace("//", "/");
+    }
+    let url = format!("{scheme}://{rest}");
     if url.contains(char::is_whitespace) {
         return Err(format!("white space in `{url}`"));
     }

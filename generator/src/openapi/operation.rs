@@ -404,12 +404,35 @@ pub struct Template {
     pinned: Vec<(String, String)>,
 }
 
+/// `path` with Express-style `:name` segments (`/webhooks/:id`) written as the `{name}`
+/// placeholders they mean, with a warning.
+fn express_placeholders(path: &str, warn: &mut dyn FnMut(String)) -> String {
+    let is_name = |name: &str| {
+        name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    let segments: Vec<String> = path
+        .split('/')
+        .map(|segment| match segment.strip_prefix(':') {
+            Some(name) if is_name(name) => {
+                warn(format!(
+                    "path segment `{segment}` is a placeholder: written as `{{{name}}}`"
+                ));
+                format!("{{{name}}}")
+            }
+            _ => segment.to_owned(),
+        })
+        .collect();
+    segments.join("/")
+}
+
 impl Template {
     /// The template of a document's path, with what the document folds into it handled: a
     /// `#fragment` (AWS documents disambiguate paths with one) is never sent, so it is
     /// dropped, and the values it fixes (`#X-Amz-Target=...`) are kept for the params of
-    /// their names ([`Template::pin`]); literal characters a URL cannot carry are
-    /// percent-encoded.
+    /// their names ([`Template::pin`]); a fragment that fixes none is `Err`, since nothing
+    /// would tell the operation apart on the wire. Express-style `:name` segments become
+    /// placeholders; literal characters a URL cannot carry are percent-encoded.
     pub fn parse(path: &str, warn: &mut dyn FnMut(String)) -> Result<Self, String> {
         let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
         let pinned: Vec<(String, String)> = fragment
@@ -418,11 +441,15 @@ impl Template {
             .map(|(key, value)| (key.to_owned(), value.to_owned()))
             .collect();
         if !fragment.is_empty() && pinned.is_empty() {
-            warn(format!(
-                "`#{fragment}` dropped from the path: it is never sent"
+            // Nothing of it reaches the API, which could not tell this operation from
+            // another on the same path.
+            return Err(format!(
+                "its path carries `#{fragment}`, which is never sent, so the API cannot tell \
+                 it from another operation on `{path}`"
             ));
         }
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
+        let path = express_placeholders(path, warn);
         let mut parts = Vec::new();
         for pair in query.split('&').filter(|pair| !pair.is_empty()) {
             let part = match pair.split_once('=') {
@@ -449,7 +476,7 @@ impl Template {
             };
             parts.push(part);
         }
-        let wire = encoded(path, PATH_SAFE);
+        let wire = encoded(&path, PATH_SAFE);
         if wire != path {
             warn(format!("path characters percent-encoded: `{wire}`"));
         }

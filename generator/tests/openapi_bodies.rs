@@ -268,3 +268,44 @@ fn the_generated_code_always_sends_a_required_body() {
     assert!(params.contains("pub body: Map<String, Value>"), "{params}");
     assert!(params.contains("pub body: Vec<Value>"), "{params}");
 }
+
+#[test]
+fn a_create_needs_what_its_optional_body_requires() {
+    let body = json!({"content": {"application/x-www-form-urlencoded": {"schema": {
+        "type": "object",
+        "required": ["Address", "Type"],
+        "properties": {
+            "Address": {"type": "string"},
+            "Type": {"type": "string"},
+            "FriendlyName": {"type": "string"}
+        }
+    }}}});
+    let document = json!({
+        "openapi": "3.0.1",
+        "info": {"title": "Conversations", "version": "1.0.0"},
+        "servers": [{"url": "https://conversations.example.com"}],
+        "paths": {
+            "/v1/Configuration/Addresses": {"post": {
+                "operationId": "CreateConfigurationAddress",
+                "requestBody": body.clone(),
+                "responses": {"201": {"description": "Created"}}
+            }},
+            "/v1/Configuration/Addresses/{Sid}": {"post": {
+                "operationId": "UpdateConfigurationAddress",
+                "parameters": [{"name": "Sid", "in": "path", "required": true, "schema": {"type": "string"}}],
+                "requestBody": body,
+                "responses": {"200": {"description": "Updated"}}
+            }}
+        }
+    });
+    let (adapter, _) = imported(&document);
+    let create = operation(&adapter, "create_configuration_address");
+    assert_eq!(create["params"]["address"]["required"], yaml("true"));
+    assert_eq!(create["params"]["type"]["required"], yaml("true"));
+    assert!(create["params"]["friendly_name"]["required"].is_null());
+    let update = operation(&adapter, "update_configuration_address");
+    assert!(
+        update["params"]["address"]["required"].is_null(),
+        "an update changes what it is given"
+    );
+}

@@ -167,9 +167,15 @@ pub fn shape<'a>(refs: &'a Resolver<'_>, schema: &'a Schema) -> Result<Shape<'a>
 /// The params of `body`; `Err` says why the operation cannot be imported: a body it
 /// requires cannot be sent. A body it may leave out that cannot be sent is dropped, and
 /// reported through `warn`.
+///
+/// The members a body's schema requires are required params when the body is, and also
+/// when the operation `creates`: a record made from an optional body still needs what the
+/// body requires (Twilio's `create_configuration_address` declares its body optional, and
+/// requires `Address` and `Type` in it). Elsewhere they are optional, as the body is.
 pub fn params(
     refs: &Resolver<'_>,
     body: &RefOr<RequestBody>,
+    creates: bool,
     warn: &mut dyn FnMut(String),
 ) -> Result<Body, String> {
     let body = refs.resolve(body)?;
@@ -229,7 +235,7 @@ pub fn params(
         whole: false,
     };
     for (name, property) in shape.properties {
-        let required = body.required && shape.required.contains(&name);
+        let required = (body.required || creates) && shape.required.contains(&name);
         let declared = Declared {
             name,
             required,

@@ -80,7 +80,8 @@ pub fn import(
             warn(format!("request body dropped: a {method} sends none"));
         }
     } else if let Some(request_body) = &operation.request_body {
-        let body = body::params(context.refs, request_body, warn)?;
+        let creates = category == Category::Create;
+        let body = body::params(context.refs, request_body, creates, warn)?;
         content_type = body.content_type;
         // A required param sends the body anyway; otherwise the operation says it does.
         let sent_anyway = body

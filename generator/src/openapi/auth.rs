@@ -114,7 +114,20 @@ impl Outcome {
                 self.token_everywhere.contains(&token)
                     || description.is_some_and(|text| text.to_ascii_lowercase().contains("auth"))
             });
-        is_key || (header && name.eq_ignore_ascii_case("authorization")) || is_token
+        // `Authorization` is the credential only where the auth writes it: an API key in
+        // `Ocp-Apim-Subscription-Key` leaves a required `Authorization` unsent.
+        let sends_authorization = match self.config.kind {
+            AuthKind::Bearer => self
+                .config
+                .header
+                .as_deref()
+                .is_none_or(|header| header.eq_ignore_ascii_case("authorization")),
+            AuthKind::Basic | AuthKind::AwsSigv4 | AuthKind::Oauth2 => true,
+            AuthKind::ApiKey | AuthKind::None => false,
+        };
+        let is_authorization =
+            header && sends_authorization && name.eq_ignore_ascii_case("authorization");
+        is_key || is_authorization || is_token
     }
 
     /// Whether `operation` needs auth the adapter does not send: the document requires

@@ -396,15 +396,15 @@ fn one_token_meets_every_token_scheme_a_requirement_names() {
 }
 
 #[test]
-fn express_segments_are_placeholders_and_unsent_fragments_are_refused() {
+fn express_segments_are_placeholders_and_paths_after_a_fragment_are_refused() {
     let document = json!({
         "openapi": "3.0.3",
         "info": {"title": "Paths", "version": "1.0.0"},
         "servers": [{"url": "https://api.example.com"}],
         "paths": {
             "/v1/integrations/webhooks/:id": {"delete": {"operationId": "deleteWebhook"}},
-            "/send/#text": {"post": {"operationId": "sendText"}},
-            "/send/#image": {"post": {"operationId": "sendImage"}}
+            "/send/#env/v1/partners/{partnerId}/transfers": {"post": {"operationId": "sendTransfer"}},
+            "/files/{file_id}#add_shared_link": {"put": {"operationId": "addSharedLink"}}
         }
     });
     let (text, warnings) = import(&document);
@@ -423,7 +423,9 @@ fn express_segments_are_placeholders_and_unsent_fragments_are_refused() {
     assert!(
         warnings
             .iter()
-            .any(|w| w.contains("`#text`, which is never sent")),
+            .any(|w| w.contains("its path goes on after a `#`")),
         "{warnings:?}"
     );
+    // A fragment that names what tells an operation apart (Box, AWS) is only dropped.
+    assert!(text.contains("maps_to: PUT /files/{file_id}"), "{text}");
 }

@@ -431,8 +431,8 @@ impl Template {
     /// The template of a document's path, with what the document folds into it handled: a
     /// `#fragment` (AWS documents disambiguate paths with one) is never sent, so it is
     /// dropped, and the values it fixes (`#X-Amz-Target=...`) are kept for the params of
-    /// their names ([`Template::pin`]); a fragment that fixes none is `Err`, since nothing
-    /// would tell the operation apart on the wire. Express-style `:name` segments become
+    /// their names ([`Template::pin`]); a path that goes on after the `#` is `Err`, since
+    /// nothing of it would be sent. Express-style `:name` segments become
     /// placeholders; literal characters a URL cannot carry are percent-encoded.
     pub fn parse(path: &str, warn: &mut dyn FnMut(String)) -> Result<Self, String> {
         let (path, fragment) = path.split_once('#').unwrap_or((path, ""));
@@ -441,12 +441,18 @@ impl Template {
             .filter_map(|pair| pair.split_once('='))
             .map(|(key, value)| (key.to_owned(), value.to_owned()))
             .collect();
-        if !fragment.is_empty() && pinned.is_empty() {
-            // Nothing of it reaches the API, which could not tell this operation from
-            // another on the same path.
+        if fragment.contains('/') {
+            // The path goes on after the `#` (`/send/#env/v1/partners/{partnerId}/...`):
+            // nothing of it would reach the API, which could not tell the operations apart.
             return Err(format!(
-                "its path carries `#{fragment}`, which is never sent, so the API cannot tell \
-                 it from another operation on `{path}`"
+                "its path goes on after a `#` (`#{fragment}`), and nothing after a `#` is sent"
+            ));
+        }
+        if !fragment.is_empty() && pinned.is_empty() {
+            // AWS and Box name what tells the operation apart (`#x-amz-chime-bearer`,
+            // `#add_shared_link`): a header or body it sends anyway.
+            warn(format!(
+                "`#{fragment}` dropped from the path: it is never sent"
             ));
         }
         let (path, query) = path.split_once('?').unwrap_or((path, ""));

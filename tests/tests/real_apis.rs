@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, Uri};
 use serde_json::{Value, json};
-use support::{Client, assert_result, call, serve, stdio_client_for};
+use support::{Client, assert_result, call, prism, serve, stdio_client_for};
 
 const BIN: &str = env!("CARGO_BIN_EXE_real-api-adapter");
 
@@ -70,14 +70,11 @@ impl Recorder {
     }
 }
 
-/// The adapter imported from `real-apis/<api>`, served over stdio, its base URL on
-/// `upstream`, trusted enough to write (imports are stamped `generated`).
-async fn adapter(api: &str, upstream: &Recorder, env: &[(&str, &str)]) -> Client {
+/// The adapter imported from `real-apis/<api>`, served over stdio, its base URL `base`,
+/// trusted enough to write (imports are stamped `generated`).
+async fn adapter(api: &str, base: &str, env: &[(&str, &str)]) -> Client {
     let base_url = format!("{}_BASE_URL", api.to_uppercase());
-    let mut all = vec![
-        ("REAL_API", api),
-        (base_url.as_str(), upstream.base.as_str()),
-    ];
+    let mut all = vec![("REAL_API", api), (base_url.as_str(), base)];
     all.extend_from_slice(env);
     stdio_client_for(BIN, &["--trust-level", "validated"], &all).await
 }
@@ -102,7 +99,7 @@ async fn succeed(client: &Client, tool: &str, operation: &str, params: Value) ->
 #[tokio::test]
 async fn every_place_and_style_a_param_can_take() {
     let upstream = Recorder::start(json!({"ok": true})).await;
-    let client = adapter("wire", &upstream, &[("WIRE_KEY", "wire-key-1")]).await;
+    let client = adapter("wire", &upstream.base, &[("WIRE_KEY", "wire-key-1")]).await;
 
     succeed(
         &client,
@@ -223,7 +220,7 @@ async fn every_place_and_style_a_param_can_take() {
 #[tokio::test]
 async fn every_required_body_goes_out_as_the_document_means_it() {
     let upstream = Recorder::start(json!({"ok": true})).await;
-    let client = adapter("bodies", &upstream, &[]).await;
+    let client = adapter("bodies", &upstream.base, &[]).await;
     let body = |seen: &Seen| serde_json::from_str::<Value>(&seen.body).expect("a JSON body");
 
     // Kubernetes: the merge patch, an object the caller writes as it likes.
@@ -334,5 +331,70 @@ async fn every_required_body_goes_out_as_the_document_means_it() {
         "{refused}"
     );
     assert!(upstream.take().is_empty());
+    client.cancel().await.expect("close");
+}
+
+/// The same calls with Prism as the upstream, mocking `real-apis/bodies.yaml`: it accepts
+/// each request only if the document allows it, so the bodies, their media types and `Accept`
+/// are checked by something that did not produce them.
+#[tokio::test]
+async fn prism_accepts_every_body_and_accept_header() {
+    let document = support::sdk::workspace().join("tests/real-apis/bodies.yaml");
+    let prism = prism::mock(&document).await;
+
+    // Prism refuses what the document does not allow: a required body left out, a PDF
+    // asked for as JSON.
+    let http = reqwest::Client::new();
+    let without_body = http
+        .put(format!("{}/repos/o/r/dependabot/secrets/S", prism.base))
+        .send()
+        .await
+        .expect("prism answers");
+    assert_eq!(without_body.status(), 422);
+    let as_json = http
+        .get(format!("{}/invoices/in_1/pdf", prism.base))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .expect("prism answers");
+    assert_eq!(as_json.status(), 406);
+
+    let client = adapter("bodies", &prism.base, &[]).await;
+    let calls = [
+        (
+            "mcp_aql_update",
+            "patch_core_v1_namespaced_pod",
+            json!({"namespace": "default", "name": "web-1", "body": {"metadata": {"labels": {"tier": "web"}}}}),
+        ),
+        (
+            "mcp_aql_update",
+            "vaults_update_tags",
+            json!({"subscription_id": "s-1", "body": {"env": "prod"}}),
+        ),
+        (
+            "mcp_aql_create",
+            "create_queue_snapshot",
+            json!({"queue": "q1"}),
+        ),
+        (
+            "mcp_aql_update",
+            "dependabot_create_or_update_repo_secret",
+            json!({"owner": "o", "repo": "r", "secret_name": "S", "input": {}}),
+        ),
+        (
+            "mcp_aql_update",
+            "cdn_update_endpoints",
+            json!({"cdn_id": "c1", "input": {}}),
+        ),
+        (
+            "mcp_aql_create",
+            "create_batch",
+            json!({"body": [{"name": "a"}]}),
+        ),
+        ("mcp_aql_read", "get_invoice_pdf", json!({"id": "in_1"})),
+    ];
+    for (tool, operation, params) in calls {
+        succeed(&client, tool, operation, params).await;
+    }
     client.cancel().await.expect("close");
 }

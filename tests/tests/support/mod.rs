@@ -5,6 +5,7 @@
 #![allow(dead_code)] // each test file uses a different subset of these helpers
 
 pub mod oidc;
+pub mod prism;
 pub mod sdk;
 
 use std::process::Stdio;

@@ -309,3 +309,27 @@ fn a_create_needs_what_its_optional_body_requires() {
         "an update changes what it is given"
     );
 }
+
+#[test]
+fn a_required_body_whose_only_member_is_the_credential_is_still_sent() {
+    let document = json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Slack", "version": "1.0.0"},
+        "servers": [{"url": "https://slack.com/api"}],
+        "components": {"securitySchemes": {"token": {"type": "http", "scheme": "bearer"}}},
+        "security": [{"token": []}],
+        "paths": {"/users.deletePhoto": {"post": {
+            "operationId": "users_deletePhoto",
+            "requestBody": {"required": true, "content": {"application/x-www-form-urlencoded": {"schema": {
+                "type": "object",
+                "required": ["token"],
+                "properties": {"token": {"type": "string", "description": "Authentication token."}}
+            }}}},
+            "responses": {"200": {"description": "OK"}}
+        }}}
+    });
+    let (adapter, _) = imported(&document);
+    let delete = operation(&adapter, "users_delete_photo");
+    assert!(delete["params"].is_null(), "the token is the auth's");
+    assert_eq!(delete["requires_body"], yaml("true"));
+}

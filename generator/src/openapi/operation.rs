@@ -83,12 +83,6 @@ pub fn import(
         let creates = category == Category::Create;
         let body = body::params(context.refs, request_body, creates, warn)?;
         content_type = body.content_type;
-        // A required param sends the body anyway; otherwise the operation says it does.
-        let sent_anyway = body
-            .params
-            .iter()
-            .any(|(_, param)| param.required == Some(true));
-        requires_body = (body.required && !sent_anyway).then_some(true);
         if let Some(media_type) = body.media_type {
             headers.insert("Content-Type".to_owned(), media_type);
         }
@@ -99,6 +93,10 @@ pub fn import(
         };
         // RPC-style APIs put their token among the fields of a form (Slack's `token`).
         let form = content_type.is_some_and(|media| media != ContentType::Json);
+        // A required param the caller gives sends the body anyway; otherwise the operation
+        // says it is sent, even empty (Slack's `users.deletePhoto`, whose only member is
+        // the token the auth sends).
+        let mut sent_anyway = false;
         for (upstream, param) in body.params {
             if form
                 && context
@@ -111,12 +109,14 @@ pub fn import(
                 ));
                 continue;
             }
+            sent_anyway |= param.required == Some(true);
             candidates.push(Candidate {
                 upstream,
                 place,
                 param,
             });
         }
+        requires_body = (body.required && !sent_anyway).then_some(true);
     }
     for (placeholder, place) in template.placeholders() {
         let declared = candidates

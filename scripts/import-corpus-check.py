@@ -49,7 +49,8 @@ def front_matter(text):
     if not text.startswith("---\n"):
         return None
     end = text.find("\n---\n", 4)
-    return yaml.safe_load(text[4:end]) if end > 0 else None
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(text[4:end], Loader=loader) if end > 0 else None
 
 
 def shape(path):
@@ -150,7 +151,9 @@ class Adapter:
                 return True
         if where == "query" and kind == "api_key":
             return (self.auth.get("query_param") or "").lower() == name
-        return False
+        # A `token` param is the credential a bearer token stands for (Slack takes its token
+        # in the query, a header or the form, or as `Authorization: Bearer`).
+        return kind in ("bearer", "oauth2") and name in ("token", "access_token")
 
     def satisfies(self, document, requirement):
         """Whether the auth alone sends every scheme of one security requirement."""
@@ -185,11 +188,15 @@ def match(adapter, document):
     # The values the fragments of one method and path fix (`#Action=X`): an operation
     # with one of them pinned belongs to the path that fixes it.
     pins = collections.defaultdict(set)
+    sharing = collections.Counter()
     for path, item in (document.get("paths") or {}).items():
         for method in METHODS:
-            if isinstance(resolve(document, item).get(method), dict) and "#" in path:
+            if not isinstance(resolve(document, item).get(method), dict):
+                continue
+            key = (method, shape(path)[0])
+            sharing[key] += 1
+            if "#" in path:
                 fragment = path.split("#", 1)[1]
-                key = (method, shape(path)[0])
                 pins[key] |= {tuple(p.split("=", 1)) for p in fragment.split("&") if "=" in p}
     for path, item in (document.get("paths") or {}).items():
         item = resolve(document, item)
@@ -209,10 +216,14 @@ def match(adapter, document):
                 and all(pinned_matches(op, key, value) for key, value in pinned.items())
                 and not any(pinned_matches(op, key, value) for key, value in others)
             ]
-            if len(found) > 1:
-                operation_id = re.sub(r"[^a-z0-9]+", "_", (described.get("operationId") or "").lower()).strip("_")
-                named = [op for op in found if op["name"].startswith(operation_id[:20])] if operation_id else []
-                found = named or found
+            if len(found) > 1 or (sharing[(method, path_shape)] > 1 and described.get("operationId")):
+                # Told apart by name: the adapter's is the snake_case of the operationId
+                # (made unique with a suffix, cut at 64 characters).
+                words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", described.get("operationId") or "")
+                snake = "_".join(word.lower() for word in words)[:64]
+                named = [op for op in found if op["name"] == snake] or [
+                    op for op in found if snake and op["name"].startswith(snake)]
+                found = named if named or len(found) == 1 else found
             yield path, method, item, described, (found[0] if len(found) == 1 else None), len(found)
 
 
@@ -299,7 +310,7 @@ def carries_member(adapter, operation, body_params, name):
     if any(p.get("wire_name", n) == name for n, p in body_params):
         return True
     # A form's token field, which the bearer token the auth sends stands for (Slack).
-    return operation.get("content_type") and adapter.auth.get("type") in ("bearer", "oauth2") and name == "token"
+    return bool(operation.get("content_type")) and adapter.auth_sends("form", name)
 
 
 def pick(content, content_type):

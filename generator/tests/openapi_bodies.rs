@@ -333,3 +333,59 @@ fn a_required_body_whose_only_member_is_the_credential_is_still_sent() {
     assert!(delete["params"].is_null(), "the token is the auth's");
     assert_eq!(delete["requires_body"], yaml("true"));
 }
+
+/// DigitalOcean's `POST /v2/load_balancers`: every variant requires `region` and
+/// `forwarding_rules`, one `droplet_ids` and the other `tag`.
+fn load_balancers() -> Value {
+    let base = json!({
+        "type": "object",
+        "required": ["region", "forwarding_rules"],
+        "properties": {
+            "name": {"type": "string"},
+            "region": {"type": "string"},
+            "forwarding_rules": {"type": "array", "items": {"type": "object"}}
+        }
+    });
+    let variant = |member: &str, schema: Value| {
+        json!({"allOf": [
+            {"$ref": "#/components/schemas/lb_base"},
+            {"type": "object", "required": [member], "properties": {member: schema}}
+        ]})
+    };
+    json!({
+        "openapi": "3.0.0",
+        "info": {"title": "Load balancers", "version": "2.0"},
+        "servers": [{"url": "https://api.example.com"}],
+        "components": {"schemas": {"lb_base": base}},
+        "paths": {"/v2/load_balancers": {"post": {
+            "operationId": "loadBalancers_create",
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"anyOf": [
+                variant("droplet_ids", json!({"type": "array", "items": {"type": "integer"}})),
+                variant("tag", json!({"type": "string"}))
+            ]}}}},
+            "responses": {"202": {"description": "Accepted"}}
+        }}}
+    })
+}
+
+#[test]
+fn a_variant_body_requires_what_every_variant_does_and_one_variant_whole() {
+    let (adapter, _) = imported(&load_balancers());
+    let create = operation(&adapter, "load_balancers_create");
+    assert_eq!(create["params"]["region"]["required"], yaml("true"));
+    assert_eq!(
+        create["params"]["forwarding_rules"]["required"],
+        yaml("true")
+    );
+    assert!(create["params"]["tag"]["required"].is_null());
+    assert_eq!(create["requires_one_of"], yaml("[[droplet_ids], [tag]]"));
+    let (params, introspection) = generated(&load_balancers());
+    assert!(
+        params.contains(r#"params::require_one_of(raw, &[&["droplet_ids"], &["tag"]])?;"#),
+        "{params}"
+    );
+    assert!(
+        introspection.contains("Give all of one of: `droplet_ids`; or `tag`."),
+        "{introspection}"
+    );
+}

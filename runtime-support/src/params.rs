@@ -42,6 +42,12 @@ pub enum ParamError {
         /// Its schema type.
         expected: &'static str,
     },
+    /// No set of params one of which the operation requires is given in full: a body's
+    /// `oneOf`/`anyOf` variants (`VALIDATION_MISSING_PARAM`).
+    MissingAlternative {
+        /// The sets, by label; each alone would do.
+        alternatives: &'static [&'static [&'static str]],
+    },
     /// A value has the wrong JSON type (`VALIDATION_INVALID_TYPE`).
     InvalidType {
         /// Param name (or `input.<field>`, or `name[3]` for an array element).
@@ -151,6 +157,27 @@ impl From<ParamError> for AqlError {
             )
             .with_detail("param_name", param)
             .with_detail("expected_type", expected),
+            ParamError::MissingAlternative { alternatives } => {
+                let sets: Vec<String> = alternatives
+                    .iter()
+                    .map(|set| format!("{{{}}}", quoted_list(set)))
+                    .collect();
+                AqlError::new(
+                    ErrorCode::ValidationMissingParam,
+                    format!(
+                        "Missing required parameters: give every one of {}",
+                        sets.join(" or ")
+                    ),
+                )
+                .with_detail("param_name", alternatives[0][0])
+                .with_detail(
+                    "alternatives",
+                    alternatives
+                        .iter()
+                        .map(|set| set.to_vec())
+                        .collect::<Vec<_>>(),
+                )
+            }
             ParamError::InvalidType {
                 param,
                 expected,
@@ -340,6 +367,20 @@ pub fn require(
             param: label,
             expected,
         }),
+    }
+}
+
+/// Refuses `raw` unless it gives every param of at least one of `alternatives`
+/// (`VALIDATION_MISSING_PARAM`), each set a variant of the body the operation sends.
+pub fn require_one_of(
+    raw: &Map<String, Value>,
+    alternatives: &'static [&'static [&'static str]],
+) -> Result<(), ParamError> {
+    let given = |set: &&[&'static str]| set.iter().all(|label| present(raw, label).is_some());
+    if alternatives.iter().any(given) {
+        Ok(())
+    } else {
+        Err(ParamError::MissingAlternative { alternatives })
     }
 }
 
@@ -560,6 +601,27 @@ mod helper_tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn one_whole_set_of_alternatives_is_enough() {
+        const SETS: &[&[&str]] = &[&["droplet_ids"], &["tag", "tag_scope"]];
+        assert_eq!(
+            require_one_of(&map(json!({"droplet_ids": [1]})), SETS),
+            Ok(())
+        );
+        assert_eq!(
+            require_one_of(&map(json!({"tag": "web", "tag_scope": "all"})), SETS),
+            Ok(())
+        );
+        let error = require_one_of(&map(json!({"tag": "web", "droplet_ids": null})), SETS)
+            .expect_err("no set is whole");
+        let error = AqlError::from(error);
+        assert_eq!(error.code, ErrorCode::ValidationMissingParam);
+        assert_eq!(
+            error.message,
+            "Missing required parameters: give every one of {'droplet_ids'} or {'tag', 'tag_scope'}"
+        );
     }
 
     #[test]

@@ -298,6 +298,33 @@ async fn every_required_body_goes_out_as_the_document_means_it() {
     assert_eq!(body(&seen[0]), json!({}));
     assert_eq!(body(&seen[1]), json!({"certificate_id": "cert-9"}));
 
+    // A body of variants: what each requires is asked for, and one variant whole.
+    let balancer =
+        json!({"region": "ams3", "forwarding_rules": [{"entry_port": 80}], "tag": "web"});
+    succeed(
+        &client,
+        "mcp_aql_create",
+        "load_balancers_create",
+        balancer.clone(),
+    )
+    .await;
+    assert_eq!(body(&upstream.take()[0]), balancer);
+    let (refused, _) = call(
+        &client,
+        "mcp_aql_create",
+        json!({"operation": "load_balancers_create", "params": {"region": "ams3", "forwarding_rules": []}}),
+    )
+    .await;
+    assert_eq!(
+        refused["error"]["code"], "VALIDATION_MISSING_PARAM",
+        "{refused}"
+    );
+    assert_eq!(
+        refused["error"]["details"]["alternatives"],
+        json!([["droplet_ids"], ["tag"]])
+    );
+    assert!(upstream.take().is_empty());
+
     // A JSON array is the body as it is.
     let records = json!([{"name": "a"}, {"name": "b"}]);
     succeed(
@@ -390,6 +417,11 @@ async fn prism_accepts_every_body_and_accept_header() {
             "mcp_aql_create",
             "create_batch",
             json!({"body": [{"name": "a"}]}),
+        ),
+        (
+            "mcp_aql_create",
+            "load_balancers_create",
+            json!({"region": "ams3", "forwarding_rules": [], "droplet_ids": [3164444]}),
         ),
         ("mcp_aql_read", "get_invoice_pdf", json!({"id": "in_1"})),
     ];

@@ -111,7 +111,7 @@ fn operation_details(operation: &Operation) -> Value {
         "name": operation.name,
         "semantic_category": operation.category.semantic_name(),
         "endpoint": operation.category.family(),
-        "description": operation.description,
+        "description": operation.described(),
         "permissions": {"readOnly": read_only, "destructive": destructive},
         "parameters": parameters,
         "returns": returns_summary(operation),
@@ -569,17 +569,26 @@ fn returns_summary(operation: &Operation) -> Value {
 /// A request that passes validation: required params with placeholder values.
 fn example_params(operation: &Operation) -> Value {
     let sample = |param: &Param| param.example.clone();
+    // The first of the sets one of which a call must give.
+    let first_set = |param: &Param| {
+        operation
+            .requires_one_of
+            .first()
+            .is_some_and(|set| set.contains(&param.name))
+    };
     let mut params: Map<String, Value> = operation
         .params
         .iter()
-        .filter(|param| param.required || param.placement == ParamLocation::Path)
+        .filter(|param| {
+            param.required || param.placement == ParamLocation::Path || first_set(param)
+        })
         .map(|param| (param.name.clone(), sample(param)))
         .collect();
     if let Some(input) = &operation.input {
         let fields: Map<String, Value> = input
             .fields
             .iter()
-            .filter(|param| param.required)
+            .filter(|param| param.required || first_set(param))
             .chain(input.fields.iter().filter(|param| !param.required).take(1))
             .map(|param| (param.name.clone(), sample(param)))
             .collect();

@@ -65,7 +65,7 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
     let summary = if operation.description.is_empty() {
         format!("Params of `{}`.", operation.name)
     } else {
-        operation.description.clone()
+        operation.described()
     };
     let doc = doc_lines(&format!(
         "{summary}\n\nOperation `{}` ({}): sends `{} {}`.",
@@ -93,7 +93,7 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
     );
     let wire = &operation.name;
     let raw = ident(&operation.raw_arg);
-    let body = emit_parsing(&operation.params, &raw);
+    let body = emit_parsing(&operation.params, &operation.requires_one_of, &raw);
     let input_parse = operation.input.as_ref().map(|input| {
         let ty = ident(&input.struct_name);
         quote! {
@@ -170,7 +170,7 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
         });
         let names: Vec<&str> = input.fields.iter().map(|p| p.name.as_str()).collect();
         let input_arg = format_ident!("input");
-        let body = emit_parsing(&input.fields, &input_arg);
+        let body = emit_parsing(&input.fields, &operation.requires_one_of, &input_arg);
         let field_names = input.fields.iter().map(|param| ident(&param.field));
         items.push(quote! {
             #doc
@@ -195,13 +195,29 @@ fn emit_operation(operation: &Operation) -> Vec<TokenStream> {
     items
 }
 
-/// Straight-line checks over the map `map`: missing, types, constraints, defaults. Every
-/// read of `map` comes before the first local named after a field, so a field called like
-/// the map cannot shadow it.
-fn emit_parsing(fields: &[Param], map: &proc_macro2::Ident) -> TokenStream {
+/// Straight-line checks over the map `map`: missing (a required param, then a whole set of
+/// those `one_of` names among `fields`), types, constraints, defaults. Every read of `map`
+/// comes before the first local named after a field, so a field called like the map cannot
+/// shadow it.
+fn emit_parsing(fields: &[Param], one_of: &[Vec<String>], map: &proc_macro2::Ident) -> TokenStream {
     let missing = fields.iter().filter(|param| param.required).map(|param| {
         let (label, expected) = (&param.label, param.ty.as_str());
         quote! { params::require(#map, #label, #expected)?; }
+    });
+    let label_of = |name: &String| {
+        fields
+            .iter()
+            .find(|param| param.name == *name)
+            .map(|param| param.label.as_str())
+    };
+    // Validated: the sets' names are all among these fields, or none is.
+    let sets: Option<Vec<Vec<&str>>> = one_of
+        .iter()
+        .map(|set| set.iter().map(label_of).collect())
+        .collect();
+    let alternatives = sets.filter(|sets| !sets.is_empty()).map(|sets| {
+        let sets = sets.iter().map(|set| quote! { &[#(#set),*] });
+        quote! { params::require_one_of(#map, &[#(#sets),*])?; }
     });
     let types = fields.iter().map(|param| {
         let (field, label, ty) = (ident(&param.field), &param.label, rust_type(param.ty));
@@ -228,7 +244,7 @@ fn emit_parsing(fields: &[Param], map: &proc_macro2::Ident) -> TokenStream {
             }
         })
     });
-    quote! { #(#missing)* #(#types)* #(#constraints)* #(#defaults)* }
+    quote! { #(#missing)* #alternatives #(#types)* #(#constraints)* #(#defaults)* }
 }
 
 fn emit_constraints(param: &Param) -> TokenStream {

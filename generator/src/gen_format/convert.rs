@@ -130,6 +130,7 @@ fn operation(operation: &OperationDefinition, types: &[TypeDefinition]) -> schem
         non_idempotent: None,
         content_type: None,
         requires_body: None,
+        requires_one_of: Vec::new(),
         lifecycle: None,
         headers: indexmap::IndexMap::new(),
         query: None,

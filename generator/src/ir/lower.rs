@@ -226,6 +226,7 @@ fn lower_operation(
             .collect(),
         content_type,
         requires_body: operation.requires_body.unwrap_or(false),
+        requires_one_of: operation.requires_one_of.clone(),
         description: described(operation.description.as_deref()),
         danger,
         requires_confirmation: operation.requires_confirmation.unwrap_or(false),

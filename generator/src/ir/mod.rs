@@ -308,6 +308,8 @@ pub struct Operation {
     pub content_type: ContentType,
     /// Whether every call sends a body, an empty one when no body param is given.
     pub requires_body: bool,
+    /// Sets of params, by name, one of which a call must give in full.
+    pub requires_one_of: Vec<Vec<String>>,
     /// From the schema; may be empty.
     pub description: String,
     /// Declared or defaulted by category.
@@ -359,6 +361,25 @@ pub struct ResultField {
 }
 
 impl Operation {
+    /// The description, and the sets of params one of which a call must give, as callers
+    /// read them: "Give all of one of: `droplet_ids`; or `tag`."
+    pub fn described(&self) -> String {
+        if self.requires_one_of.is_empty() {
+            return self.description.clone();
+        }
+        let sets: Vec<String> = self
+            .requires_one_of
+            .iter()
+            .map(|set| format!("`{}`", set.join("`, `")))
+            .collect();
+        let note = format!("Give all of one of: {}.", sets.join("; or "));
+        if self.description.is_empty() {
+            note
+        } else {
+            format!("{} {note}", self.description)
+        }
+    }
+
     /// Top-level params and `input` fields.
     pub fn all_params(&self) -> impl Iterator<Item = &Param> {
         self.params

@@ -27,6 +27,9 @@ pub struct Body {
     pub params: Vec<(String, Param)>,
     /// Whether `params` is the whole body rather than its members.
     pub whole: bool,
+    /// Sets of members, by upstream name, one of which a call must give in full: the
+    /// variants of a `oneOf`/`anyOf` body.
+    pub requires_one_of: Vec<Vec<String>>,
 }
 
 /// The name of the param that is a whole body.
@@ -83,6 +86,10 @@ pub struct Shape<'a> {
     pub properties: Vec<(&'a str, &'a RefOr<Schema>)>,
     /// The properties required whichever alternative is taken.
     pub required: Vec<&'a str>,
+    /// The body's `oneOf`/`anyOf` variants, each as the properties it requires beyond
+    /// `required`; empty when the body has no such choice, or one variant requires nothing
+    /// more.
+    pub variants: Vec<Vec<&'a str>>,
     /// The types of alternatives that are no object, which params cannot carry.
     pub lost_forms: Vec<&'a str>,
     /// The body's type, when the body itself is no object.
@@ -117,15 +124,41 @@ pub fn is_empty(refs: &Resolver<'_>, body: &RefOr<RequestBody>) -> bool {
 
 /// The [`Shape`] of `schema`; `Err` when a `$ref` of it leads nowhere.
 pub fn shape<'a>(refs: &'a Resolver<'_>, schema: &'a Schema) -> Result<Shape<'a>, String> {
+    shape_within(refs, schema, 0)
+}
+
+/// How deep variants are looked into: a variant's own variants are, a document's cycle is
+/// not followed forever.
+const VARIANT_DEPTH: usize = 4;
+
+fn shape_within<'a>(
+    refs: &'a Resolver<'_>,
+    schema: &'a Schema,
+    depth: usize,
+) -> Result<Shape<'a>, String> {
     // Each part with whether it is one of several oneOf/anyOf alternatives: their
     // properties are all optional (the caller picks the alternative), and an alternative
     // that is no object (an array or a scalar body) cannot be expressed as params.
     let mut parts = vec![(schema, false)];
     let mut found = Shape::default();
+    let mut choices: Vec<Vec<Vec<&'a str>>> = Vec::new();
     while let Some((part, alternative)) = parts.pop() {
         for subs in [&part.one_of, &part.any_of] {
             // A single alternative is no choice: its required properties stay required.
             let choice = alternative || subs.len() > 1;
+            if !alternative && subs.len() > 1 && depth < VARIANT_DEPTH {
+                // What each variant requires; one that is no object requires no property.
+                let mut sets = Vec::new();
+                for sub in subs {
+                    let variant = shape_within(refs, refs.resolve(sub)?, depth + 1)?;
+                    sets.push(if variant.not_object.is_some() {
+                        Vec::new()
+                    } else {
+                        variant.required
+                    });
+                }
+                choices.push(sets);
+            }
             for sub in subs.iter().rev() {
                 parts.push((refs.resolve(sub)?, choice));
             }
@@ -159,6 +192,32 @@ pub fn shape<'a>(refs: &'a Resolver<'_>, schema: &'a Schema) -> Result<Shape<'a>
             found
                 .required
                 .extend(part.required.iter().map(String::as_str));
+        }
+    }
+    // What every variant requires is required; what is left is a choice, when there is
+    // one choice and each of its variants asks for something.
+    for sets in &choices {
+        for name in sets.first().into_iter().flatten() {
+            if sets.iter().all(|set| set.contains(name)) && !found.required.contains(name) {
+                found.required.push(name);
+            }
+        }
+    }
+    if let [sets] = choices.as_slice() {
+        let rest: Vec<Vec<&str>> = sets
+            .iter()
+            .map(|set| {
+                let mut rest: Vec<&str> = Vec::new();
+                for name in set {
+                    if !found.required.contains(name) && !rest.contains(name) {
+                        rest.push(name);
+                    }
+                }
+                rest
+            })
+            .collect();
+        if rest.iter().all(|set| !set.is_empty()) {
+            found.variants = rest;
         }
     }
     Ok(found)
@@ -210,6 +269,7 @@ pub fn params(
         required: body.required,
         params: vec![(WHOLE_BODY.to_owned(), whole_param(kind, body, schema))],
         whole: true,
+        requires_one_of: Vec::new(),
     };
     if let Some(kind) = shape.not_object {
         return match ParamType::parse(kind) {
@@ -233,6 +293,7 @@ pub fn params(
         required: body.required,
         params: Vec::new(),
         whole: false,
+        requires_one_of: Vec::new(),
     };
     for (name, property) in shape.properties {
         let required = (body.required || creates) && shape.required.contains(&name);
@@ -283,6 +344,19 @@ pub fn params(
             );
         }
         found.params.push((name.to_owned(), param));
+    }
+    if body.required || creates {
+        // A variant one of whose members was dropped cannot be given; the others still can.
+        let kept = |name: &&str| found.params.iter().any(|(kept, _)| kept == name);
+        let sets: Vec<Vec<String>> = shape
+            .variants
+            .iter()
+            .filter(|set| set.iter().all(kept))
+            .map(|set| set.iter().map(|name| (*name).to_owned()).collect())
+            .collect();
+        if sets.len() > 1 {
+            found.requires_one_of = sets;
+        }
     }
     Ok(found)
 }

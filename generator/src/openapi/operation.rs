@@ -65,6 +65,7 @@ pub fn import(
     let takes_body = sends_body || method == "delete";
     let mut content_type = None;
     let mut requires_body = None;
+    let mut one_of_members = Vec::new();
     let mut headers = indexmap::IndexMap::new();
     if let Some(request_body) = &operation.request_body
         && !takes_body
@@ -83,6 +84,7 @@ pub fn import(
         let creates = category == Category::Create;
         let body = body::params(context.refs, request_body, creates, warn)?;
         content_type = body.content_type;
+        one_of_members = body.requires_one_of;
         if let Some(media_type) = body.media_type {
             headers.insert("Content-Type".to_owned(), media_type);
         }
@@ -141,6 +143,22 @@ pub fn import(
     }
     let assigned = wire::assign(category, sends_body, candidates);
     template.rename(&assigned.renames.into_iter().collect());
+    // The members of each variant under their public names.
+    let member = |upstream: &String| {
+        assigned.params.iter().find_map(|(name, param)| {
+            let in_body = param.location.map_or(sends_body, |location| {
+                location == aqlgen_model::ParamLocation::Body
+            });
+            (in_body && param.wire_name.as_ref().unwrap_or(name) == upstream).then(|| name.clone())
+        })
+    };
+    let mut requires_one_of: Vec<Vec<String>> = one_of_members
+        .iter()
+        .filter_map(|set| set.iter().map(member).collect())
+        .collect();
+    if requires_one_of.len() < 2 {
+        requires_one_of.clear();
+    }
     // Named only now: an operation dropped above leaves its name to the next one.
     let raw_name = operation
         .operation_id
@@ -168,6 +186,7 @@ pub fn import(
         non_idempotent: None,
         content_type,
         requires_body,
+        requires_one_of,
         lifecycle: None,
         headers,
         query: None,

@@ -193,6 +193,7 @@ pub const OPERATION: ObjectKeys = ObjectKeys {
         "non_idempotent",
         "content_type",
         "requires_body",
+        "requires_one_of",
         "lifecycle",
         "headers",
         "query",

@@ -434,6 +434,10 @@ pub struct Operation {
     /// when the caller gives no body param.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requires_body: Option<bool>,
+    /// Sets of params one of which a call must give in full (an aqlgen addition): the
+    /// variants of a `oneOf`/`anyOf` body, by param name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub requires_one_of: Vec<Vec<String>>,
     /// How the execution a long-running EXECUTE operation starts is followed (an aqlgen
     /// addition, SPEC §8.4).
     #[serde(skip_serializing_if = "Option::is_none")]

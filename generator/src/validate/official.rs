@@ -11,7 +11,7 @@
 //! * `enum` values that are numbers (integer and number params);
 //! * a `base_url` that is not plain ASCII;
 //! * where a param goes and how it is written (`in`, `wire_name`, `style`, `explode`), an
-//!   operation's body `content_type` and `requires_body`;
+//!   operation's body `content_type`, `requires_body` and `requires_one_of`;
 //! * `auth.type` `aws_sigv4` (AWS Signature Version 4), an operation's fixed `headers`;
 //! * the query language: an operation's `query` and the top-level `relationships` (a
 //!   `response`'s `items` and `computed` are inside the open `response`).
@@ -170,6 +170,15 @@ pub fn extensions(document: &Value) -> Vec<Diagnostic> {
                         "the official schema has no way to say that a body is always sent",
                     )
                     .expected("no `requires_body`"),
+                );
+            }
+            if operation.get("requires_one_of").is_some() {
+                out.push(
+                    extension(
+                        format!("{at}.requires_one_of"),
+                        "the official schema has no way to say that a call needs one of several sets of params",
+                    )
+                    .expected("no `requires_one_of`"),
                 );
             }
             if operation.get("content_type").is_some() {

@@ -795,6 +795,7 @@ fn check_operation(
                 );
             }
             check_placement(operation, &parsed, path, auth_header, out, &mut whole);
+            check_one_of(category, operation, &parsed, path, &mut whole);
             whole.extend(check_method_fits(category, parsed.method, operation, path));
             for piece in &parsed.pieces {
                 let PathPiece::Placeholder(name) = piece else {
@@ -1105,6 +1106,52 @@ fn check_placement(
                 .into_iter()
                 .map(|diagnostic| (Within::Param(name.clone()), diagnostic)),
         );
+    }
+}
+
+/// `requires_one_of`: two sets or more, none empty, of declared params that the caller
+/// gives side by side (all at the top level, or all inside an UPDATE's `input`).
+fn check_one_of(
+    category: Category,
+    operation: &Operation,
+    parsed: &MapsTo<'_>,
+    path: &str,
+    whole: &mut Vec<Diagnostic>,
+) {
+    let sets = &operation.requires_one_of;
+    if sets.is_empty() {
+        return;
+    }
+    let at = format!("{path}.requires_one_of");
+    let refuse = |message: String, expected: &str| {
+        Diagnostic::new(Code::InvalidValue, at.clone(), message).expected(expected.to_owned())
+    };
+    if sets.len() < 2 || sets.iter().any(Vec::is_empty) {
+        whole.push(refuse(
+            "`requires_one_of` needs two sets of params or more, none of them empty".to_owned(),
+            "a list of lists of param names, e.g. `[[droplet_ids], [tag]]`",
+        ));
+    }
+    let mut levels = std::collections::BTreeSet::new();
+    for name in sets.iter().flatten() {
+        let Some(param) = operation.params.get(name) else {
+            whole.push(
+                refuse(
+                    format!("`requires_one_of` names `{name}`, which is no param of the operation"),
+                    "names of the operation's params",
+                )
+                .suggest(format!("declare `{name}` under params, or drop it here")),
+            );
+            continue;
+        };
+        let location = placement::place(parsed, name, param).location;
+        levels.insert(category == Category::Update && placement::wraps_in_input(location));
+    }
+    if levels.len() > 1 {
+        whole.push(refuse(
+            "`requires_one_of` mixes fields of `input` with params beside it".to_owned(),
+            "only body params, or only params outside the body, in an `update`",
+        ));
     }
 }
 

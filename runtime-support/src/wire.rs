@@ -306,7 +306,8 @@ pub fn push_header(
 }
 
 /// Adds a multipart part: text for a scalar, JSON text for an array or object, and for a
-/// `file` param the bytes of its base64 value (SPEC §4.7.4: standard alphabet, padded).
+/// `file` param the bytes of its base64 value (SPEC §4.7.4: standard alphabet, padded), one
+/// part per file when it is a list of them.
 ///
 /// # Errors
 ///
@@ -322,17 +323,23 @@ pub fn push_part(
         return Ok(());
     };
     let part = match (&value, file) {
-        (Value::String(text), true) => {
-            match base64::engine::general_purpose::STANDARD.decode(text.trim()) {
-                Ok(bytes) => Part::File { name, bytes },
-                Err(_) => {
-                    return Err(ParamError::InvalidValue {
-                        param: label.to_owned(),
-                        constraint: "base64 (RFC 4648, standard alphabet, padded)".to_owned(),
-                        value: Value::String(text.chars().take(80).collect()),
+        (Value::String(text), true) => Part::File {
+            name,
+            bytes: file_bytes(label, text)?,
+        },
+        (Value::Array(files), true) => {
+            for (index, file) in files.iter().enumerate() {
+                let Value::String(text) = file else {
+                    return Err(ParamError::InvalidType {
+                        param: format!("{label}[{index}]"),
+                        expected: "string",
+                        actual: crate::params::json_type(file),
                     });
-                }
+                };
+                let bytes = file_bytes(&format!("{label}[{index}]"), text)?;
+                parts.push(Part::File { name, bytes });
             }
+            return Ok(());
         }
         (Value::Array(_) | Value::Object(_), _) => Part::Json {
             name,
@@ -345,6 +352,17 @@ pub fn push_part(
     };
     parts.push(part);
     Ok(())
+}
+
+/// The bytes of a file given in base64, as `label`.
+fn file_bytes(label: &str, text: &str) -> Result<Vec<u8>, ParamError> {
+    base64::engine::general_purpose::STANDARD
+        .decode(text.trim())
+        .map_err(|_| ParamError::InvalidValue {
+            param: label.to_owned(),
+            constraint: "base64 (RFC 4648, standard alphabet, padded)".to_owned(),
+            value: Value::String(text.chars().take(80).collect()),
+        })
 }
 
 #[cfg(test)]

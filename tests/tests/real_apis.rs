@@ -325,6 +325,28 @@ async fn every_required_body_goes_out_as_the_document_means_it() {
     );
     assert!(upstream.take().is_empty());
 
+    // pdfblocks: a list of files, one file part each.
+    succeed(
+        &client,
+        "mcp_aql_create",
+        "create_combined_document_v1",
+        json!({"file": ["JVBERi0xLjQK", "JVBERi0xLjcK"]}),
+    )
+    .await;
+    let seen = upstream.take();
+    assert!(
+        seen[0].headers["content-type"].starts_with("multipart/form-data; boundary="),
+        "{seen:?}"
+    );
+    assert_eq!(seen[0].headers["accept"], "application/pdf");
+    assert_eq!(
+        seen[0].body.matches("form-data; name=\"file\"").count(),
+        2,
+        "{}",
+        seen[0].body
+    );
+    assert!(seen[0].body.contains("%PDF-1.4") && seen[0].body.contains("%PDF-1.7"));
+
     // A JSON array is the body as it is.
     let records = json!([{"name": "a"}, {"name": "b"}]);
     succeed(
@@ -423,6 +445,10 @@ async fn prism_accepts_every_body_and_accept_header() {
             "load_balancers_create",
             json!({"region": "ams3", "forwarding_rules": [], "droplet_ids": [3164444]}),
         ),
+        // Not the list of files: Prism 5.16 keeps only the last of the parts that share a
+        // name (its pull request 2654, open, reads them as the array OpenAPI means), and
+        // answers 422 to a list sent as OpenAPI sends it. The recording test above checks
+        // those parts.
         ("mcp_aql_read", "get_invoice_pdf", json!({"id": "in_1"})),
     ];
     for (tool, operation, params) in calls {

@@ -476,8 +476,7 @@ fn emit_builder(operation: &Operation) -> TokenStream {
                     quote! { wire::push_pairs(&mut body, #name, #value, #style); }
                 }
                 ContentType::Multipart => {
-                    let file =
-                        param.ty == ParamType::String && param.format.as_deref() == Some("binary");
+                    let file = param.is_file();
                     quote! { wire::push_part(&mut body, #label, #name, #value, #file)?; }
                 }
             }

@@ -17,6 +17,8 @@ use crate::{features, ident};
 /// What the description of a multipart file param adds: how its bytes are passed.
 const FILE_PART_NOTE: &str =
     "The file's bytes in base64 (RFC 4648, standard alphabet, padded); sent as a file part.";
+const FILES_PART_NOTE: &str = "A list of files, each one's bytes in base64 (RFC 4648, \
+     standard alphabet, padded); each is sent as a file part of this name.";
 
 /// Lowers a schema that passed validation.
 pub fn lower(schema: &AdapterSchema, origin: Origin) -> Adapter {
@@ -170,14 +172,19 @@ fn lower_operation(
         lowered.hidden = hidden.contains(&name.as_str());
         let file_part = content_type == ContentType::Multipart
             && placed.location == ParamLocation::Body
-            && lowered.ty == ParamType::String
-            && lowered.format.as_deref() == Some("binary");
+            && lowered.is_file();
         if file_part {
             // SPEC §4.7.4: how binary is passed must be documented through introspection.
             if !lowered.description.is_empty() {
                 lowered.description.push(' ');
             }
-            lowered.description.push_str(FILE_PART_NOTE);
+            lowered
+                .description
+                .push_str(if lowered.ty == ParamType::Array {
+                    FILES_PART_NOTE
+                } else {
+                    FILE_PART_NOTE
+                });
         }
         if wraps_in_input {
             fields.push(lowered)

@@ -487,6 +487,13 @@ impl Param {
         }
     }
 
+    /// Whether the param is a file's content, or a list of files, in base64 (`format:
+    /// binary`): a multipart body sends each as a file part.
+    pub fn is_file(&self) -> bool {
+        matches!(self.ty, ParamType::String | ParamType::Array)
+            && self.format.as_deref() == Some("binary")
+    }
+
     /// The value the server fills in when the caller leaves the param out.
     pub fn filled_default(&self) -> Option<&Value> {
         match &self.default {

@@ -316,20 +316,9 @@ pub fn params(
         };
         if content_type == ContentType::Multipart {
             let schema = refs.resolve(property)?;
-            if is_file(refs, schema) && param.kind == ParamType::Array {
-                let reason = "a list of files cannot be sent";
-                if required {
-                    return Err(format!("required body param `{name}`: {reason}"));
-                }
-                warn(format!("body param `{name}`: {reason}; dropped"));
-                continue;
-            }
             if is_file(refs, schema) {
+                // A list of files is sent as one file part per file, under one name.
                 param.format = Some("binary".to_owned());
-                param.description = Some(match param.description.take() {
-                    Some(text) => format!("{text} The file's content, base64-encoded."),
-                    None => "The file's content, base64-encoded.".to_owned(),
-                });
             }
         }
         if content_type != ContentType::Json {

@@ -13,7 +13,7 @@
 //! server, each with its own upstream, credential, trust level and limits.
 //!
 //! It also imports the OpenAPI documents of `real-apis/` (the shapes of Azure Key Vault,
-//! Stripe and Slack, and the bodies real documents require) the way `aqlgen import-openapi` does, and compiles the adapters that
+//! Stripe and Slack, the bodies real documents require, and two credentials required together) the way `aqlgen import-openapi` does, and compiles the adapters that
 //! come out: the tests then call real API shapes through the importer, the generator and
 //! the runtime together.
 
@@ -34,6 +34,7 @@ fn main() -> Result<(), aqlgen_build::Error> {
         ("stripe", "real-apis/stripe.yaml"),
         ("slack", "real-apis/slack.yaml"),
         ("bodies", "real-apis/bodies.yaml"),
+        ("credentials", "real-apis/credentials.yaml"),
     ] {
         println!("cargo:rerun-if-changed={document}");
         // Azure's and Slack's OAuth2 schemes become a bearer token read from `<NAME>_TOKEN`.

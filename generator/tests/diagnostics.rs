@@ -370,3 +370,45 @@ fn suggestions_name_only_what_is_generated() {
         "{error}"
     );
 }
+
+/// `combined` auth: each credential a bearer token or an API key, checked at its own path,
+/// no header or variable twice, and at least two of them.
+#[test]
+fn combined_credentials_are_checked_each_at_its_path() {
+    let schema = |auth: &str| {
+        format!(
+            "---\nname: pair\ntype: adapter\nversion: 1.0.0\ndescription: Pair.\n\
+             target: {{base_url: https://api.example.com, transport: http, protocol: rest, serialization: json}}\n\
+             auth:\n{auth}\noperations:\n  read:\n    - {{name: list_orders, maps_to: GET /orders}}\n---\n"
+        )
+    };
+    let paths = |auth: &str| -> Vec<(String, String)> {
+        match aqlgen_build::check_text("pair-adapter.md", &schema(auth)) {
+            Ok(_) => Vec::new(),
+            Err(aqlgen_build::Error::Schema { diagnostics, .. }) => diagnostics
+                .iter()
+                .filter(|d| !d.code.is_warning())
+                .map(|d| (d.code.as_str().to_owned(), d.path.clone()))
+                .collect(),
+            Err(other) => panic!("{other}"),
+        }
+    };
+    let good = "  type: combined\n  credentials:\n    - {type: api_key, key_env: APP_KEY, header_name: X-App-Key}\n    - {type: bearer, token_env: APP_TOKEN}";
+    assert_eq!(paths(good), Vec::<(String, String)>::new());
+    let bad = "  type: combined\n  credentials:\n    - {type: api_key, key_env: APP_KEY, header_name: X-App-Key}\n    - {type: api_key, key_env: APP_KEY, header_name: x-app-key}\n    - {type: basic, username_env: U, password_env: P}\n    - {type: api_key, key_env: K}";
+    let found = paths(bad);
+    for (code, path) in [
+        ("SCHEMA_DUPLICATE_NAME", "auth.credentials[1]"),
+        ("SCHEMA_INVALID_VALUE", "auth.credentials[2].type"),
+        ("SCHEMA_MISSING_FIELD", "auth.credentials[3].header_name"),
+    ] {
+        assert!(
+            found.contains(&(code.to_owned(), path.to_owned())),
+            "{code} at {path} in {found:?}"
+        );
+    }
+    assert!(paths("  type: combined\n  credentials: []").contains(&(
+        "SCHEMA_MISSING_FIELD".to_owned(),
+        "auth.credentials".to_owned()
+    )),);
+}

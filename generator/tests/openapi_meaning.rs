@@ -357,8 +357,9 @@ fn a_chosen_bearer_leaves_token_params_alone() {
 }
 
 /// Google names two OAuth2 flows and requires both together: one bearer token meets both,
-/// so its operations are kept. Two different API keys required together are not met by the
-/// one key the adapter sends, so such an operation is dropped.
+/// so its operations are kept. Two different API keys required together (VTEX's app key and
+/// app token) are both sent, each from a variable of its own; where one of them cannot be
+/// sent (a cookie), the operations are dropped, and the refusal says "and".
 #[test]
 fn one_token_meets_every_token_scheme_a_requirement_names() {
     let flow = json!({"implicit": {"authorizationUrl": "https://accounts.example.com/o/oauth2/auth", "scopes": {"s": "scope"}}});
@@ -387,10 +388,29 @@ fn one_token_meets_every_token_scheme_a_requirement_names() {
         }},
         "paths": {"/orders": {"get": {"operationId": "listOrders"}}}
     });
-    let refused = aqlgen_build::import_openapi(&two_keys, &Default::default())
-        .expect_err("the one key the adapter sends is not both");
+    let (text, warnings) = import(&two_keys);
     assert!(
-        refused.to_string().contains("requires credentials"),
+        text.contains(
+            "auth:\n  type: combined\n  credentials:\n  - type: api_key\n    key_env: PAIR_APP_KEY\n    header_name: X-App-Key\n  - type: api_key\n    key_env: PAIR_APP_TOKEN\n    header_name: X-App-Token\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("name: list_orders"), "{text}");
+    assert!(
+        warnings.contains(
+            &"document: security schemes `appKey` and `appToken` are required together: the adapter sends all of them".to_owned()
+        ),
+        "{warnings:?}"
+    );
+
+    let mut with_cookie = two_keys.clone();
+    with_cookie["components"]["securitySchemes"]["appToken"]["in"] = json!("cookie");
+    let refused = aqlgen_build::import_openapi(&with_cookie, &Default::default())
+        .expect_err("a key in a cookie cannot be sent");
+    assert!(
+        refused
+            .to_string()
+            .contains("requires credentials (`appKey` and `appToken`)"),
         "{refused}"
     );
 }

@@ -117,6 +117,9 @@ pub enum Auth {
     OAuth2(&'static OAuth2),
     /// AWS Signature Version 4: every request signed with an access key.
     AwsSigV4(&'static AwsSigV4),
+    /// Several credentials sent together on every request, each a bearer token or an API
+    /// key (VTEX's app key and app token headers).
+    Combined(&'static [Auth]),
 }
 
 /// How requests to an AWS API are signed.

@@ -70,4 +70,8 @@ pub mod real {
     pub mod bodies {
         include!(concat!(env!("OUT_DIR"), "/bodies_adapter.rs"));
     }
+    /// Two API keys required together, both sent on every call.
+    pub mod credentials {
+        include!(concat!(env!("OUT_DIR"), "/credentials_adapter.rs"));
+    }
 }

@@ -456,3 +456,49 @@ async fn prism_accepts_every_body_and_accept_header() {
     }
     client.cancel().await.expect("close");
 }
+
+/// Two API keys required together (VTEX's app key and app token): both go out on every
+/// call, each from its own variable; without one the call is refused naming it, and Prism
+/// accepts the pair where its document requires both.
+#[tokio::test]
+async fn credentials_required_together_are_all_sent() {
+    let upstream = Recorder::start(json!({"ok": true})).await;
+    let keys = [
+        ("CREDENTIALS_APP_KEY", "vtexappkey-1"),
+        ("CREDENTIALS_APP_TOKEN", "token-2"),
+    ];
+    let client = adapter("credentials", &upstream.base, &keys).await;
+    succeed(&client, "mcp_aql_read", "list_orders", json!({})).await;
+    let seen = upstream.take();
+    assert_eq!(seen[0].headers["x-vtex-api-appkey"], "vtexappkey-1");
+    assert_eq!(seen[0].headers["x-vtex-api-apptoken"], "token-2");
+    client.cancel().await.expect("close");
+
+    let half = adapter("credentials", &upstream.base, &keys[..1]).await;
+    let (refused, _) = call(
+        &half,
+        "mcp_aql_read",
+        json!({"operation": "list_orders", "params": {}}),
+    )
+    .await;
+    assert_eq!(refused["error"]["code"], "PERMISSION_DENIED", "{refused}");
+    let message = refused["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("CREDENTIALS_APP_TOKEN"), "{refused}");
+    assert!(!refused.to_string().contains("vtexappkey-1"), "{refused}");
+    assert!(upstream.take().is_empty());
+    half.cancel().await.expect("close");
+
+    let document = support::sdk::workspace().join("tests/real-apis/credentials.yaml");
+    let prism = prism::mock(&document).await;
+    let unauthenticated = reqwest::get(format!("{}/api/oms/pvt/orders", prism.base))
+        .await
+        .expect("prism answers");
+    assert_eq!(
+        unauthenticated.status(),
+        401,
+        "prism checks the credentials"
+    );
+    let client = adapter("credentials", &prism.base, &keys).await;
+    succeed(&client, "mcp_aql_read", "list_orders", json!({})).await;
+    client.cancel().await.expect("close");
+}

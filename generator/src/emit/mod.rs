@@ -300,6 +300,10 @@ fn emit_auth(auth: &crate::ir::Auth) -> TokenStream {
                 })
             }
         }
+        Auth::Combined(parts) => {
+            let parts = parts.iter().map(emit_auth);
+            quote! { Auth::Combined(&[#(#parts),*]) }
+        }
     }
 }
 
@@ -316,7 +320,11 @@ pub fn server_uses(adapters: &[Adapter]) -> TokenStream {
     let optional = [
         (
             "ApiKeyLocation",
-            any(|a| matches!(a.auth, Auth::ApiKeyHeader { .. } | Auth::ApiKeyQuery { .. })),
+            any(|a| {
+                a.auth.parts().iter().any(|auth| {
+                    matches!(auth, Auth::ApiKeyHeader { .. } | Auth::ApiKeyQuery { .. })
+                })
+            }),
         ),
         ("OAuth2", any(|a| matches!(a.auth, Auth::OAuth2 { .. }))),
         ("AwsSigV4", any(|a| matches!(a.auth, Auth::AwsSigV4(_)))),

@@ -96,7 +96,9 @@ fn convert_auth(auth: &Auth, prefix: &str) -> AuthConfig {
             password_env: variable("password_env", "PASSWORD"),
             ..AuthConfig::of(auth.kind)
         },
-        AuthKind::None | AuthKind::Oauth2 | AuthKind::AwsSigv4 => AuthConfig::of(auth.kind),
+        AuthKind::None | AuthKind::Oauth2 | AuthKind::AwsSigv4 | AuthKind::Combined => {
+            AuthConfig::of(auth.kind)
+        }
     }
 }
 

@@ -100,6 +100,6 @@ pub fn config_keys(kind: AuthKind) -> &'static [&'static str] {
         AuthKind::Bearer => &["header_name", "prefix", "token_env"],
         AuthKind::ApiKey => &["header_name", "query_param", "key_env"],
         AuthKind::Basic => &["username_env", "password_env"],
-        AuthKind::None | AuthKind::Oauth2 | AuthKind::AwsSigv4 => &[],
+        AuthKind::None | AuthKind::Oauth2 | AuthKind::AwsSigv4 | AuthKind::Combined => &[],
     }
 }

@@ -121,6 +121,16 @@ impl Checker {
                 .found("\"aws_sigv4\"")
                 .suggest("write the adapter as an aqlgen schema, whose `auth` of type `aws_sigv4` takes `region` and `service`"),
             ),
+            Some(AuthKind::Combined) => self.out.push(
+                Diagnostic::new(
+                    Code::Unsupported,
+                    "auth.type",
+                    "`combined` auth is not read from this format",
+                )
+                .expected("none, api_key, bearer or basic")
+                .found("\"combined\"")
+                .suggest("write the adapter as an aqlgen schema, whose `auth` of type `combined` lists its `credentials`"),
+            ),
             Some(kind) => self.auth_config(kind, config),
         }
     }

@@ -112,6 +112,12 @@ fn lower_auth(auth: Option<&schema::AuthConfig>, shouty: &str) -> Auth {
             refresh_token_env: auth.refresh_token_env.clone(),
             scope: auth.scopes.clone().unwrap_or_default().join(" "),
         },
+        AuthKind::Combined => Auth::Combined(
+            auth.credentials
+                .iter()
+                .map(|credential| lower_auth(Some(credential), shouty))
+                .collect(),
+        ),
         AuthKind::AwsSigv4 => {
             let or = |value: &Option<String>, default: &str| {
                 value.clone().unwrap_or_else(|| default.to_owned())

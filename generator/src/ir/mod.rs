@@ -238,6 +238,8 @@ pub enum Auth {
     },
     /// AWS Signature Version 4.
     AwsSigV4(AwsSigV4),
+    /// Several credentials sent together: bearer tokens and API keys.
+    Combined(Vec<Auth>),
 }
 
 /// How an AWS API's requests are signed (`aws_sigv4`).
@@ -283,6 +285,15 @@ impl Auth {
                 &aws.secret_access_key_env,
                 &aws.session_token_env,
             ],
+            Self::Combined(parts) => parts.iter().flat_map(Self::env_vars).collect(),
+        }
+    }
+
+    /// The credentials it sends: itself, or each of several sent together.
+    pub fn parts(&self) -> &[Auth] {
+        match self {
+            Self::Combined(parts) => parts,
+            single => std::slice::from_ref(single),
         }
     }
 }

@@ -35,8 +35,8 @@ pub struct Outcome {
     chosen: bool,
     /// The document's requirements, for operations that declare none.
     global: Option<Vec<Requirement>>,
-    /// Where the adapter's API key goes, as `(place, name)`.
-    key: Option<(String, String)>,
+    /// Where the adapter's API keys go, as `(place, name)`.
+    keys: Vec<(String, String)>,
     /// Whether the adapter sends the token of the document's own scheme (http bearer,
     /// OAuth2, OpenID Connect), which params named `token` or `access_token` may carry.
     token: bool,
@@ -66,7 +66,7 @@ impl Outcome {
             scheme: None,
             chosen: true,
             global: None,
-            key: None,
+            keys: Vec::new(),
             token: false,
             token_everywhere: Vec::new(),
             satisfies: Vec::new(),
@@ -98,7 +98,7 @@ impl Outcome {
             return false;
         }
         let header = place == "header";
-        let is_key = self.key.as_ref().is_some_and(|(key_place, key_name)| {
+        let is_key = self.keys.iter().any(|(key_place, key_name)| {
             key_place == place
                 && if header {
                     key_name.eq_ignore_ascii_case(name)
@@ -116,17 +116,8 @@ impl Outcome {
             });
         // `Authorization` is the credential only where the auth writes it: an API key in
         // `Ocp-Apim-Subscription-Key` leaves a required `Authorization` unsent.
-        let sends_authorization = match self.config.kind {
-            AuthKind::Bearer => self
-                .config
-                .header
-                .as_deref()
-                .is_none_or(|header| header.eq_ignore_ascii_case("authorization")),
-            AuthKind::Basic | AuthKind::AwsSigv4 | AuthKind::Oauth2 => true,
-            AuthKind::ApiKey | AuthKind::None => false,
-        };
         let is_authorization =
-            header && sends_authorization && name.eq_ignore_ascii_case("authorization");
+            header && name.eq_ignore_ascii_case("authorization") && self.config.writes_header(name);
         is_key || is_authorization || is_token
     }
 
@@ -379,6 +370,42 @@ pub fn auth(
         .filter(|candidate| candidate.token)
         .map(|candidate| candidate.name.to_owned())
         .collect();
+    let combined = combined(refs, document, &candidates, &prefix);
+    let best_single = candidates
+        .iter()
+        .map(|candidate| accepted.get(candidate.name).map_or(0, |(count, _)| *count))
+        .max()
+        .unwrap_or(0);
+    if let Some((names, config, count)) = combined
+        && count > best_single
+    {
+        let keys = config
+            .credentials
+            .iter()
+            .filter_map(
+                |credential| match (&credential.header_name, &credential.query_param) {
+                    (Some(header), _) => Some(("header".to_owned(), header.clone())),
+                    (None, Some(query)) => Some(("query".to_owned(), query.clone())),
+                    (None, None) => None,
+                },
+            )
+            .collect();
+        warn(format!(
+            "security schemes `{}` are required together: the adapter sends all of them",
+            names.join("` and `")
+        ));
+        return Outcome {
+            config,
+            scheme: Some(names.join("` and `")),
+            chosen: false,
+            global: document.security.clone(),
+            keys,
+            token: false,
+            token_everywhere: Vec::new(),
+            satisfies: names,
+            notes: None,
+        };
+    }
     let chosen = candidates
         .into_iter()
         .enumerate()
@@ -392,7 +419,7 @@ pub fn auth(
         scheme: None,
         chosen: false,
         global: document.security.clone(),
-        key: None,
+        keys: Vec::new(),
         token: false,
         token_everywhere: Vec::new(),
         satisfies: Vec::new(),
@@ -420,10 +447,10 @@ pub fn auth(
                 candidate.config.scopes = None;
             }
         }
-        outcome.key = match (&candidate.config.header_name, &candidate.config.query_param) {
-            (Some(header), _) => Some(("header".to_owned(), header.clone())),
-            (None, Some(query)) => Some(("query".to_owned(), query.clone())),
-            (None, None) => None,
+        outcome.keys = match (&candidate.config.header_name, &candidate.config.query_param) {
+            (Some(header), _) => vec![("header".to_owned(), header.clone())],
+            (None, Some(query)) => vec![("query".to_owned(), query.clone())],
+            (None, None) => Vec::new(),
         };
         outcome.token = candidate.token;
         if candidate.token {
@@ -499,6 +526,67 @@ fn accepted_by(refs: &Resolver<'_>, document: &Document) -> BTreeMap<String, (us
         }
     }
     accepted
+}
+
+/// The requirement of several schemes together (VTEX's app key and app token, an API key and
+/// a client id) that the most operations accept, when each of its schemes is a bearer token
+/// or an API key the adapter can send: its scheme names, the `combined` auth that sends
+/// them all (each read from `<PREFIX>_<SCHEME>`), and how many operations accept it.
+fn combined(
+    refs: &Resolver<'_>,
+    document: &Document,
+    candidates: &[Candidate<'_>],
+    prefix: &str,
+) -> Option<(Vec<String>, AuthConfig, usize)> {
+    let mut counts: BTreeMap<Vec<String>, usize> = BTreeMap::new();
+    for item in document.paths.iter().flat_map(BTreeMap::values) {
+        let Ok(item) = refs.resolve(item) else {
+            continue;
+        };
+        for (_, operation) in item.operations() {
+            let requirements = operation
+                .security
+                .as_ref()
+                .or(document.security.as_ref())
+                .into_iter()
+                .flatten();
+            for requirement in requirements.filter(|requirement| requirement.len() > 1) {
+                *counts
+                    .entry(requirement.keys().cloned().collect())
+                    .or_default() += 1;
+            }
+        }
+    }
+    let sendable = |name: &String| {
+        candidates.iter().find(|candidate| {
+            candidate.name == name
+                && matches!(candidate.config.kind, AuthKind::ApiKey | AuthKind::Bearer)
+        })
+    };
+    let (names, count) = counts
+        .into_iter()
+        .filter(|(names, _)| names.iter().all(|name| sendable(name).is_some()))
+        .max_by_key(|(names, count)| (*count, std::cmp::Reverse(names.clone())))?;
+    let credentials = names
+        .iter()
+        .filter_map(sendable)
+        .map(|candidate| {
+            let variable = format!("{prefix}_{}", snake(candidate.name).to_uppercase());
+            let mut credential = candidate.config.clone();
+            match credential.kind {
+                AuthKind::Bearer => credential.token_env = Some(variable),
+                _ => credential.key_env = Some(variable),
+            }
+            credential
+        })
+        .collect();
+    let config = AuthConfig {
+        credentials,
+        ..AuthConfig::of(AuthKind::Combined)
+    };
+    let mut refused = Vec::new();
+    rules::check_auth(&config, &mut refused);
+    refused.is_empty().then_some((names, config, count))
 }
 
 /// What the operator must do to provide an OAuth2 or OpenID Connect token, as a warning and

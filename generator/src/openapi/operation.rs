@@ -207,22 +207,27 @@ pub fn missing_auth(context: &Context<'_>, operation: &Described) -> Option<Stri
         .as_deref()
         .or(context.auth.global())
         .unwrap_or_default();
-    let mut schemes: Vec<&str> = Vec::new();
-    for scheme in requirements.iter().flat_map(BTreeMap::keys) {
-        if !schemes.contains(&scheme.as_str()) {
-            schemes.push(scheme);
+    // Each requirement's schemes together ("and"), the requirements as alternatives ("or").
+    let mut alternatives: Vec<String> = Vec::new();
+    for requirement in requirements {
+        let together = requirement
+            .keys()
+            .map(|scheme| format!("`{scheme}`"))
+            .collect::<Vec<_>>()
+            .join(" and ");
+        if !alternatives.contains(&together) {
+            alternatives.push(together);
         }
     }
+    let schemes = alternatives.join(" or ");
     Some(match context.auth.scheme() {
         None => format!(
-            "it requires credentials (`{}`) and the adapter sends none: no security scheme of \
-             the document is supported (`--bearer-env` sends a bearer token)",
-            schemes.join("` or `")
+            "it requires credentials ({schemes}) and the adapter sends none: no security \
+             scheme of the document is supported (`--bearer-env` sends a bearer token)"
         ),
-        Some(sent) => format!(
-            "it requires credentials (`{}`) other than the `{sent}` the adapter sends",
-            schemes.join("` or `")
-        ),
+        Some(sent) => {
+            format!("it requires credentials ({schemes}) other than the `{sent}` the adapter sends")
+        }
     })
 }
 

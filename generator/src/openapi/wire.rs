@@ -229,15 +229,9 @@ pub fn header_fate(name: &str, category: Category, auth: &AuthConfig) -> HeaderF
     if HTTP_OWNED.contains(&lower.as_str()) {
         return HeaderFate::Sent("HTTP sends it from the request itself");
     }
-    let auth_header = match auth.kind {
-        AuthKind::Bearer => Some(auth.header.as_deref().unwrap_or("Authorization")),
-        AuthKind::Basic | AuthKind::AwsSigv4 => Some("Authorization"),
-        AuthKind::ApiKey => auth.header_name.as_deref().or(auth.header.as_deref()),
-        AuthKind::None | AuthKind::Oauth2 => None,
-    };
-    if auth_header.is_some_and(|header| header.eq_ignore_ascii_case(name))
-        || (auth.kind == AuthKind::AwsSigv4 && SIGNING_HEADERS.contains(&lower.as_str()))
-    {
+    // OAuth 2's `Authorization` is left out: its token endpoint's own params may name it.
+    let written = auth.kind != AuthKind::Oauth2 && auth.writes_header(name);
+    if written || (auth.kind == AuthKind::AwsSigv4 && SIGNING_HEADERS.contains(&lower.as_str())) {
         return HeaderFate::Sent("the adapter's auth sends it");
     }
     match lower.as_str() {

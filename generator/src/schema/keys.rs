@@ -147,6 +147,7 @@ pub const AUTH: ObjectKeys = ObjectKeys {
         "access_key_id_env",
         "secret_access_key_env",
         "session_token_env",
+        "credentials",
     ]),
     required: &["type"],
     choices: &[("type", choice::<AuthKind>(Code::InvalidValue))],

@@ -86,6 +86,9 @@ aqlgen_model::vocabulary! {
         Oauth2 = "oauth2",
         /// AWS Signature Version 4: every request signed with an access key (an extension).
         AwsSigv4 = "aws_sigv4",
+        /// Several credentials sent together, each a bearer token or an API key (an
+        /// extension): its `credentials`.
+        Combined = "combined",
     }
 }
 
@@ -254,9 +257,37 @@ pub struct AuthConfig {
     /// Aws_sigv4: variable holding a session token (default `AWS_SESSION_TOKEN`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_token_env: Option<String>,
+    /// Combined: the credentials sent together, each `bearer` or `api_key`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub credentials: Vec<AuthConfig>,
 }
 
 impl AuthConfig {
+    /// The request headers the auth writes: `Authorization` for bearer tokens (or their
+    /// `header`), basic, OAuth 2 and AWS signatures; an API key's header; every one of
+    /// `combined` credentials.
+    pub fn headers(&self) -> Vec<&str> {
+        match self.kind {
+            AuthKind::None => Vec::new(),
+            AuthKind::Bearer => vec![self.header.as_deref().unwrap_or("Authorization")],
+            AuthKind::ApiKey => self
+                .header_name
+                .as_deref()
+                .or(self.header.as_deref())
+                .into_iter()
+                .collect(),
+            AuthKind::Basic | AuthKind::Oauth2 | AuthKind::AwsSigv4 => vec!["Authorization"],
+            AuthKind::Combined => self.credentials.iter().flat_map(Self::headers).collect(),
+        }
+    }
+
+    /// Whether the auth writes the header `name`.
+    pub fn writes_header(&self, name: &str) -> bool {
+        self.headers()
+            .iter()
+            .any(|header| header.eq_ignore_ascii_case(name))
+    }
+
     /// An `auth` of `kind` with nothing else set.
     pub fn of(kind: AuthKind) -> Self {
         Self {
@@ -279,6 +310,7 @@ impl AuthConfig {
             access_key_id_env: None,
             secret_access_key_env: None,
             session_token_env: None,
+            credentials: Vec::new(),
         }
     }
 }

@@ -12,7 +12,8 @@
 //! * a `base_url` that is not plain ASCII;
 //! * where a param goes and how it is written (`in`, `wire_name`, `style`, `explode`), an
 //!   operation's body `content_type`, `requires_body` and `requires_one_of`;
-//! * `auth.type` `aws_sigv4` (AWS Signature Version 4), an operation's fixed `headers`;
+//! * `auth.type` `aws_sigv4` (AWS Signature Version 4) and `combined` (credentials sent
+//!   together), an operation's fixed `headers`;
 //! * the query language: an operation's `query` and the top-level `relationships` (a
 //!   `response`'s `items` and `computed` are inside the open `response`).
 

@@ -81,12 +81,7 @@ pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
         .collect();
     let mut names: BTreeMap<&str, String> = BTreeMap::new();
     let mut idents: BTreeMap<String, String> = BTreeMap::new();
-    let auth_header = schema.auth.as_ref().and_then(|auth| match auth.kind {
-        AuthKind::Bearer => Some(auth.header.as_deref().unwrap_or("Authorization")),
-        AuthKind::ApiKey => auth.header_name.as_deref().or(auth.header.as_deref()),
-        AuthKind::Basic | AuthKind::Oauth2 | AuthKind::AwsSigv4 => Some("Authorization"),
-        AuthKind::None => None,
-    });
+    let auth = schema.auth.as_ref();
     for (category, list) in families {
         for (index, operation) in list.iter().enumerate() {
             let path = format!("operations.{category}[{index}]");
@@ -122,7 +117,7 @@ pub fn findings(schema: &AdapterSchema) -> Vec<Finding> {
                     .found(format!("{:?}", operation.name)),
                 ));
             }
-            check_operation(category, operation, &path, auth_header, &mut out);
+            check_operation(category, operation, &path, auth, &mut out);
             found.extend(out.into_iter().map(|(within, diagnostic)| Finding {
                 subject: Subject::Operation {
                     category,
@@ -516,6 +511,11 @@ fn check_generated<T: Vocabulary>(path: &str, value: T, generated: T, out: &mut 
 
 /// `auth`: a kind aqlgen generates, with the names it needs, each one the server can use.
 pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
+    check_auth_at(auth, "auth", out);
+}
+
+/// [`check_auth`] of the `auth` at `at`: the adapter's, or one of its `combined` credentials.
+fn check_auth_at(auth: &AuthConfig, at: &str, out: &mut Vec<Diagnostic>) {
     let needs: &[(&str, bool)] = match auth.kind {
         AuthKind::Oauth2 => {
             check_token_url(auth, out);
@@ -545,8 +545,12 @@ pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
                 ("service", auth.service.is_some()),
             ]
         }
+        AuthKind::Combined => {
+            check_combined(auth, out);
+            &[]
+        }
     };
-    check_auth_names(auth, out);
+    check_auth_names(auth, at, out);
     for (key, present) in needs {
         if !present {
             let expected = if *key == "header_name" {
@@ -563,12 +567,75 @@ pub fn check_auth(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::new(
                     Code::MissingField,
-                    format!("auth.{key}"),
+                    format!("{at}.{key}"),
                     format!("`{}` auth needs `{key}`", auth.kind),
                 )
                 .expected(expected)
                 .found("nothing"),
             );
+        }
+    }
+}
+
+/// `combined` auth: two credentials or more, each a bearer token or an API key checked as
+/// such, no header or variable named twice.
+fn check_combined(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
+    if auth.credentials.len() < 2 {
+        out.push(
+            Diagnostic::new(
+                Code::MissingField,
+                "auth.credentials",
+                "`combined` auth needs the credentials it sends together",
+            )
+            .expected("two `credentials` or more, each a `bearer` or `api_key` auth")
+            .found(format!("{}", auth.credentials.len())),
+        );
+    }
+    let mut headers: Vec<String> = Vec::new();
+    let mut variables: Vec<&str> = Vec::new();
+    for (index, credential) in auth.credentials.iter().enumerate() {
+        let at = format!("auth.credentials[{index}]");
+        if !matches!(credential.kind, AuthKind::Bearer | AuthKind::ApiKey) {
+            out.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("{at}.type"),
+                    "credentials sent together are bearer tokens and API keys",
+                )
+                .expected("`bearer` or `api_key`")
+                .found(format!("{:?}", credential.kind.as_str())),
+            );
+            continue;
+        }
+        check_auth_at(credential, &at, out);
+        for header in credential.headers() {
+            if headers.iter().any(|seen| seen.eq_ignore_ascii_case(header)) {
+                out.push(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        at.clone(),
+                        format!("two credentials go in the header `{header}`"),
+                    )
+                    .expected("one header per credential"),
+                );
+            }
+            headers.push(header.to_owned());
+        }
+        for variable in [&credential.token_env, &credential.key_env]
+            .into_iter()
+            .flatten()
+        {
+            if variables.contains(&variable.as_str()) {
+                out.push(
+                    Diagnostic::new(
+                        Code::DuplicateName,
+                        at.clone(),
+                        format!("two credentials are read from `{variable}`"),
+                    )
+                    .expected("one environment variable per credential"),
+                );
+            }
+            variables.push(variable);
         }
     }
 }
@@ -602,7 +669,7 @@ fn check_signing_scope(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
     }
 }
 
-fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
+fn check_auth_names(auth: &AuthConfig, at: &str, out: &mut Vec<Diagnostic>) {
     for (key, name) in [
         ("token_env", &auth.token_env),
         ("key_env", &auth.key_env),
@@ -621,7 +688,7 @@ fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::new(
                     Code::InvalidValue,
-                    format!("auth.{key}"),
+                    format!("{at}.{key}"),
                     "this is not the name of an environment variable",
                 )
                 .expected("a non-empty name without `=`, e.g. `GITHUB_TOKEN`")
@@ -637,7 +704,7 @@ fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
             out.push(
                 Diagnostic::new(
                     Code::InvalidValue,
-                    format!("auth.{key}"),
+                    format!("{at}.{key}"),
                     "this is not an HTTP header name",
                 )
                 .expected("letters, digits and `-` (an RFC 9110 token), e.g. `X-Api-Key`")
@@ -651,7 +718,7 @@ fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
         out.push(
             Diagnostic::new(
                 Code::InvalidValue,
-                "auth.query_param",
+                format!("{at}.query_param"),
                 "the query parameter name is empty",
             )
             .expected("the name the API reads the key from, e.g. `api_key`")
@@ -664,7 +731,7 @@ fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
         out.push(
             Diagnostic::new(
                 Code::InvalidValue,
-                "auth.prefix",
+                format!("{at}.prefix"),
                 "the prefix holds a control character",
             )
             .expected("printable text such as `Bearer` or `token`")
@@ -679,7 +746,7 @@ fn check_auth_names(auth: &AuthConfig, out: &mut Vec<Diagnostic>) {
 fn check_fixed_headers(
     operation: &Operation,
     path: &str,
-    auth_header: Option<&str>,
+    auth: Option<&AuthConfig>,
     out: &mut Vec<Diagnostic>,
 ) {
     for (name, value) in &operation.headers {
@@ -694,7 +761,7 @@ fn check_fixed_headers(
         });
         let settable = name.eq_ignore_ascii_case("content-type")
             || (aqlgen_model::is_settable_header(name)
-                && !auth_header.is_some_and(|auth| auth.eq_ignore_ascii_case(name)));
+                && !auth.is_some_and(|auth| auth.writes_header(name)));
         if !settable || params.count() > 0 {
             out.push(
                 Diagnostic::new(
@@ -728,7 +795,7 @@ fn check_operation(
     category: Category,
     operation: &Operation,
     path: &str,
-    auth_header: Option<&str>,
+    auth: Option<&AuthConfig>,
     out: &mut Vec<(Within, Diagnostic)>,
 ) {
     let mut whole = Vec::new();
@@ -738,7 +805,7 @@ fn check_operation(
         &operation.name,
         &mut whole,
     );
-    check_fixed_headers(operation, path, auth_header, &mut whole);
+    check_fixed_headers(operation, path, auth, &mut whole);
     if RESERVED_OPERATIONS.contains(&operation.name.as_str()) {
         whole.push(
             Diagnostic::new(
@@ -794,7 +861,7 @@ fn check_operation(
                     )),
                 );
             }
-            check_placement(operation, &parsed, path, auth_header, out, &mut whole);
+            check_placement(operation, &parsed, path, auth, out, &mut whole);
             check_one_of(category, operation, &parsed, path, &mut whole);
             whole.extend(check_method_fits(category, parsed.method, operation, path));
             for piece in &parsed.pieces {
@@ -891,7 +958,7 @@ fn check_placement(
     operation: &Operation,
     parsed: &MapsTo<'_>,
     path: &str,
-    auth_header: Option<&str>,
+    auth: Option<&AuthConfig>,
     params_out: &mut Vec<(Within, Diagnostic)>,
     whole: &mut Vec<Diagnostic>,
 ) {
@@ -1022,8 +1089,7 @@ fn check_placement(
             }
         }
         if placed.location == ParamLocation::Header {
-            let owned_by_auth =
-                auth_header.is_some_and(|auth| auth.eq_ignore_ascii_case(placed.wire_name));
+            let owned_by_auth = auth.is_some_and(|auth| auth.writes_header(placed.wire_name));
             if !aqlgen_model::is_settable_header(placed.wire_name) || owned_by_auth {
                 refuse(
                     "",

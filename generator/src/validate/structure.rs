@@ -36,6 +36,17 @@ pub fn check(document: &mut Value) -> Vec<Diagnostic> {
             check_object(object, key, object_keys, &mut diagnostics);
         }
     }
+    if let Some(Value::Sequence(credentials)) = root
+        .get_mut("auth")
+        .and_then(|auth| auth.get_mut("credentials"))
+    {
+        for (index, credential) in credentials.iter_mut().enumerate() {
+            if let Value::Mapping(credential) = credential {
+                let path = format!("auth.credentials[{index}]");
+                check_object(credential, &path, &keys::AUTH, &mut diagnostics);
+            }
+        }
+    }
     if let Some(Value::Mapping(relationships)) = root.get_mut("relationships") {
         check_relationships(relationships, &mut diagnostics);
     }

@@ -44,6 +44,8 @@ pub(crate) enum AuthPlan {
     OAuth2(Arc<TokenSource>),
     /// Each request signed with AWS Signature Version 4.
     AwsSigV4(&'static AwsSigV4),
+    /// Several header and query credentials, all sent.
+    Combined(Vec<AuthPlan>),
 }
 
 /// Where one upstream request's credential comes from.
@@ -57,10 +59,10 @@ pub enum Credential<'a> {
 /// Credentials for one request.
 #[derive(Debug, Default)]
 pub(crate) struct Credentials {
-    /// A header to send, marked sensitive so it never shows in `Debug` output.
-    pub header: Option<(HeaderName, HeaderValue)>,
-    /// A query pair to append.
-    pub query: Option<(&'static str, String)>,
+    /// Headers to send, marked sensitive so they never show in `Debug` output.
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// Query pairs to append.
+    pub query: Vec<(&'static str, String)>,
     /// Everything secret this request carries, for redaction.
     pub secrets: Secrets,
     /// The key the request is signed with, once built, when the API wants signed requests.
@@ -115,6 +117,16 @@ impl AuthPlan {
                 username_env,
                 password_env,
             }),
+            Auth::Combined(parts) => parts
+                .iter()
+                .map(|part| match Self::new(part, user_agent)? {
+                    plan @ (Self::Header { .. } | Self::Query { .. }) => Ok(plan),
+                    _ => Err(config_error(
+                        "credentials sent together are bearer tokens and API keys only",
+                    )),
+                })
+                .collect::<Result<_, _>>()
+                .map(Self::Combined),
         }
     }
 
@@ -180,8 +192,8 @@ impl AuthPlan {
                 let value = read_secret(env, var)?;
                 let header = sensitive_header(&format!("{prefix}{value}"), var)?;
                 Ok(Credentials {
-                    header: Some((name.clone(), header)),
-                    query: None,
+                    headers: vec![(name.clone(), header)],
+                    query: Vec::new(),
                     secrets: Secrets(vec![value]),
                     signing: None,
                 })
@@ -189,8 +201,8 @@ impl AuthPlan {
             Self::Query { env: var, name } => {
                 let value = read_secret(env, var)?;
                 Ok(Credentials {
-                    header: None,
-                    query: Some((name, value.clone())),
+                    headers: Vec::new(),
+                    query: vec![(name, value.clone())],
                     secrets: Secrets(vec![value]),
                     signing: None,
                 })
@@ -211,8 +223,8 @@ impl AuthPlan {
                 let encoded = BASE64.encode(format!("{username}:{password}"));
                 let header = sensitive_header(&format!("Basic {encoded}"), password_env)?;
                 Ok(Credentials {
-                    header: Some((AUTHORIZATION, header)),
-                    query: None,
+                    headers: vec![(AUTHORIZATION, header)],
+                    query: Vec::new(),
                     secrets: Secrets(vec![password, encoded, username]),
                     signing: None,
                 })
@@ -231,8 +243,8 @@ impl AuthPlan {
                 let mut secrets = vec![secret_access_key.clone()];
                 secrets.extend(session_token.clone());
                 Ok(Credentials {
-                    header: None,
-                    query: None,
+                    headers: Vec::new(),
+                    query: Vec::new(),
                     secrets: Secrets(secrets),
                     signing: Some(SigningKey {
                         access_key_id,
@@ -242,6 +254,16 @@ impl AuthPlan {
                         service: config.service,
                     }),
                 })
+            }
+            Self::Combined(plans) => {
+                let mut all = Credentials::default();
+                for plan in plans {
+                    let one = plan.resolve_with(env)?;
+                    all.headers.extend(one.headers);
+                    all.query.extend(one.query);
+                    all.secrets.0.extend(one.secrets.0);
+                }
+                Ok(all)
             }
         }
     }
@@ -263,8 +285,8 @@ impl Credentials {
         })?;
         header.set_sensitive(true);
         Ok(Self {
-            header: Some((AUTHORIZATION, header)),
-            query: None,
+            headers: vec![(AUTHORIZATION, header)],
+            query: Vec::new(),
             secrets: Secrets(vec![token.to_owned()]),
             signing: None,
         })
@@ -362,11 +384,45 @@ mod tests {
         let creds = plan
             .resolve_with(&env_of(&[("T", "tok123")]))
             .expect("resolves");
-        let (name, value) = creds.header.expect("header");
+        let (name, value) = creds.headers.into_iter().next().expect("header");
         assert_eq!(name, AUTHORIZATION);
         assert_eq!(value.to_str().expect("ascii"), "Bearer tok123");
         assert!(value.is_sensitive());
         assert!(!format!("{value:?}").contains("tok123"));
+    }
+
+    #[test]
+    fn combined_credentials_are_all_sent_and_all_secret() {
+        const PARTS: &[Auth] = &[
+            Auth::ApiKey {
+                key_env: "APP_KEY",
+                location: ApiKeyLocation::Header("X-VTEX-API-AppKey"),
+            },
+            Auth::ApiKey {
+                key_env: "APP_TOKEN",
+                location: ApiKeyLocation::Query("token"),
+            },
+        ];
+        let plan = plan_for(&Auth::Combined(PARTS)).expect("valid plan");
+        assert!(!plan.takes_one_value(), "one value cannot stand for both");
+        let creds = plan
+            .resolve_with(&env_of(&[("APP_KEY", "key-1"), ("APP_TOKEN", "tok-2")]))
+            .expect("resolves");
+        let (name, value) = &creds.headers[0];
+        assert_eq!(name.as_str(), "x-vtex-api-appkey");
+        assert_eq!(value.to_str().expect("ascii"), "key-1");
+        assert_eq!(creds.query, vec![("token", "tok-2".to_owned())]);
+        assert_eq!(creds.secrets.redact("key-1 tok-2"), "[REDACTED] [REDACTED]");
+        let missing = plan
+            .resolve_with(&env_of(&[("APP_KEY", "key-1")]))
+            .expect_err("both are needed");
+        assert!(missing.message.contains("APP_TOKEN"), "{}", missing.message);
+        let basic = [Auth::Basic {
+            username_env: "U",
+            password_env: "P",
+        }];
+        let leaked: &'static [Auth] = Box::leak(Box::new(basic));
+        assert!(plan_for(&Auth::Combined(leaked)).is_err());
     }
 
     #[test]
@@ -379,7 +435,7 @@ mod tests {
         let creds = plan
             .resolve_with(&env_of(&[("U", "alice"), ("P", "s3cret")]))
             .expect("resolves");
-        let (_, value) = creds.header.expect("header");
+        let (_, value) = creds.headers.into_iter().next().expect("header");
         assert_eq!(value.to_str().expect("ascii"), "Basic YWxpY2U6czNjcmV0");
         assert_eq!(
             creds.secrets.redact("x YWxpY2U6czNjcmV0 s3cret"),

@@ -436,12 +436,12 @@ impl Upstream {
         if matches!(credential, Credential::Environment) {
             credentials.secrets.keep_out_of_logs();
         }
-        let url = self.url_for(request, credentials.query.as_ref())?;
+        let url = self.url_for(request, &credentials.query)?;
         let mut builder = self
             .client
             .request(http_method(request.method), url)
             .headers(param_headers(request)?);
-        if let Some((name, value)) = credentials.header {
+        for (name, value) in credentials.headers {
             builder = builder.header(name, value);
         }
         builder = match &request.body {
@@ -532,7 +532,7 @@ impl Upstream {
     fn url_for(
         &self,
         request: &UpstreamRequest,
-        credential_query: Option<&(&'static str, String)>,
+        credential_query: &[(&'static str, String)],
     ) -> Result<Url, AqlError> {
         check_path(&request.path)?;
         // The parsed base keeps its scheme and host; only the path is parsed per call.
@@ -550,12 +550,12 @@ impl Upstream {
         if !stays_under_base {
             return Err(bad_path());
         }
-        if !request.query.is_empty() || credential_query.is_some() {
+        if !request.query.is_empty() || !credential_query.is_empty() {
             let mut pairs = url.query_pairs_mut();
             for (name, value) in &request.query {
                 pairs.append_pair(name, value);
             }
-            if let Some((name, value)) = credential_query {
+            for (name, value) in credential_query {
                 pairs.append_pair(name, value);
             }
         }

@@ -103,10 +103,50 @@ def kind_of(parts):
     return types.pop() if len(types) == 1 else None
 
 
+class Credential:
+    """One credential the adapter sends: its auth, or one of `combined` auth's."""
+
+    def __init__(self, auth):
+        self.auth = {**auth, **(auth.get("config") or {})}
+
+    def sends(self, where, name):
+        kind = self.auth.get("type")
+        name = name.lower()
+        if where == "header":
+            if kind in ("bearer", "basic", "oauth2", "aws_sigv4") and name == "authorization":
+                return True
+            if kind == "aws_sigv4" and name.startswith("x-amz-"):
+                return True
+            header = self.auth.get("header_name") or self.auth.get("header")
+            if kind in ("bearer", "api_key") and header and header.lower() == name:
+                return True
+        if where == "query" and kind == "api_key":
+            return (self.auth.get("query_param") or "").lower() == name
+        # A `token` param is the credential a bearer token stands for (Slack takes its token
+        # in the query, a header or the form, or as `Authorization: Bearer`).
+        return kind in ("bearer", "oauth2") and name in ("token", "access_token")
+
+    def meets(self, scheme, name):
+        """Whether this credential is what the security scheme `scheme` asks for."""
+        kind = self.auth.get("type")
+        scheme_type = (scheme.get("type") or "").lower()
+        if scheme.get("x-amazon-apigateway-authtype") == "awsSigv4" or name == "hmac":
+            return kind == "aws_sigv4"
+        if scheme_type == "http" and (scheme.get("scheme") or "").lower() == "basic":
+            return kind == "basic"
+        if scheme_type in ("http", "oauth2", "openidconnect"):
+            return kind in ("bearer", "oauth2")
+        if scheme_type == "apikey":
+            return self.sends(scheme.get("in"), scheme.get("name", ""))
+        return False
+
+
 class Adapter:
     def __init__(self, adapter):
         self.auth = adapter.get("auth") or {"type": "none"}
         self.auth = {**self.auth, **(self.auth.get("config") or {})}
+        parts = self.auth.get("credentials") if self.auth.get("type") == "combined" else [self.auth]
+        self.credentials = [Credential(part) for part in parts or []]
         self.operations = []
         for category, operations in (adapter.get("operations") or {}).items():
             for operation in operations or []:
@@ -139,45 +179,15 @@ class Adapter:
         return False
 
     def auth_sends(self, where, name):
-        kind = self.auth.get("type")
-        name = name.lower()
-        if where == "header":
-            if kind in ("bearer", "basic", "oauth2", "aws_sigv4") and name == "authorization":
-                return True
-            if kind == "aws_sigv4" and name.startswith("x-amz-"):
-                return True
-            header = self.auth.get("header_name") or self.auth.get("header")
-            if kind in ("bearer", "api_key") and header and header.lower() == name:
-                return True
-        if where == "query" and kind == "api_key":
-            return (self.auth.get("query_param") or "").lower() == name
-        # A `token` param is the credential a bearer token stands for (Slack takes its token
-        # in the query, a header or the form, or as `Authorization: Bearer`).
-        return kind in ("bearer", "oauth2") and name in ("token", "access_token")
+        return any(credential.sends(where, name) for credential in self.credentials)
 
     def satisfies(self, document, requirement):
-        """Whether the auth alone sends every scheme of one security requirement."""
+        """Whether the credentials sent meet every scheme of one security requirement."""
         schemes = resolve(document, document.get("components", {})).get("securitySchemes") or {}
-        kind = self.auth.get("type")
-        for name in requirement:
-            scheme = resolve(document, schemes.get(name, {}))
-            scheme_type = (scheme.get("type") or "").lower()
-            if scheme.get("x-amazon-apigateway-authtype") == "awsSigv4" or name == "hmac":
-                ok = kind == "aws_sigv4"
-            elif scheme_type == "http" and (scheme.get("scheme") or "").lower() == "basic":
-                ok = kind == "basic"
-            elif scheme_type == "http":
-                ok = kind in ("bearer", "oauth2")
-            elif scheme_type in ("oauth2", "openidconnect"):
-                ok = kind in ("bearer", "oauth2")
-            elif scheme_type == "apikey":
-                where = scheme.get("in")
-                ok = kind in ("api_key", "bearer") and self.auth_sends(where, scheme.get("name", ""))
-            else:
-                ok = False
-            if not ok:
-                return False
-        return True
+        return all(
+            any(c.meets(resolve(document, schemes.get(name, {})), name) for c in self.credentials)
+            for name in requirement
+        )
 
 
 def match(adapter, document):

@@ -87,6 +87,9 @@ vocabulary! {
         Form = "application/x-www-form-urlencoded",
         /// One part per body param; `format: binary` params are file parts.
         Multipart = "multipart/form-data",
+        /// The bytes of the one whole-body param, as they are (text) or base64-decoded
+        /// (`format: binary`); a fixed `Content-Type` names another media type.
+        OctetStream = "application/octet-stream",
     }
 }
 

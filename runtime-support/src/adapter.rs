@@ -503,6 +503,9 @@ pub enum Body {
     Form(Vec<(Cow<'static, str>, String)>),
     /// `multipart/form-data`: one part per body param.
     Multipart(Vec<Part>),
+    /// `application/octet-stream`, or the media type the operation fixes: the bytes as they
+    /// are.
+    Bytes(Vec<u8>),
 }
 
 impl Body {

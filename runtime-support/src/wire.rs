@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use base64::Engine;
 use serde_json::{Map, Value};
 
-use crate::adapter::Part;
+use crate::adapter::{Body, Part};
 use crate::params::ParamError;
 
 /// A param's serialization: OpenAPI's `style`, with `explode` where it matters.
@@ -352,6 +352,24 @@ pub fn push_part(
     };
     parts.push(part);
     Ok(())
+}
+
+/// The body that is the whole-body param `label`'s `value`: a string's text as it is, or,
+/// when the param is `binary`, the bytes its base64 stands for.
+///
+/// # Errors
+///
+/// `VALIDATION_INVALID_VALUE` when a binary value is not base64.
+pub fn raw_body(label: &'static str, value: Value, binary: bool) -> Result<Body, ParamError> {
+    match value {
+        Value::String(text) if binary => Ok(Body::Bytes(file_bytes(label, &text)?)),
+        Value::String(text) => Ok(Body::Bytes(text.into_bytes())),
+        other => Err(ParamError::InvalidType {
+            param: label.to_owned(),
+            expected: "string",
+            actual: crate::params::json_type(&other),
+        }),
+    }
 }
 
 /// The bytes of a file given in base64, as `label`.

@@ -435,11 +435,15 @@ fn adapter() -> impl Strategy<Value = Value> {
                     .expect("an array")
                     .push(operation);
             }
-            let auth = match pick % 5 {
+            let auth = match pick % 6 {
                 0 => json!({"type": "none"}),
                 1 => json!({"type": "bearer", "token_env": "FUZZ_TOKEN"}),
                 2 => json!({"type": "api_key", "key_env": "FUZZ_KEY", "header_name": "X-Key"}),
                 3 => json!({"type": "api_key", "key_env": "FUZZ_KEY", "query_param": "key"}),
+                4 => json!({"type": "combined", "credentials": [
+                    {"type": "api_key", "key_env": "FUZZ_KEY", "header_name": "X-Key"},
+                    {"type": "api_key", "key_env": "FUZZ_SECRET", "query_param": "secret"},
+                ]}),
                 _ => json!({"type": "basic", "username_env": "FUZZ_USER", "password_env": "FUZZ_PASS"}),
             };
             let mut front = json!({

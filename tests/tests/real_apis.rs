@@ -347,6 +347,29 @@ async fn every_required_body_goes_out_as_the_document_means_it() {
     );
     assert!(seen[0].body.contains("%PDF-1.4") && seen[0].body.contains("%PDF-1.7"));
 
+    // Raw bodies: a file's bytes from base64, a CSV's text as it is.
+    succeed(
+        &client,
+        "mcp_aql_update",
+        "upload_file_content",
+        json!({"name": "logo.png", "body": "iVBORw0KGgo="}),
+    )
+    .await;
+    succeed(
+        &client,
+        "mcp_aql_create",
+        "create_import",
+        json!({"body": "name,email\nAda,ada@example.com\n"}),
+    )
+    .await;
+    let seen = upstream.take();
+    assert_eq!(seen[0].headers["content-type"], "application/octet-stream");
+    // The recorder keeps text: the PNG signature's first byte is no UTF-8.
+    assert_eq!(seen[0].headers["content-length"], "8");
+    assert_eq!(seen[0].body, String::from_utf8_lossy(b"\x89PNG\r\n\x1a\n"));
+    assert_eq!(seen[1].headers["content-type"], "text/csv");
+    assert_eq!(seen[1].body, "name,email\nAda,ada@example.com\n");
+
     // A JSON array is the body as it is.
     let records = json!([{"name": "a"}, {"name": "b"}]);
     succeed(
@@ -450,6 +473,16 @@ async fn prism_accepts_every_body_and_accept_header() {
         // answers 422 to a list sent as OpenAPI sends it. The recording test above checks
         // those parts.
         ("mcp_aql_read", "get_invoice_pdf", json!({"id": "in_1"})),
+        (
+            "mcp_aql_update",
+            "upload_file_content",
+            json!({"name": "logo.png", "body": "iVBORw0KGgo="}),
+        ),
+        (
+            "mcp_aql_create",
+            "create_import",
+            json!({"body": "name,email\nAda,ada@example.com\n"}),
+        ),
     ];
     for (tool, operation, params) in calls {
         succeed(&client, tool, operation, params).await;

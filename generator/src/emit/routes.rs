@@ -479,6 +479,9 @@ fn emit_builder(operation: &Operation) -> TokenStream {
                     let file = param.is_file();
                     quote! { wire::push_part(&mut body, #label, #name, #value, #file)?; }
                 }
+                ContentType::OctetStream => {
+                    unreachable!("validated: an octet-stream body is its whole-body param alone")
+                }
             }
         })
         .collect();
@@ -537,8 +540,27 @@ fn body_of(
 ) -> (TokenStream, TokenStream) {
     let required = operation.requires_body;
     if let Some((param, owner)) = whole {
-        // Validated: a whole body is JSON, and the only body param.
+        // Validated: a whole body is JSON or raw bytes, and the only body param.
         let field = ident(&param.field);
+        if operation.content_type == ContentType::OctetStream {
+            let (label, binary) = (&param.label, param.is_file());
+            let raw = |value: TokenStream| quote! { wire::raw_body(#label, #value, #binary)? };
+            let expr = match (param.is_optional(), required) {
+                (false, _) => {
+                    let body = raw(quote! { Value::from(#owner.#field) });
+                    quote! { Some(#body) }
+                }
+                (true, false) => {
+                    let body = raw(quote! { Value::from(value) });
+                    quote! { match #owner.#field { Some(value) => Some(#body), None => None } }
+                }
+                (true, true) => {
+                    let body = raw(quote! { Value::from(value) });
+                    quote! { Some(match #owner.#field { Some(value) => #body, None => Body::Bytes(Vec::new()) }) }
+                }
+            };
+            return (quote! {}, expr);
+        }
         let expr = match (param.is_optional(), required) {
             (false, _) => quote! { Some(Body::Json(Value::from(#owner.#field))) },
             (true, false) => quote! { #owner.#field.map(|value| Body::Json(Value::from(value))) },
@@ -566,6 +588,14 @@ fn body_of(
             quote! { Body::Multipart(Vec::new()) },
             quote! { Body::Multipart(body) },
             quote! { Body::multipart(body) },
+        ),
+        // Validated: raw bytes come only from a whole-body param; without one the body is
+        // empty, and sent only when required.
+        ContentType::OctetStream => (
+            quote! {},
+            quote! { Body::Bytes(Vec::new()) },
+            quote! { Body::Bytes(Vec::new()) },
+            quote! { None },
         ),
     };
     match (members.is_empty(), required) {

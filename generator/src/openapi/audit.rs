@@ -170,8 +170,8 @@ pub fn audit(context: &Context<'_>, endpoint: &Endpoint<'_>, operation: &Operati
             Some((content_type, body::shape(refs, schema).ok()?))
         });
         match shape {
-            // One param carries the whole body, whatever its shape.
-            Some((ContentType::Json, _)) if whole => {}
+            // One param carries the whole body, whatever its shape or media type.
+            _ if whole => {}
             // A body of no properties carries nothing, whatever its media type.
             Some((_, shape)) if shape.is_empty() => {}
             Some((content_type, shape))

@@ -247,16 +247,10 @@ pub fn params(
         }
     };
     let Some((content_type, media_type, form)) = chosen(body.content.as_ref()) else {
-        let kinds: Vec<&str> = body
-            .content
-            .iter()
-            .flatten()
-            .map(|(media, _)| media.as_str())
-            .collect();
-        return lost(format!(
-            "is neither JSON, form nor multipart ({})",
-            kinds.join(", ")
-        ));
+        return match raw_media(body.content.as_ref()) {
+            Some(media) => Ok(raw_body(media, body)),
+            None => lost("declares no media type".to_owned()),
+        };
     };
     let schema = match &form.schema {
         Some(schema) => refs.resolve(schema)?,
@@ -348,6 +342,62 @@ pub fn params(
         }
     }
     Ok(found)
+}
+
+/// The media type of a body sent as bytes, where `content` offers no JSON, form or
+/// multipart form: `application/octet-stream`, else plain text, else XML, else the first.
+fn raw_media(content: Option<&BTreeMap<String, MediaType>>) -> Option<&str> {
+    let content = content?;
+    let find = |wanted: &str| {
+        content
+            .keys()
+            .find(|media| media.to_ascii_lowercase().starts_with(wanted))
+    };
+    find("application/octet-stream")
+        .or_else(|| find("text/plain"))
+        .or_else(|| find("application/xml"))
+        .or_else(|| find("text/xml"))
+        .or_else(|| content.keys().next())
+        .map(String::as_str)
+}
+
+/// A body of `media` sent as the bytes of one string param [`WHOLE_BODY`]: text as it is,
+/// anything else (a PDF, an image, a zip) in base64. A media type other than
+/// `application/octet-stream` is the operation's `Content-Type`.
+fn raw_body(media: &str, body: &RequestBody) -> Body {
+    let essence = media
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    let text = essence.starts_with("text/")
+        || ["xml", "json", "yaml", "csv", "jwt", "javascript", "graphql"]
+            .iter()
+            .any(|kind| essence.ends_with(kind));
+    let what = if text {
+        format!("The request body: its `{essence}` text.")
+    } else {
+        format!("The request body: its `{essence}` bytes in base64.")
+    };
+    let param = Param {
+        required: body.required.then_some(true),
+        description: Some(match body.description.as_deref() {
+            Some(description) => format!("{} {what}", params::shorten(description)),
+            None => what,
+        }),
+        format: (!text).then(|| "binary".to_owned()),
+        location: Some(ParamLocation::WholeBody),
+        ..Param::of(ParamType::String)
+    };
+    Body {
+        content_type: Some(ContentType::OctetStream),
+        media_type: (essence != "application/octet-stream").then(|| media.to_owned()),
+        required: body.required,
+        params: vec![(WHOLE_BODY.to_owned(), param)],
+        whole: true,
+        requires_one_of: Vec::new(),
+    }
 }
 
 /// Whether a JSON body of `schema` is an object whose members the document leaves open: no

@@ -1240,6 +1240,22 @@ fn check_whole_body(
         .filter(|(_, location)| *location == ParamLocation::WholeBody)
         .map(|(name, _)| *name)
         .collect();
+    if content_type == ContentType::OctetStream {
+        let members = placed
+            .iter()
+            .filter(|(_, location)| *location == ParamLocation::Body);
+        for (name, _) in members {
+            whole.push(
+                Diagnostic::new(
+                    Code::InvalidValue,
+                    format!("{path}.params.{name}.in"),
+                    format!("an `application/octet-stream` body has no members, so `{name}` cannot be one"),
+                )
+                .expected("one `in: whole_body` string param for the bytes")
+                .suggest(format!("write `in: whole_body` and `type: string` on `{name}`")),
+            );
+        }
+    }
     let Some(first) = wholes.first() else {
         return;
     };
@@ -1276,19 +1292,34 @@ fn check_whole_body(
             )),
         );
     }
-    if content_type != ContentType::Json {
-        whole.push(
+    match content_type {
+        ContentType::Json => {}
+        ContentType::OctetStream => {
+            let ty = operation.params[first.as_str()].kind;
+            if ty != ParamType::String {
+                whole.push(
+                    Diagnostic::new(
+                        Code::InvalidValue,
+                        format!("{path}.params.{first}.type"),
+                        format!("`{first}` is the bytes of the body, which take a string"),
+                    )
+                    .expected("`type: string` (with `format: binary` for base64)")
+                    .found(format!("{:?}", ty.as_str())),
+                );
+            }
+        }
+        ContentType::Form | ContentType::Multipart => whole.push(
             Diagnostic::new(
                 Code::InvalidValue,
                 at.clone(),
                 format!(
-                    "`{first}` is the whole body, which is JSON, but the body is `{}`",
+                    "`{first}` is the whole body, but a `{}` body is made of members",
                     content_type.as_str()
                 ),
             )
-            .expected("`in: whole_body` with a JSON body")
+            .expected("`in: whole_body` with a JSON or `application/octet-stream` body")
             .suggest("leave `content_type` out"),
-        );
+        ),
     }
     for name in &wholes {
         if operation.params[name.as_str()].wire_name.is_some() {

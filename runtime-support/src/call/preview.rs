@@ -45,6 +45,10 @@ pub fn would_send(request: &UpstreamRequest, if_match: Option<&str>) -> Value {
             would_send["content_type"] = ContentType::Multipart.as_str().into();
             would_send["parts"] = parts.iter().map(part_preview).collect();
         }
+        Some(Body::Bytes(bytes)) => {
+            would_send["content_type"] = ContentType::OctetStream.as_str().into();
+            would_send["body_bytes"] = bytes.len().into();
+        }
     }
     would_send
 }

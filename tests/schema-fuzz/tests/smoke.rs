@@ -54,6 +54,7 @@ fn credentials(auth: &Auth) -> Vec<&'static str> {
         Auth::OAuth2(oauth) => vec![oauth.client_id_env, oauth.client_secret_env],
         // Nor `aws_sigv4`; the echo upstream would take any signature.
         Auth::AwsSigV4(aws) => vec![aws.access_key_id_env, aws.secret_access_key_env],
+        Auth::Combined(parts) => parts.iter().flat_map(credentials).collect(),
     }
 }
 

@@ -461,6 +461,13 @@ impl Upstream {
                 let (content_type, bytes) = multipart::encode(parts);
                 builder.header(CONTENT_TYPE, content_type).body(bytes)
             }
+            Some(Body::Bytes(bytes)) if fixes_content_type(request) => builder.body(bytes.clone()),
+            Some(Body::Bytes(bytes)) => builder
+                .header(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("application/octet-stream"),
+                )
+                .body(bytes.clone()),
         };
         for (name, value) in [
             (IF_MATCH, preconditions.if_match),

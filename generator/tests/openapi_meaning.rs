@@ -449,3 +449,45 @@ fn express_segments_are_placeholders_and_paths_after_a_fragment_are_refused() {
     // A fragment that names what tells an operation apart (Box, AWS) is only dropped.
     assert!(text.contains("maps_to: PUT /files/{file_id}"), "{text}");
 }
+
+/// Twilio's account sids: a path param keeps its pattern, which the server checks and the
+/// example matches; a date-time query param keeps its format; a pattern the server's regex
+/// cannot run (a look-ahead) is dropped with a warning.
+#[test]
+fn patterns_and_formats_are_kept_and_checked() {
+    let document = json!({
+        "openapi": "3.0.1",
+        "info": {"title": "Calls", "version": "1.0.0"},
+        "servers": [{"url": "https://api.example.com"}],
+        "paths": {"/2010-04-01/Accounts/{AccountSid}/Calls.json": {"get": {
+            "operationId": "ListCall",
+            "parameters": [
+                {"name": "AccountSid", "in": "path", "required": true,
+                 "schema": {"type": "string", "minLength": 34, "maxLength": 34, "pattern": "^AC[0-9a-fA-F]{32}$"}},
+                {"name": "StartTime", "in": "query", "schema": {"type": "string", "format": "date-time"}},
+                {"name": "To", "in": "query", "schema": {"type": "string", "pattern": "^(?!sip:).*$"}}
+            ]
+        }}}
+    });
+    let (text, warnings) = import(&document);
+    assert!(text.contains("pattern: ^AC[0-9a-fA-F]{32}$"), "{text}");
+    assert!(text.contains("format: date-time"), "{text}");
+    assert!(
+        warnings.iter().any(|w| w.contains(
+            "param `To`: its pattern is no regular expression the server can check; dropped"
+        )),
+        "{warnings:?}"
+    );
+    let checked = aqlgen_build::check_text("calls-adapter.md", &text).expect("it checks");
+    let files = aqlgen_build::generate_crate(&checked, &Default::default()).expect("generates");
+    let introspection = &files
+        .iter()
+        .find(|file| file.path == "src/introspection.rs")
+        .expect("introspection")
+        .contents;
+    let example = regex::Regex::new(r#""account_sid": "AC[0-9a-fA-F]{32}""#).expect("regex");
+    assert!(
+        example.is_match(introspection),
+        "the example matches the pattern"
+    );
+}

@@ -376,6 +376,9 @@ pub struct Schema {
     /// when it is no text.
     #[serde(deserialize_with = "lenient")]
     pub content_media_type: Option<String>,
+    /// `pattern`: a regular expression a string matches.
+    #[serde(deserialize_with = "lenient")]
+    pub pattern: Option<String>,
     /// `readOnly`: only ever in answers, never sent.
     #[serde(deserialize_with = "lenient")]
     pub read_only: bool,
@@ -398,6 +401,7 @@ impl Schema {
         description: None,
         format: None,
         content_media_type: None,
+        pattern: None,
         read_only: false,
     };
 }

@@ -114,6 +114,11 @@ pub fn param(
                 .find_map(|part| part.description.as_deref())
         })
         .or(schema.description.as_deref());
+    let (pattern, format) = if ty == ParamType::String {
+        string_checks(schema, default.as_ref(), allowed.as_deref(), name, warn)
+    } else {
+        (None, None)
+    };
     Ok(Param {
         kind: ty,
         required: (declared.required && default.is_none()).then_some(true),
@@ -122,13 +127,48 @@ pub fn param(
         allowed,
         minimum: bound(schema.minimum),
         maximum: bound(schema.maximum),
-        pattern: None,
-        format: None,
+        pattern,
+        format,
         location: None,
         wire_name: None,
         style: None,
         explode: None,
     })
+}
+
+/// The `pattern` and `format` a string param keeps, so that the server checks them and
+/// introspection's example matches (Twilio's `^AC[0-9a-f]{32}$`): a pattern the Rust `regex`
+/// crate compiles, and a format; each only when the document's own default and enum values
+/// pass it. A pattern that does not compile is reported through `warn`.
+fn string_checks(
+    schema: &Schema,
+    default: Option<&Value>,
+    allowed: Option<&[Value]>,
+    name: &str,
+    warn: &mut dyn FnMut(String),
+) -> (Option<String>, Option<String>) {
+    let values: Vec<&str> = default
+        .into_iter()
+        .chain(allowed.into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    let pattern = schema.pattern.as_deref().and_then(|pattern| {
+        let Ok(regex) = regex::Regex::new(pattern) else {
+            warn(format!(
+                "param `{name}`: its pattern is no regular expression the server can check; dropped"
+            ));
+            return None;
+        };
+        values
+            .iter()
+            .all(|value| regex.is_match(value))
+            .then(|| pattern.to_owned())
+    });
+    let format = schema.format.as_deref().filter(|format| {
+        aqlgen_model::StringFormat::parse(format)
+            .is_none_or(|checked| values.iter().all(|value| checked.matches(value)))
+    });
+    (pattern, format.map(str::to_owned))
 }
 
 /// Whether the only string among the `oneOf`/`anyOf` alternatives of `schema` is the empty

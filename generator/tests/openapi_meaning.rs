@@ -450,8 +450,8 @@ fn express_segments_are_placeholders_and_paths_after_a_fragment_are_refused() {
     assert!(text.contains("maps_to: PUT /files/{file_id}"), "{text}");
 }
 
-/// Twilio's account sids: a path param keeps its pattern, which the server checks and the
-/// example matches; a date-time query param keeps its format; a pattern the server's regex
+/// Twilio's account sids: a path param keeps its pattern and lengths, which the server checks
+/// and the example matches; a date-time query param keeps its format; a pattern the server's regex
 /// cannot run (a look-ahead) is dropped with a warning.
 #[test]
 fn patterns_and_formats_are_kept_and_checked() {
@@ -471,6 +471,10 @@ fn patterns_and_formats_are_kept_and_checked() {
     });
     let (text, warnings) = import(&document);
     assert!(text.contains("pattern: ^AC[0-9a-fA-F]{32}$"), "{text}");
+    assert!(
+        text.contains("min_length: 34\n        max_length: 34"),
+        "{text}"
+    );
     assert!(text.contains("format: date-time"), "{text}");
     assert!(
         warnings.iter().any(|w| w.contains(
@@ -489,5 +493,19 @@ fn patterns_and_formats_are_kept_and_checked() {
     assert!(
         example.is_match(introspection),
         "the example matches the pattern"
+    );
+    assert!(
+        introspection.contains(r#""minLength": 34"#),
+        "introspection gives the lengths"
+    );
+    let params = &files
+        .iter()
+        .find(|file| file.path == "src/params.rs")
+        .expect("params")
+        .contents;
+    let check: String = params.split_whitespace().collect();
+    assert!(
+        check.contains(r#"params::length_within("account_sid",Some(account_sid.as_str()),Some(34),Some(34),)?;"#),
+        "the server checks them"
     );
 }

@@ -477,6 +477,35 @@ where
     }
 }
 
+/// Refuses a string of fewer than `min` or more than `max` characters
+/// (`VALIDATION_INVALID_VALUE`).
+pub fn length_within(
+    label: &'static str,
+    value: Option<&str>,
+    min: Option<u64>,
+    max: Option<u64>,
+) -> Result<(), ParamError> {
+    let Some(value) = value else {
+        return Ok(());
+    };
+    let count = value.chars().count() as u64;
+    if min.is_none_or(|min| count >= min) && max.is_none_or(|max| count <= max) {
+        return Ok(());
+    }
+    let constraint = match (min, max) {
+        (Some(min), Some(max)) if min == max => format!("{min} characters long"),
+        (Some(min), Some(max)) => format!("{min} to {max} characters long"),
+        (Some(min), None) => format!("at least {min} characters long"),
+        // Without bounds every length passes, above.
+        (None, max) => format!("at most {} characters long", max.unwrap_or(u64::MAX)),
+    };
+    Err(ParamError::InvalidValue {
+        param: label.to_owned(),
+        constraint,
+        value: Value::String(crate::text::shorten(value, 80).into_owned()),
+    })
+}
+
 /// Refuses a value below `minimum` (`VALIDATION_INVALID_VALUE`).
 pub fn at_least<T>(label: &'static str, value: Option<T>, minimum: T) -> Result<(), ParamError>
 where
@@ -601,6 +630,20 @@ mod helper_tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn lengths_count_characters() {
+        assert_eq!(length_within("sid", Some("AC12"), Some(4), Some(4)), Ok(()));
+        assert_eq!(length_within("sid", None, Some(4), None), Ok(()));
+        assert_eq!(length_within("name", Some("żółw"), None, Some(4)), Ok(()));
+        let error = AqlError::from(
+            length_within("sid", Some("AC1"), Some(34), Some(34)).expect_err("too short"),
+        );
+        assert_eq!(
+            error.message,
+            "Parameter 'sid' must be 34 characters long, got \"AC1\""
+        );
     }
 
     #[test]

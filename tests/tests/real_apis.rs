@@ -347,6 +347,21 @@ async fn every_required_body_goes_out_as_the_document_means_it() {
     );
     assert!(seen[0].body.contains("%PDF-1.4") && seen[0].body.contains("%PDF-1.7"));
 
+    // The document's lengths and pattern are checked before anything leaves.
+    for name in ["x".repeat(256), "a/b".to_owned()] {
+        let (refused, _) = call(
+            &client,
+            "mcp_aql_update",
+            json!({"operation": "upload_file_content", "params": {"name": name, "body": ""}}),
+        )
+        .await;
+        assert_eq!(
+            refused["error"]["code"], "VALIDATION_INVALID_VALUE",
+            "{refused}"
+        );
+    }
+    assert!(upstream.take().is_empty());
+
     // Raw bodies: a file's bytes from base64, a CSV's text as it is.
     succeed(
         &client,

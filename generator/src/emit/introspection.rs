@@ -534,6 +534,14 @@ fn parameter_info(param: &Param) -> Value {
             info.insert(key.into(), number(bound));
         }
     }
+    for (key, length) in [
+        ("minLength", param.lengths.0),
+        ("maxLength", param.lengths.1),
+    ] {
+        if let Some(length) = length {
+            info.insert(key.into(), length.into());
+        }
+    }
     if let Some(pattern) = &param.pattern {
         info.insert("pattern".into(), pattern.clone().into());
     }

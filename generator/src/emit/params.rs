@@ -273,6 +273,15 @@ fn emit_constraints(param: &Param) -> TokenStream {
             checks.push(quote! { params::#check(#label, #borrowed, #bound)?; });
         }
     }
+    let (min, max) = param.lengths;
+    if min.is_some() || max.is_some() {
+        let bound = |bound: Option<u64>| match bound.map(Literal::u64_unsuffixed) {
+            Some(bound) => quote! { Some(#bound) },
+            None => quote! { None },
+        };
+        let (min, max) = (bound(min), bound(max));
+        checks.push(quote! { params::length_within(#label, #borrowed, #min, #max)?; });
+    }
     if let Some(pattern) = &param.pattern {
         // The regex lives in the function that checks it, so two operations (or a param and
         // an `input` field) with the same name never declare the same item.

@@ -148,6 +148,8 @@ fn convert_param(param: &ParameterDefinition) -> schema::Param {
         allowed: None,
         minimum: None,
         maximum: None,
+        min_length: None,
+        max_length: None,
         pattern: None,
         format: None,
         location: None,

@@ -10,13 +10,14 @@ use crate::schema::ParamType;
 
 /// A value of `ty` that passes the param's checks: the first enum value, else the default,
 /// else a placeholder within `minimum..=maximum`, matching `pattern` when one can be built,
-/// else of the checked `format`.
+/// else of the checked `format`, of a length within `lengths`.
 pub fn example(
     name: &str,
     ty: ParamType,
     allowed: &[Value],
     default: Option<&Value>,
     (minimum, maximum): (Option<f64>, Option<f64>),
+    lengths: (Option<u64>, Option<u64>),
     (pattern, format): (Option<&str>, Option<StringFormat>),
 ) -> Value {
     if let Some(value) = allowed.first().or(default) {
@@ -36,6 +37,10 @@ pub fn example(
                     regex::Regex::new(pattern).is_ok_and(|regex| regex.is_match(text))
                 })
             };
+            let fits_length = |text: &String| {
+                let count = text.chars().count() as u64;
+                lengths.0.is_none_or(|min| count >= min) && lengths.1.is_none_or(|max| count <= max)
+            };
             pattern
                 .and_then(shortest_match)
                 .filter(fits_format)
@@ -44,6 +49,18 @@ pub fn example(
                         .map(StringFormat::sample)
                         .filter(fits_pattern)
                         .map(str::to_owned)
+                })
+                .filter(fits_length)
+                .or_else(|| {
+                    // A plain placeholder, stretched or cut to the lengths it must have.
+                    let mut text = format!("<{name}>");
+                    let min = lengths.0.unwrap_or(0) as usize;
+                    let max = lengths.1.map_or(usize::MAX, |max| max as usize);
+                    while text.chars().count() < min {
+                        text.push('x');
+                    }
+                    let text: String = text.chars().take(max).collect();
+                    (pattern.is_none() && format.is_none()).then_some(text)
                 })
                 .map_or_else(|| Value::from(format!("<{name}>")), Value::from)
         }
@@ -124,6 +141,7 @@ mod tests {
             None,
             (Some(5.0), Some(9.0)),
             (None, None),
+            (None, None),
         );
         assert_eq!(bounded, json!(5));
         let below = example(
@@ -132,6 +150,7 @@ mod tests {
             &[],
             None,
             (None, Some(-3.0)),
+            (None, None),
             (None, None),
         );
         assert_eq!(below, json!(-3));
@@ -142,12 +161,14 @@ mod tests {
             None,
             (None, None),
             (None, None),
+            (None, None),
         );
         let date = example(
             "due",
             ParamType::String,
             &[],
             None,
+            (None, None),
             (None, None),
             (
                 Some("^[0-9]{4}-[0-9]{2}-[0-9]{2}$"),
@@ -167,7 +188,28 @@ mod tests {
             Some(&json!("y")),
             (None, None),
             (None, None),
+            (None, None),
         );
         assert_eq!(listed, json!("x"));
+        let sized = example(
+            "sid",
+            ParamType::String,
+            &[],
+            None,
+            (None, None),
+            (Some(10), Some(12)),
+            (None, None),
+        );
+        assert_eq!(sized, json!("<sid>xxxxx"));
+        let cut = example(
+            "account_sid",
+            ParamType::String,
+            &[],
+            None,
+            (None, None),
+            (None, Some(4)),
+            (None, None),
+        );
+        assert_eq!(cut, json!("<acc"));
     }
 }

@@ -328,6 +328,8 @@ fn implied_param(role: PageRole, max_limit: u64) -> schema::Param {
         allowed: None,
         minimum,
         maximum,
+        min_length: None,
+        max_length: None,
         pattern: None,
         format: None,
         location: None,
@@ -357,6 +359,7 @@ fn lower_param(
         &allowed,
         param.default.as_ref(),
         (param.minimum, param.maximum),
+        (param.min_length, param.max_length),
         (param.pattern.as_deref(), checked_format),
     );
     Param {
@@ -372,6 +375,7 @@ fn lower_param(
         allowed,
         minimum: param.minimum,
         maximum: param.maximum,
+        lengths: (param.min_length, param.max_length),
         pattern: param.pattern.clone(),
         format: param.format.clone(),
         checked_format,

@@ -458,6 +458,8 @@ pub struct Param {
     pub minimum: Option<f64>,
     /// Inclusive upper bound.
     pub maximum: Option<f64>,
+    /// Fewest and most characters of a string.
+    pub lengths: (Option<u64>, Option<u64>),
     /// Regular expression for strings.
     pub pattern: Option<String>,
     /// Format hint, as the schema gives it.

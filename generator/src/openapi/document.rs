@@ -376,6 +376,12 @@ pub struct Schema {
     /// when it is no text.
     #[serde(deserialize_with = "lenient")]
     pub content_media_type: Option<String>,
+    /// `minLength`: the fewest characters of a string.
+    #[serde(deserialize_with = "lenient")]
+    pub min_length: Option<u64>,
+    /// `maxLength`: the most characters of a string.
+    #[serde(deserialize_with = "lenient")]
+    pub max_length: Option<u64>,
     /// `pattern`: a regular expression a string matches.
     #[serde(deserialize_with = "lenient")]
     pub pattern: Option<String>,
@@ -401,6 +407,8 @@ impl Schema {
         description: None,
         format: None,
         content_media_type: None,
+        min_length: None,
+        max_length: None,
         pattern: None,
         read_only: false,
     };

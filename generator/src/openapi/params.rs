@@ -119,6 +119,18 @@ pub fn param(
     } else {
         (None, None)
     };
+    // Lengths the document's own default and enum values keep to, in order.
+    let lengths = (schema.min_length, schema.max_length);
+    let fits = |value: &Value| {
+        value.as_str().is_none_or(|text| {
+            let count = text.chars().count() as u64;
+            lengths.0.is_none_or(|min| count >= min) && lengths.1.is_none_or(|max| count <= max)
+        })
+    };
+    let keeps_length = ty == ParamType::String
+        && lengths.0.zip(lengths.1).is_none_or(|(min, max)| min <= max)
+        && default.iter().chain(allowed.iter().flatten()).all(fits);
+    let (min_length, max_length) = if keeps_length { lengths } else { (None, None) };
     Ok(Param {
         kind: ty,
         required: (declared.required && default.is_none()).then_some(true),
@@ -127,6 +139,8 @@ pub fn param(
         allowed,
         minimum: bound(schema.minimum),
         maximum: bound(schema.maximum),
+        min_length,
+        max_length,
         pattern,
         format,
         location: None,

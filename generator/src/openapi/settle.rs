@@ -137,6 +137,10 @@ fn leave_out(schema: &mut AdapterSchema, findings: &[Finding], warnings: &mut Ve
                         (param.allowed.take().is_some(), "its enum")
                     }
                     ParamPart::Pattern => (param.pattern.take().is_some(), "its pattern"),
+                    ParamPart::Lengths => (
+                        param.min_length.take().is_some() | param.max_length.take().is_some(),
+                        "its lengths",
+                    ),
                 };
                 if !had {
                     continue;

@@ -242,6 +242,8 @@ pub const PARAM: ObjectKeys = ObjectKeys {
         "enum",
         "minimum",
         "maximum",
+        "min_length",
+        "max_length",
         "pattern",
         "format",
         "in",

@@ -573,6 +573,12 @@ pub struct Param {
         serialize_with = "whole_when_whole"
     )]
     pub maximum: Option<f64>,
+    /// Fewest characters a string may have (an aqlgen addition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    /// Most characters a string may have (an aqlgen addition).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
     /// Regular expression a string must match.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub pattern: Option<String>,
@@ -606,6 +612,8 @@ impl Param {
             allowed: None,
             minimum: None,
             maximum: None,
+            min_length: None,
+            max_length: None,
             pattern: None,
             format: None,
             location: None,

@@ -59,4 +59,6 @@ pub enum ParamPart {
     Bounds,
     /// `pattern`.
     Pattern,
+    /// `min_length` and `max_length`, which are checked together.
+    Lengths,
 }

@@ -10,7 +10,8 @@
 //! * `trust.level` spelled with the trust-levels document's names;
 //! * `enum` values that are numbers (integer and number params);
 //! * a `base_url` that is not plain ASCII;
-//! * where a param goes and how it is written (`in`, `wire_name`, `style`, `explode`), an
+//! * where a param goes and how it is written (`in`, `wire_name`, `style`, `explode`), a
+//!   string param's `min_length` and `max_length`, an
 //!   operation's body `content_type`, `requires_body` and `requires_one_of`;
 //! * `auth.type` `aws_sigv4` (AWS Signature Version 4) and `combined` (credentials sent
 //!   together), an operation's fixed `headers`;
@@ -48,8 +49,15 @@ const OFFICIAL_PARAM_KEYS: [&str; 9] = [
     "format",
 ];
 
-/// Param keys aqlgen adds: where the value goes and how it is written.
-const PLACEMENT_KEYS: [&str; 4] = ["in", "wire_name", "style", "explode"];
+/// Param keys aqlgen adds: where the value goes, how it is written, and a string's length.
+const PLACEMENT_KEYS: [&str; 6] = [
+    "in",
+    "wire_name",
+    "style",
+    "explode",
+    "min_length",
+    "max_length",
+];
 
 /// The official schema's `auth.type` values.
 const OFFICIAL_AUTH: [&str; 5] = ["none", "api_key", "bearer", "basic", "oauth2"];

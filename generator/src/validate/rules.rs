@@ -1527,6 +1527,7 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<(ParamPart, Diagnostic)>
         }
     }
     check_range(param, path, out);
+    check_lengths(param, path, out);
     if let Some(pattern) = &param.pattern {
         if kind != ParamType::String {
             out.push((
@@ -1553,6 +1554,57 @@ fn check_param(param: &Param, path: &str, out: &mut Vec<(ParamPart, Diagnostic)>
                     error.to_string().lines().last().unwrap_or_default().trim()
                 )),
             ));
+        }
+    }
+}
+
+/// `min_length` and `max_length`: on string params, in order, kept by the default.
+fn check_lengths(param: &Param, path: &str, out: &mut Vec<(ParamPart, Diagnostic)>) {
+    let (min, max) = (param.min_length, param.max_length);
+    if min.is_none() && max.is_none() {
+        return;
+    }
+    let key = if min.is_some() {
+        "min_length"
+    } else {
+        "max_length"
+    };
+    let mut refuse = |key: &str, message: String, expected: &str, found: String| {
+        out.push((
+            ParamPart::Lengths,
+            Diagnostic::new(Code::InvalidRange, format!("{path}.{key}"), message)
+                .expected(expected.to_owned())
+                .found(found),
+        ));
+    };
+    if param.kind != ParamType::String {
+        refuse(
+            key,
+            format!("`{key}` does not apply to `{}` parameters", param.kind),
+            "`min_length`/`max_length` on string parameters",
+            format!("a length on a {}", param.kind),
+        );
+        return;
+    }
+    if let (Some(min), Some(max)) = (min, max)
+        && min > max
+    {
+        refuse(
+            "min_length",
+            "`min_length` is greater than `max_length`".to_owned(),
+            &format!("min_length <= max_length ({max})"),
+            min.to_string(),
+        );
+    }
+    if let Some(default) = param.default.as_ref().and_then(Value::as_str) {
+        let count = default.chars().count() as u64;
+        if min.is_some_and(|min| count < min) || max.is_some_and(|max| count > max) {
+            refuse(
+                "default",
+                "the default's length lies outside min_length..max_length".to_owned(),
+                "a default of an allowed length",
+                format!("{default:?} ({count} characters)"),
+            );
         }
     }
 }

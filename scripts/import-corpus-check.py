@@ -156,7 +156,8 @@ class Adapter:
                 operation["method"] = method.lower()
                 operation["key"] = (method.lower(), path)
                 operation["fixed_query"] = {
-                    unquote(pair.split("=", 1)[0]) for pair in query.split("&") if pair
+                    unquote(pair.split("=", 1)[0]): unquote(pair.split("=", 1)[-1])
+                    for pair in query.split("&") if pair
                 }
                 operation["query_placeholders"] = {
                     unquote(pair.split("=", 1)[0])
@@ -222,22 +223,41 @@ def match(adapter, document):
             others = pins[(method, path_shape)] - set(pinned.items())
             found = [
                 op for op in candidates
-                if fixed <= op["fixed_query"]
+                if fixed <= op["fixed_query"].keys()
                 and all(pinned_matches(op, key, value) for key, value in pinned.items())
                 and not any(pinned_matches(op, key, value) for key, value in others)
             ]
-            if len(found) > 1 or (sharing[(method, path_shape)] > 1 and described.get("operationId")):
-                # Told apart by name: the adapter's is the snake_case of the operationId
-                # (made unique with a suffix, cut at 64 characters).
-                words = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+", described.get("operationId") or "")
-                snake = "_".join(word.lower() for word in words)[:64]
+            unsettled = not pinned and sharing[(method, path_shape)] > 1
+            if described.get("operationId") and (len(found) > 1 or unsettled):
+                # Told apart by name: the adapter's is the operationId in snake_case (the
+                # README's rule: `_` before a capital that follows a lower-case letter or a
+                # digit, and for every run of other characters), made unique with a suffix.
+                snake = snake_case(described["operationId"])
                 named = [op for op in found if op["name"] == snake] or [
                     op for op in found if snake and op["name"].startswith(snake)]
+                # One candidate left by the path alone may be another operation's.
                 found = named if named or len(found) == 1 else found
             yield path, method, item, described, (found[0] if len(found) == 1 else None), len(found)
 
 
+def snake_case(raw):
+    out, previous_lower = "", False
+    for character in raw:
+        if character.isascii() and character.isalnum():
+            if character.isupper() and previous_lower:
+                out += "_"
+            previous_lower = character.islower() or character.isdigit()
+            out += character.lower()
+        else:
+            previous_lower = False
+            if not out.endswith("_"):
+                out += "_"
+    return out.strip("_")
+
+
 def pinned_matches(operation, key, value):
+    if operation["fixed_query"].get(key) == value:
+        return True
     for param_name, param in (operation.get("params") or {}).items():
         if param.get("wire_name", param_name).lower() == key.lower():
             return param.get("default") == value or param.get("enum") == [value]

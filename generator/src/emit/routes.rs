@@ -28,17 +28,11 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
     let style = params()
         .any(|(param, content_type)| takes_style(param, content_type))
         .then(|| quote! { use ::aqlgen_runtime::wire::Style; });
-    let body = (adapter
+    let body = adapter
         .operations
         .iter()
-        .any(|operation| operation.requires_body)
-        || params().any(|(param, _)| {
-            matches!(
-                param.placement,
-                ParamLocation::Body | ParamLocation::WholeBody
-            )
-        }))
-    .then(|| quote! { Body, });
+        .any(names_body)
+        .then(|| quote! { Body, });
     let features = adapter
         .operations
         .iter()
@@ -76,10 +70,13 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
             .iter()
             .filter_map(|operation| operation.query.as_ref())
     };
-    let query = queries()
-        .next()
-        .is_some()
-        .then(|| quote! { Query, QueryField, ScanLimits, });
+    let queried = queries().next().is_some();
+    // A query of text alone lists no fields.
+    let fielded = queries().any(|query| !query.fields.is_empty());
+    let query = queried.then(|| {
+        let field = fielded.then(|| quote! { QueryField, });
+        quote! { Query, #field ScanLimits, }
+    });
     let text = queries()
         .any(|query| query.text.is_some())
         .then(|| quote! { TextQuery, });
@@ -94,7 +91,7 @@ pub fn emit_routes(adapter: &Adapter) -> Vec<TokenStream> {
         .iter()
         .any(|operation| !operation.computed.is_empty());
     let computed_use = computed.then(|| quote! { ComputedField, });
-    let field_kind = (query.is_some() || computed).then(|| quote! { FieldKind, });
+    let field_kind = (fielded || computed).then(|| quote! { FieldKind, });
     let evaluate = computed.then(|| quote! { use ::aqlgen_runtime::computed as ev; });
     let mut items = vec![quote! {
         use ::aqlgen_runtime::adapter::{#body Category, #computed_use DangerLevel, #lifecycle #id_call #features #shaping #field_kind Method, #upstream_filter #paging #progress #query Route, #text UpstreamRequest, #upstream_sort};
@@ -526,6 +523,26 @@ fn emit_builder(operation: &Operation) -> TokenStream {
             #body_init
             #(#body)*
             Ok(UpstreamRequest { method: Method::#method, path, query, headers, cookies, body: #body_expr })
+        }
+    }
+}
+
+/// Whether the request builder [`body_of`] writes for `operation` names `Body`: all but one
+/// that only hands a raw whole-body param, given or not, to the runtime.
+fn names_body(operation: &Operation) -> bool {
+    let whole = operation
+        .all_params()
+        .find(|param| param.placement == ParamLocation::WholeBody);
+    match whole {
+        Some(param) if operation.content_type == ContentType::OctetStream => {
+            param.is_optional() && operation.requires_body
+        }
+        Some(_) => true,
+        None => {
+            operation.requires_body
+                || operation
+                    .all_params()
+                    .any(|param| param.placement == ParamLocation::Body)
         }
     }
 }

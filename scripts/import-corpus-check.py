@@ -23,9 +23,11 @@ import yaml
 
 METHODS = ("get", "put", "post", "delete", "patch", "head", "options", "trace")
 SENDS_BODY = ("post", "put", "patch")
-# Headers the HTTP client writes itself, or the server for every call.
-HTTP_HEADERS = {"content-type", "content-length", "host", "accept", "user-agent",
-                "accept-encoding", "connection"}
+# Headers the HTTP client writes itself, or the server for every call. How a body is framed
+# (`Content-Length` or `Transfer-Encoding`, RFC 9112 §6) is the client's to choose, whatever
+# a document requires (Azure Data Lake's `WebHdfsExt` asks for `Transfer-Encoding`).
+HTTP_HEADERS = {"content-type", "content-length", "transfer-encoding", "host", "accept",
+                "user-agent", "accept-encoding", "connection"}
 
 
 def resolve(document, value, seen=0):
@@ -59,7 +61,7 @@ def shape(path):
     path, _, query = path.partition("?")
     path = re.sub(r"\{[^}]*\}", "{}", path)
     path = "/".join("{}" if re.fullmatch(r":[A-Za-z_]\w*", s) else s for s in path.split("/"))
-    return path.rstrip("/") or "/", query
+    return path or "/", query
 
 
 def object_parts(document, schema, depth=0):
@@ -219,22 +221,24 @@ def match(adapter, document):
             candidates = by_key.get((method, path_shape), [])
             fragment = path.split("#", 1)[1] if "#" in path else ""
             pinned = dict(p.split("=", 1) for p in fragment.split("&") if "=" in p)
-            fixed = {unquote(p.split("=", 1)[0]) for p in query.split("&") if p and "={" not in p}
+            # The path's own query: its keys, fixed or placeholders, are the operation's.
+            keys = {unquote(p.split("=", 1)[0]) for p in query.split("&") if p}
             others = pins[(method, path_shape)] - set(pinned.items())
             found = [
                 op for op in candidates
-                if fixed <= op["fixed_query"].keys()
+                if (keys == op["fixed_query"].keys() if keys else True)
                 and all(pinned_matches(op, key, value) for key, value in pinned.items())
                 and not any(pinned_matches(op, key, value) for key, value in others)
             ]
             unsettled = not pinned and sharing[(method, path_shape)] > 1
-            if described.get("operationId") and (len(found) > 1 or unsettled):
-                # Told apart by name: the adapter's is the operationId in snake_case (the
-                # README's rule: `_` before a capital that follows a lower-case letter or a
-                # digit, and for every run of other characters), made unique with a suffix.
-                snake = snake_case(described["operationId"])
+            if len(found) > 1 or unsettled:
+                # Told apart by name: the adapter's is the operationId (else the method and
+                # path) in snake_case (the README's rule: `_` before a capital that follows a
+                # lower-case letter or a digit, and for every run of other characters), at
+                # most 64 characters, made unique with a suffix.
+                snake = snake_case(described.get("operationId") or f"{method}_{path}")[:64]
                 named = [op for op in found if op["name"] == snake] or [
-                    op for op in found if snake and op["name"].startswith(snake)]
+                    op for op in found if snake and op["name"].startswith(snake[:56])]
                 # One candidate left by the path alone may be another operation's.
                 found = named if named or len(found) == 1 else found
             yield path, method, item, described, (found[0] if len(found) == 1 else None), len(found)

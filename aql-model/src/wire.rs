@@ -137,8 +137,11 @@ mod tests {
         assert!(!ParamStyle::DeepObject.default_explode());
         for location in ParamLocation::ALL {
             let default = ParamStyle::default_for(*location);
-            assert!(ParamStyle::allowed_at(*location).contains(&default));
+            let allowed = ParamStyle::allowed_at(*location);
+            // A whole body is written as it is: it takes no style.
+            assert!(allowed.contains(&default) || *location == ParamLocation::WholeBody);
         }
+        assert!(ParamStyle::allowed_at(ParamLocation::WholeBody).is_empty());
     }
 
     #[test]

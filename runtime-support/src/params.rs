@@ -495,9 +495,9 @@ pub fn length_within(
     let constraint = match (min, max) {
         (Some(min), Some(max)) if min == max => format!("{min} characters long"),
         (Some(min), Some(max)) => format!("{min} to {max} characters long"),
-        (Some(min), None) => format!("at least {min} characters long"),
+        (Some(min), None) => format!("no fewer than {min} characters long"),
         // Without bounds every length passes, above.
-        (None, max) => format!("at most {} characters long", max.unwrap_or(u64::MAX)),
+        (None, max) => format!("no more than {} characters long", max.unwrap_or(u64::MAX)),
     };
     Err(ParamError::InvalidValue {
         param: label.to_owned(),

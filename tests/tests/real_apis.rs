@@ -362,6 +362,28 @@ async fn every_required_body_goes_out_as_the_document_means_it() {
     }
     assert!(upstream.take().is_empty());
 
+    // Twilio: the body is optional, but a configuration is made of what it requires.
+    let (refused, _) = call(
+        &client,
+        "mcp_aql_create",
+        json!({"operation": "create_configuration_address", "params": {"type": "sms"}}),
+    )
+    .await;
+    assert_eq!(
+        refused["error"]["code"], "VALIDATION_MISSING_PARAM",
+        "{refused}"
+    );
+    succeed(
+        &client,
+        "mcp_aql_create",
+        "create_configuration_address",
+        json!({"type": "sms", "address": "+15005550006"}),
+    )
+    .await;
+    let seen = upstream.take();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].body, "Address=%2B15005550006&Type=sms");
+
     // Raw bodies: a file's bytes from base64, a CSV's text as it is.
     succeed(
         &client,
@@ -488,6 +510,11 @@ async fn prism_accepts_every_body_and_accept_header() {
         // answers 422 to a list sent as OpenAPI sends it. The recording test above checks
         // those parts.
         ("mcp_aql_read", "get_invoice_pdf", json!({"id": "in_1"})),
+        (
+            "mcp_aql_create",
+            "create_configuration_address",
+            json!({"type": "sms", "address": "+15005550006"}),
+        ),
         (
             "mcp_aql_update",
             "upload_file_content",

@@ -500,32 +500,40 @@ fn signing_scope(base_url: &str) -> Option<(String, String)> {
 /// it), and the scopes they ask of it, in order of first appearance.
 fn accepted_by(refs: &Resolver<'_>, document: &Document) -> BTreeMap<String, (usize, Vec<String>)> {
     let mut accepted: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
-    for item in document.paths.iter().flat_map(BTreeMap::values) {
-        let Ok(item) = refs.resolve(item) else {
+    for requirement in requirements(refs, document) {
+        let [(scheme, scopes)] = requirement.iter().collect::<Vec<_>>()[..] else {
             continue;
         };
-        for (_, operation) in item.operations() {
-            let requirements = operation
-                .security
-                .as_ref()
-                .or(document.security.as_ref())
-                .into_iter()
-                .flatten();
-            for requirement in requirements {
-                let [(scheme, scopes)] = requirement.iter().collect::<Vec<_>>()[..] else {
-                    continue;
-                };
-                let (count, asked) = accepted.entry(scheme.clone()).or_default();
-                *count += 1;
-                for scope in scopes {
-                    if !asked.contains(scope) {
-                        asked.push(scope.clone());
-                    }
-                }
+        let (count, asked) = accepted.entry(scheme.clone()).or_default();
+        *count += 1;
+        for scope in scopes {
+            if !asked.contains(scope) {
+                asked.push(scope.clone());
             }
         }
     }
     accepted
+}
+
+/// Every security requirement of every operation: its own, else the document's.
+fn requirements<'d>(
+    refs: &'d Resolver<'_>,
+    document: &'d Document,
+) -> impl Iterator<Item = &'d Requirement> {
+    document
+        .paths
+        .iter()
+        .flat_map(BTreeMap::values)
+        .filter_map(|item| refs.resolve(item).ok())
+        .flat_map(|item| item.operations().map(|(_, operation)| operation))
+        .flat_map(|operation| {
+            operation
+                .security
+                .as_ref()
+                .or(document.security.as_ref())
+                .into_iter()
+                .flatten()
+        })
 }
 
 /// The requirement of several schemes together (VTEX's app key and app token, an API key and
@@ -539,23 +547,11 @@ fn combined(
     prefix: &str,
 ) -> Option<(Vec<String>, AuthConfig, usize)> {
     let mut counts: BTreeMap<Vec<String>, usize> = BTreeMap::new();
-    for item in document.paths.iter().flat_map(BTreeMap::values) {
-        let Ok(item) = refs.resolve(item) else {
-            continue;
-        };
-        for (_, operation) in item.operations() {
-            let requirements = operation
-                .security
-                .as_ref()
-                .or(document.security.as_ref())
-                .into_iter()
-                .flatten();
-            for requirement in requirements.filter(|requirement| requirement.len() > 1) {
-                *counts
-                    .entry(requirement.keys().cloned().collect())
-                    .or_default() += 1;
-            }
-        }
+    let together = requirements(refs, document).filter(|requirement| requirement.len() > 1);
+    for requirement in together {
+        *counts
+            .entry(requirement.keys().cloned().collect())
+            .or_default() += 1;
     }
     let sendable = |name: &String| {
         candidates.iter().find(|candidate| {

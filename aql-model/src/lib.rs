@@ -292,6 +292,13 @@ impl StringFormat {
     }
 }
 
+/// Whether `text` has at least `min` and at most `max` characters (Unicode scalar values): a
+/// string param's `min_length` and `max_length`, as the server checks them.
+pub fn length_within(text: &str, (min, max): (Option<u64>, Option<u64>)) -> bool {
+    let count = text.chars().count() as u64;
+    min.is_none_or(|min| count >= min) && max.is_none_or(|max| count <= max)
+}
+
 vocabulary! {
     /// The window of a rate limit or quota (rate-limiting §2.2).
     pub enum Window ("window") {

@@ -485,13 +485,9 @@ pub fn length_within(
     min: Option<u64>,
     max: Option<u64>,
 ) -> Result<(), ParamError> {
-    let Some(value) = value else {
+    let Some(value) = value.filter(|value| !aqlgen_model::length_within(value, (min, max))) else {
         return Ok(());
     };
-    let count = value.chars().count() as u64;
-    if min.is_none_or(|min| count >= min) && max.is_none_or(|max| count <= max) {
-        return Ok(());
-    }
     let constraint = match (min, max) {
         (Some(min), Some(max)) if min == max => format!("{min} characters long"),
         (Some(min), Some(max)) => format!("{min} to {max} characters long"),

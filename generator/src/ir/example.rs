@@ -37,10 +37,7 @@ pub fn example(
                     regex::Regex::new(pattern).is_ok_and(|regex| regex.is_match(text))
                 })
             };
-            let fits_length = |text: &String| {
-                let count = text.chars().count() as u64;
-                lengths.0.is_none_or(|min| count >= min) && lengths.1.is_none_or(|max| count <= max)
-            };
+            let fits_length = |text: &String| aqlgen_model::length_within(text, lengths);
             pattern
                 .and_then(shortest_match)
                 .filter(fits_format)

@@ -114,23 +114,11 @@ pub fn param(
                 .find_map(|part| part.description.as_deref())
         })
         .or(schema.description.as_deref());
-    let (pattern, format) = if ty == ParamType::String {
+    let checks = if ty == ParamType::String {
         string_checks(schema, default.as_ref(), allowed.as_deref(), name, warn)
     } else {
-        (None, None)
+        StringChecks::default()
     };
-    // Lengths the document's own default and enum values keep to, in order.
-    let lengths = (schema.min_length, schema.max_length);
-    let fits = |value: &Value| {
-        value.as_str().is_none_or(|text| {
-            let count = text.chars().count() as u64;
-            lengths.0.is_none_or(|min| count >= min) && lengths.1.is_none_or(|max| count <= max)
-        })
-    };
-    let keeps_length = ty == ParamType::String
-        && lengths.0.zip(lengths.1).is_none_or(|(min, max)| min <= max)
-        && default.iter().chain(allowed.iter().flatten()).all(fits);
-    let (min_length, max_length) = if keeps_length { lengths } else { (None, None) };
     Ok(Param {
         kind: ty,
         required: (declared.required && default.is_none()).then_some(true),
@@ -139,10 +127,10 @@ pub fn param(
         allowed,
         minimum: bound(schema.minimum),
         maximum: bound(schema.maximum),
-        min_length,
-        max_length,
-        pattern,
-        format,
+        min_length: checks.lengths.0,
+        max_length: checks.lengths.1,
+        pattern: checks.pattern,
+        format: checks.format,
         location: None,
         wire_name: None,
         style: None,
@@ -150,17 +138,26 @@ pub fn param(
     })
 }
 
-/// The `pattern` and `format` a string param keeps, so that the server checks them and
-/// introspection's example matches (Twilio's `^AC[0-9a-f]{32}$`): a pattern the Rust `regex`
-/// crate compiles, and a format; each only when the document's own default and enum values
-/// pass it. A pattern that does not compile is reported through `warn`.
+/// What the server checks of a string param's value.
+#[derive(Default)]
+struct StringChecks {
+    pattern: Option<String>,
+    format: Option<String>,
+    /// `(min_length, max_length)`.
+    lengths: (Option<u64>, Option<u64>),
+}
+
+/// The checks a string param keeps, so that the server makes them and introspection's
+/// example passes them (Twilio's `^AC[0-9a-f]{32}$`): a pattern the Rust `regex` crate
+/// compiles, a format, and lengths in order; each only when the document's own default and
+/// enum values pass it. A pattern that does not compile is reported through `warn`.
 fn string_checks(
     schema: &Schema,
     default: Option<&Value>,
     allowed: Option<&[Value]>,
     name: &str,
     warn: &mut dyn FnMut(String),
-) -> (Option<String>, Option<String>) {
+) -> StringChecks {
     let values: Vec<&str> = default
         .into_iter()
         .chain(allowed.into_iter().flatten())
@@ -182,7 +179,16 @@ fn string_checks(
         aqlgen_model::StringFormat::parse(format)
             .is_none_or(|checked| values.iter().all(|value| checked.matches(value)))
     });
-    (pattern, format.map(str::to_owned))
+    let lengths = (schema.min_length, schema.max_length);
+    let keeps_lengths = lengths.0.zip(lengths.1).is_none_or(|(min, max)| min <= max)
+        && values
+            .iter()
+            .all(|value| aqlgen_model::length_within(value, lengths));
+    StringChecks {
+        pattern,
+        format: format.map(str::to_owned),
+        lengths: if keeps_lengths { lengths } else { (None, None) },
+    }
 }
 
 /// Whether the only string among the `oneOf`/`anyOf` alternatives of `schema` is the empty

@@ -1596,16 +1596,15 @@ fn check_lengths(param: &Param, path: &str, out: &mut Vec<(ParamPart, Diagnostic
             min.to_string(),
         );
     }
-    if let Some(default) = param.default.as_ref().and_then(Value::as_str) {
-        let count = default.chars().count() as u64;
-        if min.is_some_and(|min| count < min) || max.is_some_and(|max| count > max) {
-            refuse(
-                "default",
-                "the default's length lies outside min_length..max_length".to_owned(),
-                "a default of an allowed length",
-                format!("{default:?} ({count} characters)"),
-            );
-        }
+    if let Some(default) = param.default.as_ref().and_then(Value::as_str)
+        && !aqlgen_model::length_within(default, (min, max))
+    {
+        refuse(
+            "default",
+            "the default's length lies outside min_length..max_length".to_owned(),
+            "a default of an allowed length",
+            format!("{default:?} ({} characters)", default.chars().count()),
+        );
     }
 }
 

@@ -47,22 +47,12 @@ fn chosen<'a>(
     content: Option<&'a BTreeMap<String, MediaType>>,
 ) -> Option<(ContentType, Option<&'a str>, &'a MediaType)> {
     let content = content?;
-    let essence = |media: &str| {
-        media
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase()
-    };
     let find = |wanted: fn(&str) -> bool| content.iter().find(|(media, _)| wanted(&essence(media)));
     let plain_json = |media: &str| media == "application/json";
     // Of Kubernetes' patch types, the merge patch is the one whose body is an object.
     let merge_patch = |media: &str| media == "application/merge-patch+json";
-    let json = |media: &str| media.ends_with("+json");
     let form = |media: &str| media == "application/x-www-form-urlencoded";
     let multipart = |media: &str| media == "multipart/form-data";
-    let any = |media: &str| media == "*/*" || media == "application/*";
     let named = |(media, form): (&'a String, &'a MediaType)| {
         (ContentType::Json, Some(media.as_str()), form)
     };
@@ -72,10 +62,31 @@ fn chosen<'a>(
     find(plain_json)
         .map(unnamed(ContentType::Json))
         .or_else(|| find(merge_patch).map(named))
-        .or_else(|| find(json).map(named))
+        .or_else(|| find(is_json).map(named))
         .or_else(|| find(form).map(unnamed(ContentType::Form)))
         .or_else(|| find(multipart).map(unnamed(ContentType::Multipart)))
-        .or_else(|| find(any).map(unnamed(ContentType::Json)))
+        .or_else(|| find(is_any).map(unnamed(ContentType::Json)))
+}
+
+/// A media type without its parameters, in lower case: `application/json` of
+/// `Application/JSON; charset=utf-8`.
+pub fn essence(media: &str) -> String {
+    media
+        .split(';')
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase()
+}
+
+/// Whether a media type's [`essence`] is JSON: `application/json` or a `+json` type.
+pub fn is_json(essence: &str) -> bool {
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+/// Whether a media type's [`essence`] takes any type: `*/*` or `application/*`.
+pub fn is_any(essence: &str) -> bool {
+    essence == "*/*" || essence == "application/*"
 }
 
 /// The top-level properties of a body schema, `allOf` merged and `oneOf`/`anyOf`
@@ -365,12 +376,7 @@ fn raw_media(content: Option<&BTreeMap<String, MediaType>>) -> Option<&str> {
 /// anything else (a PDF, an image, a zip) in base64. A media type other than
 /// `application/octet-stream` is the operation's `Content-Type`.
 fn raw_body(media: &str, body: &RequestBody) -> Body {
-    let essence = media
-        .split(';')
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_ascii_lowercase();
+    let essence = essence(media);
     let text = essence.starts_with("text/")
         || ["xml", "json", "yaml", "csv", "jwt", "javascript", "graphql"]
             .iter()

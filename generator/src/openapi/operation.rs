@@ -246,13 +246,12 @@ fn accept(refs: &Resolver<'_>, operation: &Described) -> Option<String> {
             continue;
         };
         for media in response.content.iter().flatten().map(|(media, _)| media) {
-            let essence = media.split(';').next().unwrap_or_default().trim();
-            let json = essence.eq_ignore_ascii_case("application/json")
-                || essence.to_ascii_lowercase().ends_with("+json")
-                || matches!(essence, "*/*" | "application/*");
-            if json {
+            let lower = body::essence(media);
+            if body::is_json(&lower) || body::is_any(&lower) {
                 return None;
             }
+            // As the document spells it.
+            let essence = media.split(';').next().unwrap_or_default().trim();
             if !media_types.contains(&essence) {
                 media_types.push(essence);
             }

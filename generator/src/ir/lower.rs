@@ -168,12 +168,15 @@ fn lower_operation(
         } else {
             name.clone()
         };
+        // A partial update's member keeps what the upstream has when it is left out.
         let partial_update =
             wraps_in_input || (method == Method::Patch && placed.location == ParamLocation::Body);
-        let mut lowered = lower_param(&operation.name, name, label, param, &placed);
-        if partial_update {
-            lowered.default = param.default.clone().map(Fallback::Upstream);
-        }
+        let fallback = if partial_update {
+            Fallback::Upstream
+        } else {
+            Fallback::Filled
+        };
+        let mut lowered = lower_param(&operation.name, name, label, param, &placed, fallback);
         lowered.clearable = wraps_in_input && lowered.is_optional();
         lowered.hidden = hidden.contains(&name.as_str());
         let file_part = content_type == ContentType::Multipart
@@ -339,12 +342,14 @@ fn implied_param(role: PageRole, max_limit: u64) -> schema::Param {
     }
 }
 
+/// `param` as lowered, its document default applied as `fallback` says.
 fn lower_param(
     operation: &str,
     name: &str,
     label: String,
     param: &schema::Param,
     placed: &Placed<'_>,
+    fallback: fn(serde_json::Value) -> Fallback,
 ) -> Param {
     let ty = param.kind;
     let allowed = param.allowed.clone().unwrap_or_default();
@@ -370,7 +375,7 @@ fn lower_param(
         ty,
         required: param.required.unwrap_or(false),
         description: described(param.description.as_deref()),
-        default: param.default.clone().map(Fallback::Filled),
+        default: param.default.clone().map(fallback),
         enum_type: (!allowed.is_empty()).then(|| ident::enum_type_name(operation, name)),
         allowed,
         minimum: param.minimum,

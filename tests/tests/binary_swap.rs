@@ -8,7 +8,7 @@ mod support;
 
 use std::os::fd::AsRawFd;
 use std::os::unix::net::UnixDatagram;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -214,12 +214,9 @@ fn signal(name: &str, pid: u32) {
     assert!(status.success(), "kill -{name} {pid}");
 }
 
-/// A fresh directory under the temporary directory.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("aqlgen-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch directory");
-    dir
+/// A fresh directory under the temporary directory, removed with its contents when dropped.
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().expect("scratch directory")
 }
 
 /// Puts a copy of the adapter binary at `path` the way an operator replaces a file: written
@@ -253,10 +250,10 @@ async fn notified(socket: &UnixDatagram) -> String {
 #[tokio::test]
 async fn sigusr2_hands_the_socket_to_the_new_binary_without_failing_a_call() {
     let upstream = slow_upstream().await;
-    let dir = scratch("swap");
-    let binary = dir.join("fixture-adapter");
+    let dir = scratch();
+    let binary = dir.path().join("fixture-adapter");
     install(&binary);
-    let supervisor_path = dir.join("notify.sock");
+    let supervisor_path = dir.path().join("notify.sock");
     let supervisor = UnixDatagram::bind(&supervisor_path).expect("notify socket");
     let mut command = support::command_for(
         binary.to_str().expect("UTF-8 path"),
@@ -308,8 +305,8 @@ async fn sigusr2_hands_the_socket_to_the_new_binary_without_failing_a_call() {
 #[tokio::test]
 async fn a_failed_handover_leaves_the_old_binary_serving() {
     let upstream = slow_upstream().await;
-    let dir = scratch("swap-fails");
-    let binary = dir.join("fixture-adapter");
+    let dir = scratch();
+    let binary = dir.path().join("fixture-adapter");
     install(&binary);
     let mut old = Server::start(support::command_for(
         binary.to_str().expect("UTF-8 path"),
@@ -338,8 +335,8 @@ async fn a_failed_handover_leaves_the_old_binary_serving() {
 #[tokio::test]
 async fn a_server_with_a_state_file_ignores_sigusr2_and_says_why() {
     let upstream = slow_upstream().await;
-    let dir = scratch("swap-file");
-    let state = format!("file:{}", dir.join("state.jsonl").display());
+    let dir = scratch();
+    let state = format!("file:{}", dir.path().join("state.jsonl").display());
     let mut server = Server::start(support::command_for(
         BIN,
         &[
@@ -372,8 +369,8 @@ async fn a_socket_activated_restart_fails_no_call() {
     let upstream = slow_upstream().await;
     let socket = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
     let url = format!("http://{}/mcp", socket.local_addr().expect("address"));
-    let dir = scratch("activation");
-    let notify_path = dir.join("notify.sock");
+    let dir = scratch();
+    let notify_path = dir.path().join("notify.sock");
     let notify = UnixDatagram::bind(&notify_path).expect("notify socket");
     let activated = |fd: i32| {
         // As systemd starts a unit: LISTEN_PID is the service's own process id, which `sh`

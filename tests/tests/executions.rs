@@ -16,9 +16,9 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use support::sdk::Sdk;
@@ -102,15 +102,10 @@ fn requested(api: &demo_upstream::Running, method: &str) -> Vec<String> {
         .collect()
 }
 
-/// A path for `--state file:PATH` no other test uses.
-fn state_file(name: &str) -> PathBuf {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |since| since.as_nanos());
-    std::env::temp_dir().join(format!(
-        "aqlgen-executions-{name}-{}-{nanos}.json",
-        std::process::id()
-    ))
+/// A directory of its own for a `--state file:PATH` (the store keeps a lock file beside it),
+/// removed with everything in it when the test ends.
+fn state_dir() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a state directory")
 }
 
 fn start_export(params: Value) -> Value {
@@ -450,17 +445,17 @@ fn stdio_reach(api: &demo_upstream::Running, file: &Path) -> Reach {
 #[tokio::test]
 async fn python_sdk_over_stdio_sees_completion_failure_and_cancel() {
     let api = jobs_api().await;
-    let file = state_file("python");
+    let dir = state_dir();
+    let file = dir.path().join("executions.json");
     complete_fail_and_cancel(Sdk::Python, &stdio_reach(&api, &file), &api).await;
-    let _ = std::fs::remove_file(file);
 }
 
 #[tokio::test]
 async fn typescript_sdk_over_stdio_sees_completion_failure_and_cancel() {
     let api = jobs_api().await;
-    let file = state_file("ts");
+    let dir = state_dir();
+    let file = dir.path().join("executions.json");
     complete_fail_and_cancel(Sdk::Ts, &stdio_reach(&api, &file), &api).await;
-    let _ = std::fs::remove_file(file);
 }
 
 #[tokio::test]
@@ -768,7 +763,8 @@ async fn instances_on_redis_share_executions_but_not_across_credentials() {
 #[tokio::test]
 async fn an_execution_survives_a_restart_on_a_state_file() {
     let api = jobs_api().await;
-    let file = state_file("restart");
+    let dir = state_dir();
+    let file = dir.path().join("executions.json");
     let store = format!("file:{}", file.display());
     let args = ["--state", store.as_str(), "--execution-wait", "0"];
 
@@ -807,7 +803,6 @@ async fn an_execution_survives_a_restart_on_a_state_file() {
         "started once, never cancelled"
     );
     second.cancel().await.expect("close");
-    let _ = std::fs::remove_file(file);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1004,7 +999,8 @@ async fn introspection_describes_lifecycles_and_execution_operations() {
 #[tokio::test]
 async fn the_person_confirms_a_cancel_through_the_gate() {
     let api = jobs_api().await;
-    let file = state_file("gate-person");
+    let dir = state_dir();
+    let file = dir.path().join("executions.json");
     let args = [
         "--mode".to_owned(),
         "single".to_owned(),
@@ -1070,7 +1066,6 @@ async fn the_person_confirms_a_cancel_through_the_gate() {
     );
     assert_eq!(requested(&api, "POST"), ["/jobs", "/jobs/job_1/cancel"]);
     assert_eq!(upstream_job(&api, "job_1").await["state"], "canceled");
-    let _ = std::fs::remove_file(file);
 }
 
 /// With token confirmation (`--confirm-by all=token`) `cancel_execution` answers

@@ -157,6 +157,68 @@ pub struct OAuth2 {
     pub scope: &'static str,
 }
 
+impl Auth {
+    /// The environment variables this auth reads, each with what it holds, in the order an
+    /// operator sets them.
+    pub fn variables(&self) -> Vec<(&'static str, String)> {
+        match *self {
+            Self::None => Vec::new(),
+            Self::Bearer {
+                token_env, header, ..
+            } => vec![(token_env, format!("token, sent in the {header} header"))],
+            Self::ApiKey { key_env, location } => vec![(
+                key_env,
+                match location {
+                    ApiKeyLocation::Header(name) => format!("key, sent in the {name} header"),
+                    ApiKeyLocation::Query(name) => {
+                        format!("key, sent as the {name} query parameter")
+                    }
+                },
+            )],
+            Self::Basic {
+                username_env,
+                password_env,
+            } => vec![
+                (username_env, "user name (basic auth)".to_owned()),
+                (password_env, "password (basic auth)".to_owned()),
+            ],
+            Self::OAuth2(oauth) => {
+                let mut variables = vec![
+                    (oauth.client_id_env, "OAuth client id".to_owned()),
+                    (oauth.client_secret_env, "OAuth client secret".to_owned()),
+                ];
+                if let Some(refresh) = oauth.refresh_token_env {
+                    variables.push((
+                        refresh,
+                        "OAuth refresh token, when the client has one".to_owned(),
+                    ));
+                }
+                variables.push((
+                    oauth.token_url_env,
+                    format!("OAuth token endpoint [default: {}]", oauth.token_url),
+                ));
+                variables
+            }
+            Self::AwsSigV4(aws) => vec![
+                (aws.access_key_id_env, "AWS access key id".to_owned()),
+                (
+                    aws.secret_access_key_env,
+                    "AWS secret access key".to_owned(),
+                ),
+                (
+                    aws.session_token_env,
+                    "AWS session token, with temporary credentials".to_owned(),
+                ),
+                (
+                    aws.region_env,
+                    format!("AWS region [default: {}]", aws.region),
+                ),
+            ],
+            Self::Combined(parts) => parts.iter().flat_map(Self::variables).collect(),
+        }
+    }
+}
+
 /// Where an API key is sent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ApiKeyLocation {

@@ -19,8 +19,8 @@ use crate::transport;
 /// Logs go to stderr, without colours, as text or (`--log-format json`) one JSON object per
 /// line; `RUST_LOG` picks the level (default `info`).
 pub fn run<A: Adapter>() -> ExitCode {
-    init_tracing(LogFormat::from_process());
-    let config = Config::from_env(A::SERVER);
+    let config = Config::from_env(A::SERVER, A::MEMBERS);
+    init_tracing(config.log_format);
     // One stdio connection is served best by one thread: no hand-offs between workers.
     let mut builder = match config.transport {
         Transport::Stdio => tokio::runtime::Builder::new_current_thread(),
@@ -103,6 +103,12 @@ pub async fn serve<A: Adapter>(config: Config) -> Result<(), String> {
         stateless = config.stateless,
         "starting MCP-AQL server"
     );
+    if config.tool_prefix.len() >= 20 {
+        tracing::warn!(
+            prefix = %config.tool_prefix,
+            "tool prefix is 20 characters or longer"
+        );
+    }
     for (member, info) in A::MEMBERS.iter().enumerate() {
         report_member(&shared, member, info.name);
     }

@@ -2,7 +2,7 @@
 //! objects in the `warnings` array beside `data`. The specification's standard codes are used
 //! where they apply (`RATE_LIMIT_QUOTA_WARNING`, `DEPRECATION_WARNING`,
 //! `VALIDATION_TRUNCATED_WARNING`, `PERFORMANCE_SLOW_QUERY_WARNING`); the others are aqlgen's
-//! own, documented in the README.
+//! own, documented in docs/querying.md "Warnings".
 
 use serde_json::{Map, Value};
 

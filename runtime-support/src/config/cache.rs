@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-/// How READ answers are kept (README "Caching").
+/// How READ answers are kept (docs/operating.md "Caching").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CacheConfig {
     /// Whether answers are kept at all.

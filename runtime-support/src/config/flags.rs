@@ -1,627 +1,55 @@
-//! The command line and environment of a generated adapter binary.
-//!
-//! Flags beat environment variables (`MCP_AQL_ENDPOINT_MODE`, `MCP_AQL_TOOL_PREFIX`), which
-//! beat the defaults: CRUDE tools, no prefix, stdio, the specification's payload limits.
+//! The command line, environment and config file of a generated adapter binary, read into a
+//! [`Config`]. What each setting is, its variable and its default are stated once, in
+//! [`settings`](super::settings); here clap's resolved values become typed settings, and
+//! settings that only make sense together are checked together.
 
+use std::ffi::OsString;
 use std::net::IpAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use aqlgen_model::{DangerLevel, TrustLevel};
-use clap::{Arg, ArgAction, ArgMatches, Command, value_parser};
+use clap::{ArgMatches, Command};
 
-use super::cache::parse_bytes;
 use super::resource::{Introspection, ResourceConfig, ScopeRules, Selector};
-use super::values::{
-    parse_danger, parse_header_name, parse_limit, parse_mode, parse_number, parse_oauth_url,
-    parse_origin, parse_prefix, parse_trust,
-};
 use super::{
     Backend, CacheConfig, CacheTtl, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Glob,
     Limits, LogFormat, LoopConfig, LoopMode, QueryConfig, Quota, SafetyConfig, TokenConfig,
-    ToolSchema, Transport, TransportLimits, parse_rate_limit,
+    ToolSchema, Transport, TransportLimits, file, settings,
 };
-use crate::adapter::{RateLimit, ScanLimits, ServerInfo};
-
-/// One configurable limit: flag name, allowed range, what it sets.
-struct LimitFlag {
-    flag: &'static str,
-    min: usize,
-    max: usize,
-    help: &'static str,
-    set: fn(&mut Limits, usize),
-    get: fn(&Limits) -> usize,
-}
-
-const LIMIT_FLAGS: [LimitFlag; 6] = [
-    LimitFlag {
-        flag: "max-request-size",
-        min: 64 * 1024,
-        max: 10 * 1024 * 1024,
-        help: "Largest accepted request, in bytes (65536..=10485760)",
-        set: |l, v| l.max_request_size = v,
-        get: |l| l.max_request_size,
-    },
-    LimitFlag {
-        flag: "max-response-size",
-        min: 1024 * 1024,
-        max: 100 * 1024 * 1024,
-        help: "Largest accepted upstream answer, in bytes (1048576..=104857600)",
-        set: |l, v| l.max_response_size = v,
-        get: |l| l.max_response_size,
-    },
-    LimitFlag {
-        flag: "max-string-length",
-        min: 64 * 1024,
-        max: 10 * 1024 * 1024,
-        help: "Longest accepted string, in bytes (65536..=10485760)",
-        set: |l, v| l.max_string_length = v,
-        get: |l| l.max_string_length,
-    },
-    LimitFlag {
-        flag: "max-array-elements",
-        min: 100,
-        max: 100_000,
-        help: "Most elements in one array (100..=100000)",
-        set: |l, v| l.max_array_elements = v,
-        get: |l| l.max_array_elements,
-    },
-    LimitFlag {
-        flag: "max-nesting-depth",
-        min: 8,
-        max: 64,
-        help: "Deepest accepted nesting; the arguments object is level 1 (8..=64)",
-        set: |l, v| l.max_nesting_depth = v,
-        get: |l| l.max_nesting_depth,
-    },
-    LimitFlag {
-        flag: "max-batch-size",
-        min: 1,
-        max: 100,
-        help: "Most operations in one batch request (1..=100)",
-        set: |l, v| l.max_batch_size = v,
-        get: |l| l.max_batch_size,
-    },
-];
-
-/// One numeric setting: flag, environment variable, allowed range, unit, what it sets.
-struct NumberFlag<T> {
-    flag: &'static str,
-    env: &'static str,
-    min: u64,
-    max: u64,
-    seconds: bool,
-    help: &'static str,
-    set: fn(&mut T, u64),
-}
-
-impl<T> NumberFlag<T> {
-    fn arg(&self) -> Arg {
-        let (min, max, seconds) = (self.min, self.max, self.seconds);
-        Arg::new(self.flag)
-            .long(self.flag)
-            .env(self.env)
-            .value_parser(move |text: &str| parse_number(text, min, max, seconds))
-            .help(self.help)
-    }
-
-    fn apply(&self, matches: &ArgMatches, target: &mut T) {
-        if let Some(value) = matches.get_one::<u64>(self.flag) {
-            (self.set)(target, *value);
-        }
-    }
-}
-
-const TTL_FLAGS: [NumberFlag<TokenConfig>; 4] = [
-    NumberFlag {
-        flag: "confirmation-ttl",
-        env: "MCP_AQL_CONFIRMATION_TTL",
-        min: 1,
-        max: 900,
-        help: "Seconds a confirmation token lives, for operations below forbidden (1..=900) [default: 300]",
-        seconds: true,
-        set: |c, v| c.confirmation_ttl = Duration::from_secs(v),
-    },
-    NumberFlag {
-        flag: "forbidden-confirmation-ttl",
-        env: "MCP_AQL_FORBIDDEN_CONFIRMATION_TTL",
-        min: 1,
-        max: 300,
-        help: "Seconds a confirmation token of a forbidden operation lives (1..=300) [default: 120]",
-        seconds: true,
-        set: |c, v| c.forbidden_ttl = Duration::from_secs(v),
-    },
-    NumberFlag {
-        flag: "quota-continue-ttl",
-        env: "MCP_AQL_QUOTA_CONTINUE_TTL",
-        min: 1,
-        max: 600,
-        help: "Seconds a quota continuation token lives (1..=600) [default: 300]",
-        seconds: true,
-        set: |c, v| c.quota_ttl = Duration::from_secs(v),
-    },
-    NumberFlag {
-        flag: "clock-skew-tolerance",
-        env: "MCP_AQL_CLOCK_SKEW_TOLERANCE",
-        min: 0,
-        max: 300,
-        help: "Seconds a token is still accepted past its expiry (0..=300) [default: 30]",
-        seconds: true,
-        set: |c, v| c.clock_skew = Duration::from_secs(v),
-    },
-];
-
-const TRANSPORT_FLAGS: [NumberFlag<TransportLimits>; 8] = [
-    NumberFlag {
-        flag: "max-sessions",
-        env: "MCP_AQL_MAX_SESSIONS",
-        min: 1,
-        max: 100_000,
-        seconds: false,
-        help: "Open HTTP sessions at most; more initialize requests get 503 (1..=100000) [default: 256]",
-        set: |t, v| t.max_sessions = v,
-    },
-    NumberFlag {
-        flag: "session-idle-timeout",
-        env: "MCP_AQL_SESSION_IDLE_TIMEOUT",
-        min: 10,
-        max: 86_400,
-        seconds: true,
-        help: "Seconds an HTTP session may sit without a request before it is closed (10..=86400) [default: 300]",
-        set: |t, v| t.session_idle_timeout = Duration::from_secs(v),
-    },
-    NumberFlag {
-        flag: "max-connections",
-        env: "MCP_AQL_MAX_CONNECTIONS",
-        min: 1,
-        max: 65_536,
-        seconds: false,
-        help: "Open HTTP connections at most; more are answered 503 and closed (1..=65536) [default: 512]",
-        set: |t, v| t.max_connections = v,
-    },
-    NumberFlag {
-        flag: "header-timeout",
-        env: "MCP_AQL_HEADER_TIMEOUT",
-        min: 1,
-        max: 300,
-        seconds: true,
-        help: "Seconds a client has to send a request's headers (1..=300) [default: 10]",
-        set: |t, v| t.header_timeout = Duration::from_secs(v),
-    },
-    NumberFlag {
-        flag: "body-timeout",
-        env: "MCP_AQL_BODY_TIMEOUT",
-        min: 1,
-        max: 600,
-        seconds: true,
-        help: "Seconds a client has to send a request's body (1..=600) [default: 30]",
-        set: |t, v| t.body_timeout = Duration::from_secs(v),
-    },
-    NumberFlag {
-        flag: "idle-timeout",
-        env: "MCP_AQL_IDLE_TIMEOUT",
-        min: 1,
-        max: 3_600,
-        seconds: true,
-        help: "Seconds an HTTP connection may move no byte before it is closed; keep it above 15, the SSE keep-alive interval (1..=3600) [default: 60]",
-        set: |t, v| t.idle_timeout = Duration::from_secs(v),
-    },
-    NumberFlag {
-        flag: "upstream-read-timeout",
-        env: "MCP_AQL_UPSTREAM_READ_TIMEOUT",
-        min: 1,
-        max: 300,
-        seconds: true,
-        help: "Seconds to wait for the next piece of an upstream answer (1..=300) [default: 10]",
-        set: |t, v| t.upstream_read_timeout = Duration::from_secs(v),
-    },
-    NumberFlag {
-        flag: "drain-timeout",
-        env: "MCP_AQL_DRAIN_TIMEOUT",
-        min: 0,
-        max: 3_600,
-        seconds: true,
-        help: "Seconds calls in flight get to finish once the server stops taking connections, on SIGTERM or after handing over to a new binary (0..=3600) [default: 30]",
-        set: |t, v| t.drain_timeout = Duration::from_secs(v),
-    },
-];
+use crate::adapter::{AdapterInfo, RateLimit, ScanLimits, ServerInfo};
 
 impl Config {
-    /// The clap command of an adapter binary, named and versioned after the adapter (or the
-    /// bundle).
-    pub fn command(info: &'static ServerInfo) -> Command {
-        let mut command = Command::new(info.name)
-            .version(info.version)
-            .about(format!(
-                "MCP-AQL server for the {} API: {}",
-                info.name, info.description
-            ))
-            .arg(
-                Arg::new("transport")
-                    .long("transport")
-                    .value_parser(["stdio", "http"])
-                    .default_value("stdio")
-                    .help("MCP transport: stdio, or streamable HTTP on /mcp"),
-            )
-            .arg(
-                Arg::new("port")
-                    .long("port")
-                    .value_parser(value_parser!(u16))
-                    .default_value("8080")
-                    .help("Port of the HTTP transport (0 picks a free port)"),
-            )
-            .arg(
-                Arg::new("bind")
-                    .long("bind")
-                    .value_parser(value_parser!(IpAddr))
-                    .default_value("127.0.0.1")
-                    .help("Address the HTTP transport listens on"),
-            )
-            .arg(
-                Arg::new("allow-unauthenticated-remote")
-                    .long("allow-unauthenticated-remote")
-                    .env("MCP_AQL_ALLOW_UNAUTHENTICATED_REMOTE")
-                    .action(ArgAction::SetTrue)
-                    .help("Serve callers beyond loopback with this server's own upstream credential, unauthenticated (say so only behind a proxy that authenticates them); without it, a --bind beyond loopback needs --credential-header"),
-            )
-            .arg(
-                Arg::new("log-format")
-                    .long("log-format")
-                    .env("MCP_AQL_LOG_FORMAT")
-                    .value_parser(LogFormat::parse)
-                    .help("Log lines on stderr: text (the default) or json, one object per line"),
-            )
-            .arg(
-                Arg::new("state")
-                    .long("state")
-                    .env("MCP_AQL_STATE")
-                    .hide_env_values(true)
-                    .value_parser(Backend::parse)
-                    .help(
-                        "Where confirmation tokens, rate-limit and quota counters live: memory \
-                         (this process, the default), file:PATH (this process, kept in PATH \
-                         across restarts) or redis://[:password@]host:port[/db], shared by \
-                         every instance on it",
-                    ),
-            )
-            .arg(
-                Arg::new("authorization-server")
-                    .long("authorization-server")
-                    .env("MCP_AQL_AUTHORIZATION_SERVERS")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .value_parser(parse_oauth_url)
-                    .help("HTTP only: serve /mcp only to bearer access tokens (JWTs) this authorization server issued for --resource, exactly as its issuer identifier reads (comma-separated, repeatable) [default: no tokens asked for]"),
-            )
-            .arg(
-                Arg::new("resource")
-                    .long("resource")
-                    .env("MCP_AQL_RESOURCE")
-                    .value_parser(parse_oauth_url)
-                    .help("This server's resource identifier: the audience access tokens must name, e.g. https://mcp.example.com/mcp"),
-            )
-            .arg(
-                Arg::new("scope")
-                    .long("scope")
-                    .env("MCP_AQL_SCOPES")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .value_parser(ScopeRules::parse_item)
-                    .help("SELECTOR=SCOPE: the operations the selector picks (a category such as read, a danger level such as destructive, or an operation name) need this scope of the access token (comma-separated, repeatable)"),
-            )
-            .arg(
-                Arg::new("user-credentials")
-                    .long("user-credentials")
-                    .env("MCP_AQL_USER_CREDENTIALS")
-                    .value_parser(value_parser!(PathBuf))
-                    .help("With --authorization-server: a JSON file from token subject to that user's upstream credential, sent in place of the server's; a caller without an entry is refused [default: the server's credential]"),
-            )
-            .arg(
-                Arg::new("introspection-client-id")
-                    .long("introspection-client-id")
-                    .env("MCP_AQL_INTROSPECTION_CLIENT_ID")
-                    .help("With --authorization-server: take opaque access tokens too, checked at the authorization server's introspection endpoint (RFC 7662) as this client, its secret in MCP_AQL_INTROSPECTION_CLIENT_SECRET [default: JWTs only]"),
-            )
-            .arg(
-                Arg::new("introspection-issuer")
-                    .long("introspection-issuer")
-                    .env("MCP_AQL_INTROSPECTION_ISSUER")
-                    .value_parser(parse_oauth_url)
-                    .help("With --introspection-client-id and several --authorization-server: the one whose introspection endpoint checks opaque tokens; no other ever sees them or the client secret [default: the only authorization server]"),
-            )
-            .arg(
-                Arg::new("jwks-max-age")
-                    .long("jwks-max-age")
-                    .env("MCP_AQL_JWKS_MAX_AGE")
-                    .value_parser(|text: &str| parse_number(text, 2, 86_400, true))
-                    .help("Seconds the authorization servers' signing keys are kept at most before they are read again, whatever their Cache-Control says (2..=86400); a removed key stops verifying within twice this [default: 600]"),
-            )
-            .arg(
-                Arg::new("token-clock-skew")
-                    .long("token-clock-skew")
-                    .env("MCP_AQL_TOKEN_CLOCK_SKEW")
-                    .value_parser(|text: &str| parse_number(text, 0, 300, true))
-                    .help("Seconds an access token's exp and nbf may be off this server's clock (0..=300) [default: 60]"),
-            )
-            .arg(
-                Arg::new("otlp-endpoint")
-                    .long("otlp-endpoint")
-                    .env("OTEL_EXPORTER_OTLP_ENDPOINT")
-                    .help("Send a span of each call and of its upstream request to this OTLP/HTTP receiver (JSON, <URL>/v1/traces), continuing the client's _meta.traceparent; spans hold operation names, decisions and statuses, never params or credentials [default: no traces]"),
-            )
-            .arg(
-                Arg::new("cache")
-                    .long("cache")
-                    .env("MCP_AQL_CACHE")
-                    .value_parser(["on", "off"])
-                    .help("Keep READ answers the upstream lets be kept (Cache-Control, Expires, ETag), per upstream credential, revalidated with If-None-Match / If-Modified-Since and dropped when a mutation touches their path [default: on]"),
-            )
-            .arg(
-                Arg::new("cache-max-bytes")
-                    .long("cache-max-bytes")
-                    .env("MCP_AQL_CACHE_MAX_BYTES")
-                    .value_parser(parse_bytes)
-                    .help("Bytes of answers one instance keeps, least recently used dropped first; bytes or with a KiB, MiB or GiB suffix [default: 16MiB]"),
-            )
-            .arg(
-                Arg::new("cache-ttl")
-                    .long("cache-ttl")
-                    .env("MCP_AQL_CACHE_TTL")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .value_parser(CacheTtl::parse_item)
-                    .help("Seconds answers stay fresh: OPERATION=SECONDS for one operation (wins over the upstream's freshness, never over its no-store), SECONDS alone for answers whose upstream gives none (0..=86400) [default: the upstream's only]"),
-            )
-            .arg(
-                Arg::new("stateless")
-                    .long("stateless")
-                    .env("MCP_AQL_STATELESS")
-                    .action(ArgAction::SetTrue)
-                    .help(
-                        "HTTP without sessions: any instance behind a load balancer serves any \
-                         request, and tokens are bound to the caller's Authorization header",
-                    ),
-            )
-            .arg(
-                Arg::new("credential-header")
-                    .long("credential-header")
-                    .env("MCP_AQL_CREDENTIAL_HEADER")
-                    .value_parser(parse_header_name)
-                    .help(
-                        "HTTP only: each request brings its own upstream credential in this \
-                         header (authorization: the token after its scheme word), in place of \
-                         the server's environment; a request without it is refused",
-                    ),
-            )
-            .arg(
-                Arg::new("allowed-origin")
-                    .long("allowed-origin")
-                    .env("MCP_AQL_ALLOWED_ORIGINS")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .value_parser(parse_origin)
-                    .help(
-                        "A browser origin the HTTP transport accepts besides loopback ones, \
-                         e.g. https://app.example.com or http://intranet:* (comma-separated, repeatable)",
-                    ),
-            )
-            .arg(
-                Arg::new("mode")
-                    .long("mode")
-                    .env("MCP_AQL_ENDPOINT_MODE")
-                    .value_parser(parse_mode)
-                    .help("Endpoint mode: crude (alias semantic), single or all [default: crude]"),
-            )
-            .arg(
-                Arg::new("tool-prefix")
-                    .long("tool-prefix")
-                    .env("MCP_AQL_TOOL_PREFIX")
-                    .value_parser(parse_prefix)
-                    .help(
-                        "Prefix for every tool name: lowercase letters, digits, '_', ending in '_'",
-                    ),
-            )
-            .arg(
-                Arg::new("tool-schema")
-                    .long("tool-schema")
-                    .env("MCP_AQL_TOOL_SCHEMA")
-                    .value_parser(ToolSchema::parse)
-                    .help(
-                        "The tools' input schema: mcp (the default), or openai-strict or gemini \
-                         for hosts that hand tools to those function-calling APIs unchanged \
-                         (params then travel as JSON text)",
-                    ),
-            );
-        for limit in &LIMIT_FLAGS {
-            let (min, max) = (limit.min, limit.max);
-            command = command.arg(
-                Arg::new(limit.flag)
-                    .long(limit.flag)
-                    .action(ArgAction::Set)
-                    .value_parser(move |text: &str| parse_limit(text, min, max))
-                    .help(limit.help),
-            );
-        }
-        command = command
-            .arg(
-                Arg::new("trust-level")
-                    .long("trust-level")
-                    .env("MCP_AQL_TRUST_LEVEL")
-                    .value_parser(parse_trust)
-                    .help("Trust level you vouch for, over the schema's: untested, generated, validated, community_reviewed or certified (or untrusted, low, medium, high, verified)"),
-            )
-            .arg(
-                Arg::new("confirm-at")
-                    .long("confirm-at")
-                    .env("MCP_AQL_CONFIRM_AT")
-                    .value_parser(parse_danger)
-                    .help("Confirm every operation at or above this danger level: safe, reversible, destructive, dangerous or forbidden"),
-            )
-            .arg(
-                Arg::new("deny")
-                    .long("deny")
-                    .env("MCP_AQL_DENY")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .value_parser(parse_danger)
-                    .help("Refuse operations of these danger levels outright (comma-separated, repeatable)"),
-            )
-            .arg(
-                Arg::new("rate-limit")
-                    .long("rate-limit")
-                    .env("MCP_AQL_RATE_LIMITS")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .value_parser(parse_rate_limit)
-                    .help("Call limit WINDOW=CALLS (window second, minute, hour or day), over the schema's; the lower wins (comma-separated, repeatable)"),
-            )
-            .arg(
-                Arg::new("quota")
-                    .long("quota")
-                    .env("MCP_AQL_QUOTAS")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .value_parser(Quota::parse)
-                    .help("Request quota METRIC=WARN/PAUSE[/HARD_STOP], metric requests_per_minute, requests_per_hour or requests_per_day (comma-separated, repeatable)"),
-            )
-            .arg(
-                Arg::new("confirm-by")
-                    .long("confirm-by")
-                    .env("MCP_AQL_CONFIRM_BY")
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .help("Who confirms operations of a danger level that need confirmation: LEVEL=person (the client's user, through an elicitation form), LEVEL=verify (the user, with a code sent on --verify-channel) or LEVEL=token (the model brings back a token); LEVEL may be all (comma-separated, repeatable) [default: all=person]"),
-            )
-            .arg(
-                Arg::new("confirm-fallback")
-                    .long("confirm-fallback")
-                    .env("MCP_AQL_CONFIRM_FALLBACK")
-                    .value_parser(Fallback::parse)
-                    .help("When a person should confirm and the client cannot show a form: token (the token flow) or refuse [default: token]"),
-            )
-            .arg(
-                Arg::new("confirm-timeout")
-                    .long("confirm-timeout")
-                    .env("MCP_AQL_CONFIRM_TIMEOUT")
-                    .value_parser(|text: &str| parse_limit(text, 1, 3600))
-                    .help("Seconds a person has to answer a confirmation form on a session (1..=3600) [default: 120]"),
-            )
-            .arg(
-                Arg::new("verify-channel")
-                    .long("verify-channel")
-                    .env("MCP_AQL_VERIFY_CHANNEL")
-                    .value_parser(Channel::parse)
-                    .help("Where verification codes are sent, out of the model's sight: terminal (the adapter's terminal), file:PATH or an http(s):// webhook URL"),
-            )
-            .arg(
-                Arg::new("verify-ttl")
-                    .long("verify-ttl")
-                    .env("MCP_AQL_VERIFY_TTL")
-                    .value_parser(|text: &str| parse_limit(text, 1, 3600))
-                    .help("Seconds a verification code stays valid (1..=3600) [default: 300]"),
-            )
-            .arg(
-                Arg::new("scan-max-pages")
-                    .long("scan-max-pages")
-                    .env("MCP_AQL_SCAN_MAX_PAGES")
-                    .value_parser(|text: &str| parse_limit(text, 1, 1000))
-                    .help("Most upstream pages one query reads to filter, sort or aggregate what the API cannot; caps each operation's own bound (1..=1000) [default: 20]"),
-            )
-            .arg(
-                Arg::new("scan-max-items")
-                    .long("scan-max-items")
-                    .env("MCP_AQL_SCAN_MAX_ITEMS")
-                    .value_parser(|text: &str| parse_limit(text, 1, 1_000_000))
-                    .help("Most items one query reads (1..=1000000) [default: 5000]"),
-            )
-            .arg(
-                Arg::new("scan-max-bytes")
-                    .long("scan-max-bytes")
-                    .env("MCP_AQL_SCAN_MAX_BYTES")
-                    .value_parser(parse_bytes)
-                    .help("Most bytes of upstream answers one query reads; bytes or with a KiB, MiB or GiB suffix [default: 32MiB]"),
-            )
-            .arg(
-                Arg::new("scan-max-seconds")
-                    .long("scan-max-seconds")
-                    .env("MCP_AQL_SCAN_MAX_SECONDS")
-                    .value_parser(|text: &str| parse_limit(text, 1, 600))
-                    .help("Most seconds one query reads for (1..=600) [default: 30]"),
-            )
-            .arg(
-                Arg::new("graph-max-nodes")
-                    .long("graph-max-nodes")
-                    .env("MCP_AQL_GRAPH_MAX_NODES")
-                    .value_parser(|text: &str| parse_limit(text, 1, 10_000))
-                    .help("Most nodes one relationship query visits (1..=10000) [default: 100]"),
-            )
-            .arg(
-                Arg::new("graph-max-calls")
-                    .long("graph-max-calls")
-                    .env("MCP_AQL_GRAPH_MAX_CALLS")
-                    .value_parser(|text: &str| parse_limit(text, 1, 10_000))
-                    .help("Most upstream calls one relationship query makes (1..=10000) [default: 50]"),
-            )
-            .arg(
-                Arg::new("slow-query-ms")
-                    .long("slow-query-ms")
-                    .env("MCP_AQL_SLOW_QUERY_MS")
-                    .value_parser(|text: &str| parse_limit(text, 1, 3_600_000))
-                    .help("An answer that takes longer than this many milliseconds says so with PERFORMANCE_SLOW_QUERY_WARNING (1..=3600000) [default: 5000]"),
-            )
-            .arg(
-                Arg::new("execution-wait")
-                    .long("execution-wait")
-                    .env("MCP_AQL_EXECUTION_WAIT")
-                    .value_parser(|text: &str| parse_limit(text, 0, 600))
-                    .help("Seconds a call that starts a long-running execution follows it (with progress notifications) before answering its state; get_execution follows it after (0..=600) [default: 20]"),
-            )
-            .arg(
-                Arg::new("safety-loop")
-                    .long("safety-loop")
-                    .env("MCP_AQL_SAFETY_LOOP")
-                    .value_parser(LoopMode::parse)
-                    .help("Serve the execution safety loop (execute_agent, record_execution_step, ...): enforcing, monitoring, logging or disabled; enforcing keeps hard blocks in the state store and sends codes out of band, so it needs --state file:PATH or redis:// and --verify-channel [default: disabled]"),
-            )
-            .arg(
-                Arg::new("max-autonomous-steps")
-                    .long("max-autonomous-steps")
-                    .env("MCP_AQL_MAX_AUTONOMOUS_STEPS")
-                    .value_parser(|text: &str| parse_limit(text, 1, 100_000))
-                    .help("Steps an agent of the safety loop takes before a mandatory pause for a person (1..=100000) [default: 20]"),
-            );
-        for (id, env, help) in LOOP_PATTERN_FLAGS {
-            command = command.arg(
-                Arg::new(id)
-                    .long(id)
-                    .env(env)
-                    .action(ArgAction::Append)
-                    .value_delimiter(',')
-                    .value_parser(Glob::parse)
-                    .help(help),
-            );
-        }
-        command = command.arg(
-            Arg::new("audit-log")
-                .long("audit-log")
-                .env("MCP_AQL_AUDIT_LOG")
-                .value_parser(value_parser!(PathBuf))
-                .help("Append one JSON line per gate decision to this file"),
-        );
-        for ttl in &TTL_FLAGS {
-            command = command.arg(ttl.arg());
-        }
-        for flag in &TRANSPORT_FLAGS {
-            command = command.arg(flag.arg());
-        }
-        command
+    /// The clap command of an adapter binary: see [`settings`](super::settings).
+    pub fn command(info: &'static ServerInfo, members: &[&AdapterInfo]) -> Command {
+        settings::command(info, members)
     }
 
-    /// Parses the process arguments; on a usage error, `--help` or `--version` clap prints and
-    /// exits, so nothing starts half-configured.
-    pub fn from_env(info: &'static ServerInfo) -> Self {
-        let mut command = Self::command(info);
-        let matches = command.get_matches_mut();
+    /// Reads the process's arguments, environment and config file; on a usage error, a bad
+    /// config file, `--help` or `--version` it prints and exits, so nothing starts
+    /// half-configured.
+    pub fn from_env(info: &'static ServerInfo, members: &[&AdapterInfo]) -> Self {
+        let args: Vec<OsString> = std::env::args_os().collect();
+        let mut command = Self::command(info, members);
+        if let Some(name) = args.first().map(Path::new).and_then(Path::file_name) {
+            command = command.bin_name(name.to_string_lossy());
+        }
+        if let Some(path) = file::path(&args) {
+            command = file::load(command.clone(), &path).unwrap_or_else(|message| {
+                command
+                    .error(clap::error::ErrorKind::InvalidValue, message)
+                    .exit()
+            });
+        }
+        // `--help` lists every setting, with what the config file made of their defaults.
+        let help = format!("--{}", settings::HELP_FLAG);
+        if args.iter().skip(1).any(|arg| *arg == *help) {
+            print!("{}", settings::full_help(&command));
+            std::process::exit(0);
+        }
+        let matches = command
+            .try_get_matches_from_mut(args)
+            .unwrap_or_else(|error| error.exit());
         Self::from_matches(&matches).unwrap_or_else(|message| {
             command
                 .error(clap::error::ErrorKind::ArgumentConflict, message)
@@ -635,119 +63,71 @@ impl Config {
     ///
     /// A sentence for the operator when settings conflict (two quotas for one window).
     pub fn from_matches(matches: &ArgMatches) -> Result<Self, String> {
-        let defaults = Self::default();
-        let mut limits = Limits::default();
-        for limit in &LIMIT_FLAGS {
-            let value = matches
-                .get_one::<usize>(limit.flag)
-                .copied()
-                .unwrap_or((limit.get)(&limits));
-            (limit.set)(&mut limits, value);
-        }
-        let transport = match matches.get_one::<String>("transport").map(String::as_str) {
-            Some("http") => Transport::Http,
+        let transport = match one::<String>(matches, "transport")?.as_str() {
+            "http" => Transport::Http,
             _ => Transport::Stdio,
         };
-        let credential_header = matches.get_one::<String>("credential-header").cloned();
+        let credential_header = maybe::<String>(matches, "credential-header");
         if credential_header.is_some() && transport != Transport::Http {
             return Err(
                 "--credential-header needs --transport http: requests bring credentials in HTTP headers"
                     .to_owned(),
             );
         }
-        let resource = resource(matches, transport)?;
+        let size = |id| -> Result<usize, String> {
+            usize::try_from(one::<u64>(matches, id)?).map_err(|_| format!("--{id} is too large"))
+        };
         let config = Self {
             transport,
-            bind: matches
-                .get_one::<IpAddr>("bind")
-                .copied()
-                .unwrap_or(defaults.bind),
-            port: matches
-                .get_one::<u16>("port")
-                .copied()
-                .unwrap_or(defaults.port),
-            mode: matches
-                .get_one::<EndpointMode>("mode")
-                .copied()
-                .unwrap_or(defaults.mode),
-            tool_prefix: matches
-                .get_one::<String>("tool-prefix")
-                .cloned()
-                .unwrap_or_default(),
-            tool_schema: matches
-                .get_one::<ToolSchema>("tool-schema")
-                .copied()
-                .unwrap_or_default(),
-            limits,
-            safety: safety(matches)?,
-            transport_limits: {
-                let mut transport = TransportLimits::default();
-                for flag in &TRANSPORT_FLAGS {
-                    flag.apply(matches, &mut transport);
-                }
-                transport
+            bind: one::<IpAddr>(matches, "bind")?,
+            port: one::<u16>(matches, "port")?,
+            mode: one::<EndpointMode>(matches, "mode")?,
+            tool_prefix: maybe::<String>(matches, "tool-prefix").unwrap_or_default(),
+            tool_schema: one::<ToolSchema>(matches, "tool-schema")?,
+            limits: Limits {
+                max_request_size: size("max-request-size")?,
+                max_response_size: size("max-response-size")?,
+                max_string_length: size("max-string-length")?,
+                max_array_elements: size("max-array-elements")?,
+                max_nesting_depth: size("max-nesting-depth")?,
+                max_batch_size: size("max-batch-size")?,
             },
-            allowed_origins: matches
-                .get_many::<String>("allowed-origin")
-                .map(|values| values.cloned().collect())
-                .unwrap_or_default(),
-            state: matches
-                .get_one::<Backend>("state")
-                .cloned()
-                .unwrap_or(Backend::Memory),
+            safety: safety(matches)?,
+            transport_limits: TransportLimits {
+                max_sessions: one(matches, "max-sessions")?,
+                session_idle_timeout: seconds(matches, "session-idle-timeout")?,
+                max_connections: one(matches, "max-connections")?,
+                header_timeout: seconds(matches, "header-timeout")?,
+                body_timeout: seconds(matches, "body-timeout")?,
+                idle_timeout: seconds(matches, "idle-timeout")?,
+                upstream_read_timeout: seconds(matches, "upstream-read-timeout")?,
+                drain_timeout: seconds(matches, "drain-timeout")?,
+            },
+            allowed_origins: many(matches, "allowed-origin"),
+            state: one::<Backend>(matches, "state")?,
             stateless: matches.get_flag("stateless"),
             allow_unauthenticated_remote: matches.get_flag("allow-unauthenticated-remote"),
-            otlp_endpoint: matches
-                .get_one::<String>("otlp-endpoint")
-                .filter(|endpoint| !endpoint.trim().is_empty())
-                .cloned(),
+            log_format: one::<LogFormat>(matches, "log-format")?,
+            otlp_endpoint: maybe::<String>(matches, "otlp-endpoint")
+                .filter(|endpoint| !endpoint.trim().is_empty()),
             cache: CacheConfig {
-                enabled: matches
-                    .get_one::<String>("cache")
-                    .is_none_or(|on| on == "on"),
-                max_bytes: matches
-                    .get_one::<u64>("cache-max-bytes")
-                    .copied()
-                    .unwrap_or(defaults.cache.max_bytes),
-                ttl: CacheTtl::from_items(
-                    matches
-                        .get_many::<(Option<String>, Duration)>("cache-ttl")
-                        .into_iter()
-                        .flatten()
-                        .cloned(),
-                ),
+                enabled: one::<String>(matches, "cache")? == "on",
+                max_bytes: one(matches, "cache-max-bytes")?,
+                ttl: CacheTtl::from_items(many(matches, "cache-ttl")),
             },
+            resource: resource(matches, transport, credential_header.is_some())?,
             credential_header,
-            resource,
-            execution_wait: matches
-                .get_one::<usize>("execution-wait")
-                .map_or(defaults.execution_wait, |seconds| {
-                    Duration::from_secs(*seconds as u64)
-                }),
-            query: {
-                let limit = |id: &str, default: u64| {
-                    matches
-                        .get_one::<usize>(id)
-                        .map_or(default, |value| *value as u64)
-                };
-                let scan = defaults.query.scan;
-                QueryConfig {
-                    scan: ScanLimits {
-                        max_pages: limit("scan-max-pages", scan.max_pages),
-                        max_items: limit("scan-max-items", scan.max_items),
-                        max_bytes: matches
-                            .get_one::<u64>("scan-max-bytes")
-                            .copied()
-                            .unwrap_or(scan.max_bytes),
-                        max_seconds: limit("scan-max-seconds", scan.max_seconds),
-                    },
-                    graph_max_nodes: limit("graph-max-nodes", defaults.query.graph_max_nodes),
-                    graph_max_calls: limit("graph-max-calls", defaults.query.graph_max_calls),
-                    slow: Duration::from_millis(limit(
-                        "slow-query-ms",
-                        defaults.query.slow.as_millis() as u64,
-                    )),
-                }
+            execution_wait: seconds(matches, "execution-wait")?,
+            query: QueryConfig {
+                scan: ScanLimits {
+                    max_pages: one(matches, "scan-max-pages")?,
+                    max_items: one(matches, "scan-max-items")?,
+                    max_bytes: one(matches, "scan-max-bytes")?,
+                    max_seconds: one(matches, "scan-max-seconds")?,
+                },
+                graph_max_nodes: one(matches, "graph-max-nodes")?,
+                graph_max_calls: one(matches, "graph-max-calls")?,
+                slow: Duration::from_millis(one(matches, "slow-query-ms")?),
             },
         };
         if config.safety.safety_loop.mode == LoopMode::Enforcing
@@ -766,22 +146,41 @@ impl Config {
     }
 }
 
+/// The value clap resolved for a setting that has a default: given, from its variable or the
+/// config file, or the default itself.
+fn one<T: Clone + Send + Sync + 'static>(matches: &ArgMatches, id: &str) -> Result<T, String> {
+    maybe(matches, id).ok_or_else(|| format!("--{id} has no value"))
+}
+
+/// The value of a setting that has none unless it is given.
+fn maybe<T: Clone + Send + Sync + 'static>(matches: &ArgMatches, id: &str) -> Option<T> {
+    matches.get_one::<T>(id).cloned()
+}
+
+/// Every value of a list setting.
+fn many<T: Clone + Send + Sync + 'static>(matches: &ArgMatches, id: &str) -> Vec<T> {
+    matches
+        .get_many::<T>(id)
+        .map(|values| values.cloned().collect())
+        .unwrap_or_default()
+}
+
+fn seconds(matches: &ArgMatches, id: &str) -> Result<Duration, String> {
+    one::<u64>(matches, id).map(Duration::from_secs)
+}
+
 /// The resource server's settings, when `--authorization-server` is given.
-fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<ResourceConfig>, String> {
-    let issuers: Vec<String> = matches
-        .get_many::<String>("authorization-server")
-        .map(|values| values.cloned().collect())
-        .unwrap_or_default();
-    let rules: Vec<(Selector, String)> = matches
-        .get_many::<(Selector, String)>("scope")
-        .map(|values| values.cloned().collect())
-        .unwrap_or_default();
-    let resource = matches.get_one::<String>("resource").cloned();
-    let user_credentials = matches.get_one::<PathBuf>("user-credentials").cloned();
-    let introspection_client = matches
-        .get_one::<String>("introspection-client-id")
-        .cloned();
-    let introspection_issuer = matches.get_one::<String>("introspection-issuer").cloned();
+fn resource(
+    matches: &ArgMatches,
+    transport: Transport,
+    credential_header: bool,
+) -> Result<Option<ResourceConfig>, String> {
+    let issuers: Vec<String> = many(matches, "authorization-server");
+    let rules: Vec<(Selector, String)> = many(matches, "scope");
+    let resource = maybe::<String>(matches, "resource");
+    let user_credentials = maybe::<PathBuf>(matches, "user-credentials");
+    let introspection_client = maybe::<String>(matches, "introspection-client-id");
+    let introspection_issuer = maybe::<String>(matches, "introspection-issuer");
     if issuers.is_empty() {
         let configured = resource.is_some()
             || user_credentials.is_some()
@@ -798,26 +197,16 @@ fn resource(matches: &ArgMatches, transport: Transport) -> Result<Option<Resourc
     let resource = resource.ok_or(
         "--authorization-server needs --resource: the identifier access tokens must name as their audience, e.g. https://mcp.example.com/mcp",
     )?;
-    if user_credentials.is_some() && matches.get_one::<String>("credential-header").is_some() {
+    if user_credentials.is_some() && credential_header {
         return Err("--user-credentials and --credential-header both say where a caller's upstream credential comes from: give one".to_owned());
     }
     Ok(Some(ResourceConfig {
         resource,
         scopes: ScopeRules { rules },
-        clock_skew: Duration::from_secs(
-            matches
-                .get_one::<u64>("token-clock-skew")
-                .copied()
-                .unwrap_or(60),
-        ),
+        clock_skew: seconds(matches, "token-clock-skew")?,
         user_credentials,
         introspection: introspection(&issuers, introspection_client, introspection_issuer)?,
-        keys_max_age: Duration::from_secs(
-            matches
-                .get_one::<u64>("jwks-max-age")
-                .copied()
-                .unwrap_or(600),
-        ),
+        keys_max_age: seconds(matches, "jwks-max-age")?,
         issuers,
     }))
 }
@@ -852,19 +241,10 @@ fn introspection(
 }
 
 fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
-    let all = |id: &str| -> Vec<DangerLevel> {
-        matches
-            .get_many::<DangerLevel>(id)
-            .map(|values| values.copied().collect())
-            .unwrap_or_default()
-    };
-    let mut deny = all("deny");
+    let mut deny: Vec<DangerLevel> = many(matches, "deny");
     deny.sort();
     deny.dedup();
-    let quotas: Vec<Quota> = matches
-        .get_many::<Quota>("quota")
-        .map(|values| values.copied().collect())
-        .unwrap_or_default();
+    let quotas: Vec<Quota> = many(matches, "quota");
     for (index, quota) in quotas.iter().enumerate() {
         if quotas[..index]
             .iter()
@@ -876,87 +256,42 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
             ));
         }
     }
-    let mut tokens = TokenConfig::default();
-    for ttl in &TTL_FLAGS {
-        ttl.apply(matches, &mut tokens);
-    }
-    let mut confirm = ConfirmConfig::default();
-    for text in matches
-        .get_many::<String>("confirm-by")
-        .into_iter()
-        .flatten()
-    {
-        confirm.apply(text)?;
-    }
-    if let Some(fallback) = matches.get_one::<Fallback>("confirm-fallback") {
-        confirm.fallback = *fallback;
-    }
-    if let Some(seconds) = matches.get_one::<usize>("confirm-timeout") {
-        confirm.answer_timeout = Duration::from_secs(*seconds as u64);
-    }
-    if let Some(seconds) = matches.get_one::<usize>("verify-ttl") {
-        confirm.challenge_ttl = Duration::from_secs(*seconds as u64);
-    }
-    confirm.channel = matches.get_one::<Channel>("verify-channel").cloned();
-    let mut safety_loop = LoopConfig::default();
-    if let Some(mode) = matches.get_one::<LoopMode>("safety-loop") {
-        safety_loop.mode = *mode;
-    }
-    if let Some(steps) = matches.get_one::<usize>("max-autonomous-steps") {
-        safety_loop.max_steps = *steps as u64;
-    }
-    let patterns = |id: &str| -> Option<Vec<Glob>> {
-        matches
-            .get_many::<Glob>(id)
-            .map(|values| values.cloned().collect())
+    let tokens = TokenConfig {
+        confirmation_ttl: seconds(matches, "confirmation-ttl")?,
+        forbidden_ttl: seconds(matches, "forbidden-confirmation-ttl")?,
+        quota_ttl: seconds(matches, "quota-continue-ttl")?,
+        clock_skew: seconds(matches, "clock-skew-tolerance")?,
     };
-    if let Some(deny) = patterns(LOOP_PATTERN_FLAGS[0].0) {
-        safety_loop.deny = deny;
-    }
-    if let Some(approval) = patterns(LOOP_PATTERN_FLAGS[1].0) {
-        safety_loop.requires_approval = approval;
-    }
-    if let Some(auto) = patterns(LOOP_PATTERN_FLAGS[2].0) {
-        safety_loop.auto_approve = auto;
+    let mut confirm = ConfirmConfig::default();
+    confirm.fallback = one::<Fallback>(matches, "confirm-fallback")?;
+    confirm.answer_timeout = seconds(matches, "confirm-timeout")?;
+    confirm.channel = maybe::<Channel>(matches, "verify-channel");
+    confirm.challenge_ttl = seconds(matches, "verify-ttl")?;
+    for text in many::<String>(matches, "confirm-by") {
+        confirm.apply(&text)?;
     }
     if let Some(problem) = confirm.problem() {
         return Err(problem);
     }
+    let safety_loop = LoopConfig {
+        mode: one::<LoopMode>(matches, "safety-loop")?,
+        max_steps: one(matches, "max-autonomous-steps")?,
+        deny: many::<Glob>(matches, "loop-deny"),
+        requires_approval: many::<Glob>(matches, "loop-requires-approval"),
+        auto_approve: many::<Glob>(matches, "loop-auto-approve"),
+    };
     Ok(SafetyConfig {
-        trust_level: matches.get_one::<TrustLevel>("trust-level").copied(),
-        confirm_at: matches.get_one::<DangerLevel>("confirm-at").copied(),
+        trust_level: maybe::<TrustLevel>(matches, "trust-level"),
+        confirm_at: maybe::<DangerLevel>(matches, "confirm-at"),
         deny,
         tokens,
-        rate_limits: matches
-            .get_many::<RateLimit>("rate-limit")
-            .map(|values| values.copied().collect())
-            .unwrap_or_default(),
+        rate_limits: many::<RateLimit>(matches, "rate-limit"),
         quotas,
-        audit_log: matches.get_one::<PathBuf>("audit-log").cloned(),
+        audit_log: maybe::<PathBuf>(matches, "audit-log"),
         confirm,
         safety_loop,
     })
 }
-
-/// The safety loop's pattern lists: flag, environment variable, help. Each flag replaces its
-/// list's defaults (the specification's examples, §8.7.2).
-const LOOP_PATTERN_FLAGS: [(&str, &str, &str); 3] = [
-    (
-        "loop-deny",
-        "MCP_AQL_LOOP_DENY",
-        "Glob patterns of reported actions that hard-block the agent until a person verifies a code (comma-separated, repeatable) [default: drop_*,delete_all*,rm -rf*]",
-    ),
-    (
-        "loop-requires-approval",
-        "MCP_AQL_LOOP_REQUIRES_APPROVAL",
-        "Glob patterns of reported actions that pause the agent for a person's approval (comma-separated, repeatable) [default: delete_*,*force*,deploy_*,git push*]",
-    ),
-    (
-        "loop-auto-approve",
-        "MCP_AQL_LOOP_AUTO_APPROVE",
-        "Glob patterns of reported actions that continue without further evaluation (comma-separated, repeatable) [default: read_*,list_*,get_*,search_*]",
-    ),
-];
 
 #[cfg(test)]
 mod tests {
@@ -970,10 +305,62 @@ mod tests {
     };
 
     fn parse(args: &[&str]) -> Result<Config, String> {
-        let matches = Config::command(&INFO)
+        let matches = Config::command(&INFO, &[])
             .try_get_matches_from(std::iter::once("demo").chain(args.iter().copied()))
             .map_err(|error| error.to_string())?;
         Config::from_matches(&matches)
+    }
+
+    /// A process given nothing runs on the defaults the settings table states, and those are
+    /// the ones the rest of the runtime assumes (`Config::default`).
+    #[test]
+    fn nothing_given_is_the_default_config() {
+        assert_eq!(parse(&[]), Ok(Config::default()));
+    }
+
+    /// `-h` opens with the adapter's own variables and keeps to one screen; `--help` lists
+    /// every setting under its group's heading.
+    #[test]
+    fn short_help_fits_a_screen_and_long_help_is_grouped() {
+        use crate::adapter::{AdapterInfo, Auth};
+        static MEMBER: AdapterInfo = AdapterInfo {
+            name: "demo",
+            version: "1.2.3",
+            description: "Demo",
+            base_url: "https://api.example.com",
+            base_url_env: "DEMO_BASE_URL",
+            auth: Auth::Bearer {
+                token_env: "DEMO_TOKEN",
+                header: "Authorization",
+                prefix: "Bearer ",
+            },
+            trust: None,
+            rate_limits: &[],
+            schema_fingerprint: "sha256:00",
+        };
+        let mut command = Config::command(&INFO, &[&MEMBER]);
+        let short = command.render_help().to_string();
+        assert!(
+            short.starts_with("This adapter:\n  DEMO_BASE_URL"),
+            "{short}"
+        );
+        assert!(short.contains("DEMO_TOKEN     demo API token"), "{short}");
+        assert!(short.lines().count() <= 35, "{short}");
+        let long = command.render_long_help().to_string();
+        for group in settings::GROUPS {
+            assert!(
+                long.contains(&format!("\n{}:\n", group.heading)),
+                "{}",
+                group.heading
+            );
+            for setting in group.settings {
+                let listed = [" ", "\n"]
+                    .iter()
+                    .any(|end| long.contains(&format!("--{}{end}", setting.flag)));
+                assert!(listed, "{}", setting.flag);
+                assert!(long.contains(setting.env), "{}", setting.env);
+            }
+        }
     }
 
     /// Beyond loopback, the server's own credential is served only to callers who bring

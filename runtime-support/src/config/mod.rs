@@ -1,15 +1,17 @@
-//! The settings of one server process, as data: what the operator chose on the command line
-//! or in the environment ([`Config::command`] and [`Config::from_matches`] read them), with
-//! the specification's defaults. Every layer reads its part; nothing here acts on them.
+//! The settings of one server process, as data: what the operator chose on the command line,
+//! in the environment or in a config file ([`Config::command`] and [`Config::from_matches`]
+//! read them), with the specification's defaults. Every layer reads its part; nothing here acts on them.
 
 mod cache;
 mod confirm;
+mod file;
 mod flags;
 mod glob;
 mod query;
 mod resource;
 mod safety;
 mod safety_loop;
+mod settings;
 mod values;
 
 use std::net::IpAddr;
@@ -97,7 +99,7 @@ impl Default for Limits {
     }
 }
 
-/// How the server's transports hold up under load (README "Reliability").
+/// How the server's transports hold up under load (docs/operating.md "Reliability").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TransportLimits {
     /// Open HTTP sessions; an `initialize` beyond them is refused with 503.
@@ -144,30 +146,12 @@ pub enum LogFormat {
 }
 
 impl LogFormat {
-    fn parse(value: &str) -> Result<Self, String> {
+    pub(super) fn parse(value: &str) -> Result<Self, String> {
         match value {
             "text" => Ok(Self::Text),
             "json" => Ok(Self::Json),
             other => Err(format!("'{other}' is not a log format; use text or json")),
         }
-    }
-
-    /// The format the process was asked for, read before the rest of the command line so
-    /// that what parsing it logs is already in that format. A bad value is reported by the
-    /// full parse.
-    pub fn from_process() -> Self {
-        let mut args = std::env::args().skip(1);
-        let mut chosen = std::env::var("MCP_AQL_LOG_FORMAT").ok();
-        while let Some(arg) = args.next() {
-            if arg == "--log-format" {
-                chosen = args.next();
-            } else if let Some(value) = arg.strip_prefix("--log-format=") {
-                chosen = Some(value.to_owned());
-            }
-        }
-        chosen
-            .and_then(|value| Self::parse(&value).ok())
-            .unwrap_or(Self::Text)
     }
 }
 
@@ -293,6 +277,8 @@ pub struct Config {
     /// Whether callers beyond loopback may use the server's own upstream credential without
     /// bringing their own.
     pub allow_unauthenticated_remote: bool,
+    /// How log lines are written to stderr.
+    pub log_format: LogFormat,
     /// How READ answers are kept.
     pub cache: CacheConfig,
     /// The OTLP/HTTP receiver spans of calls go to; none means no traces.
@@ -326,6 +312,7 @@ impl Default for Config {
             state: Backend::Memory,
             stateless: false,
             allow_unauthenticated_remote: false,
+            log_format: LogFormat::Text,
             cache: CacheConfig::default(),
             otlp_endpoint: None,
             execution_wait: Duration::from_secs(20),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use aqlgen_model::{Category, DangerLevel};
 
 /// Who may call over HTTP: bearer access tokens from the operator's authorization servers,
-/// issued for this resource (README "Deploying behind an authorization server").
+/// issued for this resource (docs/operating.md "Deploying behind an authorization server").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ResourceConfig {
     /// Issuer identifiers of the authorization servers whose tokens are taken, exactly as

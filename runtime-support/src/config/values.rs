@@ -35,9 +35,6 @@ pub fn parse_prefix(value: &str) -> Result<String, String> {
             "tool prefix '{value}' must end with '_', e.g. '{value}_'"
         ));
     }
-    if value.len() >= 20 {
-        tracing::warn!(prefix = value, "tool prefix is 20 characters or longer");
-    }
     Ok(value.to_owned())
 }
 
@@ -67,8 +64,6 @@ pub fn parse_header_name(value: &str) -> Result<String, String> {
         .map_err(|_| format!("'{value}' is not an HTTP header name"))
 }
 
-/// Checks an `--allowed-origin`: `scheme://host` with an optional `:port` or `:*`, the way a
-/// browser's `Origin` header spells it (no path, no trailing slash).
 /// An authorization server's issuer or this server's resource identifier: an `https` URL,
 /// or `http` on a loopback host (for trying it out), without a query or fragment.
 pub fn parse_oauth_url(value: &str) -> Result<String, String> {
@@ -88,6 +83,8 @@ pub fn parse_oauth_url(value: &str) -> Result<String, String> {
     Ok(value.to_owned())
 }
 
+/// Checks an `--allowed-origin`: `scheme://host` with an optional `:port` or `:*`, the way a
+/// browser's `Origin` header spells it (no path, no trailing slash).
 pub fn parse_origin(value: &str) -> Result<String, String> {
     let expected = "expected scheme://host, scheme://host:port or scheme://host:*";
     let Some((scheme, authority)) = value.split_once("://") else {
@@ -127,18 +124,6 @@ pub fn parse_number(text: &str, min: u64, max: u64, seconds: bool) -> Result<u64
     if !(min..=max).contains(&value) {
         return Err(format!(
             "{value} is outside the allowed range {min}..={max}{unit}"
-        ));
-    }
-    Ok(value)
-}
-
-pub fn parse_limit(text: &str, min: usize, max: usize) -> Result<usize, String> {
-    let value: usize = text
-        .parse()
-        .map_err(|_| format!("'{text}' is not a whole number"))?;
-    if !(min..=max).contains(&value) {
-        return Err(format!(
-            "{value} is outside the allowed range {min}..={max}"
         ));
     }
     Ok(value)

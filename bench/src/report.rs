@@ -23,7 +23,7 @@ const CACHE: (&str, &str) = ("<!-- bench-cache:begin -->", "<!-- bench-cache:end
 const FLEET: (&str, &str) = ("<!-- bench-fleet:begin -->", "<!-- bench-fleet:end -->");
 /// The markers of the bundle section.
 const BUNDLE: (&str, &str) = ("<!-- bench-bundle:begin -->", "<!-- bench-bundle:end -->");
-/// The markers around the summary table in README.md's Benchmarks section.
+/// The markers around the summary table in README.md's "In numbers" section.
 const SUMMARY: (&str, &str) = ("<!-- bench-summary:begin -->", "<!-- bench-summary:end -->");
 
 /// Everything one run measured.

@@ -339,6 +339,14 @@ impl Window {
     }
 }
 
+/// `count` of a regular `noun`, as a sentence says it: `1 warning`, `2 warnings`.
+pub fn counted(count: usize, noun: &str) -> String {
+    match count {
+        1 => format!("1 {noun}"),
+        _ => format!("{count} {noun}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,7 +55,7 @@ struct Cli {
 
 #[derive(Debug, clap::Args)]
 struct Common {
-    /// `human` or `json` (REQ-GEN-9).
+    /// `human` or `json`.
     #[arg(long, value_enum, default_value = "human", global = true)]
     output_format: Format,
     /// More output.

@@ -270,12 +270,12 @@ impl Report {
                     count => format!("; {count} long-running"),
                 };
                 out!(
-                    "wrote {} ({}; {} of {} operations complete{long_running}; {} warnings)",
+                    "wrote {} ({}; {} of {} operations complete{long_running}; {})",
                     report.files_generated.first().map_or("", String::as_str),
                     counts.join(", "),
                     report.operations_complete,
                     report.operations.values().sum::<usize>(),
-                    report.warnings.len()
+                    aqlgen_model::counted(report.warnings.len(), "warning")
                 );
             }
             Self::Created(report) => {

@@ -55,7 +55,10 @@ impl Error {
     pub fn summary(&self) -> String {
         match self {
             Self::Schema { path, diagnostics } => {
-                format!("{path}: {} problem(s) in the schema", diagnostics.len())
+                format!(
+                    "{path}: {} in the schema",
+                    aqlgen_model::counted(diagnostics.len(), "problem")
+                )
             }
             Self::Io { action, source } => format!("{action}: {source}"),
             Self::Config(message) => message.clone(),

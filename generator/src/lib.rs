@@ -84,7 +84,7 @@ impl Checked {
             notes.push(match self.lowered.format {
                 ir::SchemaFormat::FrontMatter => format!(
                     "`{}` declares no trust level, so its server starts untested and answers \
-                     only 'introspect' (trust-levels §6.1); declare `trust: {{level: validated}}` \
+                     only 'introspect' (trust-levels §6.1); declare `trust: {{level: medium}}` (validated) \
                      once it passes your tests against the API, or let the operator vouch with \
                      --trust-level",
                     self.name

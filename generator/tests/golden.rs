@@ -1,5 +1,5 @@
 //! `generated/` is exactly what aqlgen makes of `adapters/`: regenerate in memory and compare
-//! every byte. On failure, rerun `cargo run -p aqlgen -- adapters/<name>-adapter.md -o
+//! every byte. On failure, rerun `cargo run -p aqlgen-cli -- adapters/<name>-adapter.md -o
 //! generated/<name>` and commit the result with the generator change. The provenance's
 //! `verification` is the conformance verdict `scripts/conformance --record` wrote: it is
 //! compared by its `code_hash`, which must be that of the fresh generation.

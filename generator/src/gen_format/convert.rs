@@ -63,6 +63,7 @@ pub fn convert(document: &GenSchema) -> Converted {
         triggers: None,
         created: None,
         modified: None,
+        extensions: Vec::new(),
     };
     Converted {
         schema,

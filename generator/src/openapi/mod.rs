@@ -278,6 +278,7 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
         triggers: None,
         created: None,
         modified: None,
+        extensions: Vec::new(),
     };
     settle::settle(&mut schema, &mut warnings)?;
     let followed = lifecycle::recognise(
@@ -309,6 +310,11 @@ pub fn import(document: &Value, options: &Options) -> Result<Imported, Error> {
             }
         }
     }
+    // The extensions the import used are declared once, so `check` warns only of what the
+    // document itself asks to be looked at.
+    schema.extensions = serde_yaml::to_value(&schema)
+        .map(|document| crate::validate::used_extensions(&document))
+        .map_err(|error| Error::Config(format!("writing the front matter: {error}")))?;
     let text = text::adapter(
         &schema,
         title,

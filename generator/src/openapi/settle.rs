@@ -35,9 +35,9 @@ pub fn settle(schema: &mut AdapterSchema, warnings: &mut Vec<Warning>) -> Result
             .all(|(_, list)| list.is_empty())
         {
             return Err(Error::Config(format!(
-                "none of the document's operations can be expressed as an adapter operation{} ({} warnings, e.g. {})",
+                "none of the document's operations can be expressed as an adapter operation{} ({}, e.g. {})",
                 most_common_drop(warnings),
-                warnings.len(),
+                aqlgen_model::counted(warnings.len(), "warning"),
                 warnings
                     .iter()
                     .rev()

@@ -222,7 +222,10 @@ fn summary(
          their description has.\n",
         completeness.complete, completeness.kept
     ));
-    text.push_str(&format!("\n{} warnings", warnings.len()));
+    text.push_str(&format!(
+        "\n{}",
+        aqlgen_model::counted(warnings.len(), "warning")
+    ));
     if warnings.is_empty() {
         text.push_str(".\n");
         return text;

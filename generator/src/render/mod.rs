@@ -414,7 +414,7 @@ fn clients(adapter: &Adapter, binary: &str) -> Map<String, Value> {
                     "The schema declares no trust level, so on its own the server answers only \
                      `introspect`. Once the adapter has passed your tests against the API, vouch \
                      for it with `--trust-level validated` (as the configurations below do) or \
-                     declare `trust: {level: validated}` in the schema."
+                     declare `trust: {level: medium}` (validated) in the schema."
                 }
                 SchemaFormat::GeneratorDocument => {
                     "The schema's format has no trust level, so on its own the server answers \
@@ -425,7 +425,7 @@ fn clients(adapter: &Adapter, binary: &str) -> Map<String, Value> {
         ),
         Some(TrustLevel::Generated) => (
             true,
-            "The schema's trust level is `generated`: on its own the server runs only read \
+            "The schema's trust level is `low` (generated): on its own the server runs only read \
              operations. Once the adapter has passed your tests against the API, vouch for it \
              with `--trust-level validated` (as the configurations below do), which runs the \
              others too, destructive ones after a confirmation.",

@@ -99,6 +99,7 @@ pub const ADAPTER: ObjectKeys = ObjectKeys {
         "created",
         "modified",
         "relationships",
+        "extensions",
     ]),
     required: &[
         "name",

@@ -136,6 +136,32 @@ aqlgen_model::vocabulary! {
     }
 }
 
+aqlgen_model::vocabulary! {
+    /// What aqlgen reads beyond the official adapter schema, as a schema declares it once
+    /// (`extensions: [placement, query]`) rather than being warned at every key.
+    pub enum Extension ("extension") {
+        /// The element metadata keys at the top level: `author`, `tags`, `triggers`,
+        /// `created`, `modified`.
+        Metadata = "metadata",
+        /// Where a param goes and how it is written: `in`, `wire_name`, `style`, `explode`.
+        Placement = "placement",
+        /// A string param's `min_length` and `max_length`.
+        Lengths = "lengths",
+        /// `enum` values that are numbers.
+        NumericEnums = "numeric_enums",
+        /// An operation's body: `content_type`, `requires_body`, `requires_one_of`.
+        Bodies = "bodies",
+        /// An operation's fixed `headers`.
+        Headers = "headers",
+        /// `auth.type` `aws_sigv4` and `combined`.
+        Auth = "auth",
+        /// The query language: an operation's `query` and the top-level `relationships`.
+        Query = "query",
+        /// How a long-running execution is followed: an operation's `lifecycle`.
+        Lifecycle = "lifecycle",
+    }
+}
+
 /// The whole front matter.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
@@ -160,6 +186,9 @@ pub struct AdapterSchema {
     /// What the target API allows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rate_limits: Option<RateLimits>,
+    /// The aqlgen extensions the schema uses, declared once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extensions: Vec<Extension>,
     /// The CRUDE operation lists.
     pub operations: Operations,
     /// The types relationship queries visit and the edges between them (an aqlgen addition).
@@ -319,8 +348,12 @@ impl AuthConfig {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Trust {
-    /// Who vouches for the adapter; either spelling of the ladder.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Who vouches for the adapter; either spelling of the ladder is read, the official
+    /// schema's is written.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "official_trust"
+    )]
     pub level: Option<TrustLevel>,
     /// Who verified the adapter.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -367,6 +400,18 @@ pub struct Operations {
     /// Side-effecting operations.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub execute: Vec<Operation>,
+}
+
+/// A trust level written as the official adapter schema spells it (`low`, not `generated`),
+/// so that what aqlgen writes passes its own check without a warning.
+fn official_trust<S: serde::Serializer>(
+    level: &Option<TrustLevel>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    match level {
+        Some(level) => serializer.serialize_str(level.official_name()),
+        None => serializer.serialize_none(),
+    }
 }
 
 /// A bound written as an integer when it is one, so `minimum: 1` stays `1` and not `1.0`.

@@ -8,6 +8,8 @@ pub mod query;
 pub mod rules;
 pub mod structure;
 
+pub use official::used as used_extensions;
+
 use crate::diagnostic::{Code, Diagnostic};
 use crate::schema::AdapterSchema;
 use crate::source::Source;
@@ -34,11 +36,7 @@ pub fn validate(source: &Source) -> Result<Valid, Vec<Diagnostic>> {
     let mut document = match serde_yaml::from_str::<serde_yaml::Value>(&source.front_matter) {
         Ok(document) => document,
         Err(error) => {
-            let diagnostic = yaml_error(
-                &error,
-                Code::YamlSyntax,
-                "the front matter is not valid YAML",
-            );
+            let diagnostic = yaml_error(&error, source.first_line);
             return Err(locate_all(source, vec![diagnostic]));
         }
     };
@@ -87,8 +85,22 @@ pub fn validate(source: &Source) -> Result<Valid, Vec<Diagnostic>> {
     }
 }
 
-fn yaml_error(error: &serde_yaml::Error, code: Code, message: &str) -> Diagnostic {
-    let mut diagnostic = Diagnostic::new(code, "", message).found(error.to_string());
+/// The YAML parser's complaint, its line numbers turned from the front matter's into the
+/// file's (`first_line` holds the front matter's first line), as the `-->` line counts.
+fn yaml_error(error: &serde_yaml::Error, first_line: usize) -> Diagnostic {
+    let in_file = regex::Regex::new(r"line (\d+) column").expect("a valid literal pattern");
+    let message = error.to_string();
+    let found = in_file.replace_all(&message, |found: &regex::Captures<'_>| {
+        let line = found[1].parse::<usize>().unwrap_or(1);
+        format!("line {} column", line + first_line - 1)
+    });
+    let mut diagnostic = Diagnostic::new(
+        Code::YamlSyntax,
+        "",
+        "the front matter is not valid YAML",
+    )
+    .found(found.into_owned())
+    .suggest("look for an unclosed bracket or quote, or a line indented differently from its neighbours, at or just before that line");
     if let Some(location) = error.location() {
         diagnostic.line = Some(location.line());
     }

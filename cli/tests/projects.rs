@@ -78,10 +78,16 @@ fn new_writes_a_starter_that_checks_and_refuses_a_used_directory() {
     assert_eq!(report["success"], true);
     assert_eq!(report["files_generated"].as_array().map(Vec::len), Some(7));
     let project = temp.path().join("weather-server");
-    aqlgen(&project)
+    let checked = aqlgen(&project)
         .args(["check", "weather-server-adapter.md"])
         .assert()
         .code(0);
+    // The starter passes its own check with no warning, only the note on its trust level.
+    assert!(
+        !stderr_of(&checked).contains("warning"),
+        "{}",
+        stderr_of(&checked)
+    );
     let main = std::fs::read_to_string(project.join("src/main.rs")).expect("main.rs");
     assert!(
         main.contains("weather_server::adapter::WeatherServerAdapter"),

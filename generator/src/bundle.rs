@@ -212,13 +212,16 @@ pub fn generate_bundle(
         output::rust_file(&sources, &bundle.fingerprint, Some(doc), items)
     };
     let modules = bundle.members.iter().map(|m| ident(&module(m)));
-    let mut lib_items = vec![quote! {
-        pub mod introspection;
-        /// One module per adapter: its typed params and its routes.
-        pub mod adapters {
-            #(pub mod #modules;)*
-        }
-    }];
+    let mut lib_items = vec![
+        emit::contract_lints(),
+        quote! {
+            pub mod introspection;
+            /// One module per adapter: its typed params and its routes.
+            pub mod adapters {
+                #(pub mod #modules;)*
+            }
+        },
+    ];
     lib_items.push(emit::server_uses(&bundle.members));
     lib_items.extend(bundle.server_items(&tools));
     let lib_name = ident(&package.replace('-', "_"));
@@ -316,15 +319,22 @@ pub fn generate_bundle_include(bundle: &Bundle) -> Result<GeneratedFile, Error> 
     });
     let introspection = emit::emit_introspection(&bundle.members);
     let mut items = vec![
-        quote! {
+        emit::with_contract_lints(quote! {
             /// Introspection answers of every adapter, pre-serialized.
             pub mod introspection { #(#introspection)* }
+        }),
+        emit::with_contract_lints(quote! {
             /// One module per adapter: its typed params and its routes.
             pub mod adapters { #(#members)* }
-        },
+        }),
         emit::server_uses(&bundle.members),
     ];
-    items.extend(bundle.server_items(&tools));
+    items.extend(
+        bundle
+            .server_items(&tools)
+            .into_iter()
+            .map(emit::with_contract_lints),
+    );
     Ok(GeneratedFile {
         path: format!("{}_bundle.rs", bundle.name.replace('-', "_")),
         contents: output::rust_file(&bundle.sources(), &bundle.fingerprint, None, &items),

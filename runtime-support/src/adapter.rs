@@ -668,3 +668,93 @@ pub struct ToolDocs {
     /// `mcp_aql` in single mode.
     pub single: &'static str,
 }
+
+/// The values of the contract's structs that a generated crate does not name.
+///
+/// Generated code writes each of these structs with every field it knows and then
+/// `..Type::DEFAULT`, so a field a later runtime of the same `0.Y` adds takes its `DEFAULT`
+/// value in a crate generated before it existed, which keeps building unchanged. A field
+/// added to one of them must therefore have a `DEFAULT` that means "as before".
+macro_rules! defaults {
+    ($($ty:ident { $($field:ident: $value:expr),* $(,)? })*) => {
+        $(impl $ty {
+            #[doc = concat!("`", stringify!($ty), "` as a crate that names none of its fields would have it.")]
+            pub const DEFAULT: Self = Self { $($field: $value),* };
+        })*
+    };
+}
+
+defaults! {
+    RateLimit { window: Window::Minute, limit: 0 }
+    ServerInfo { name: "", version: "", description: "", schema_fingerprint: "" }
+    AdapterInfo {
+        name: "",
+        version: "",
+        description: "",
+        base_url: "",
+        base_url_env: "",
+        auth: Auth::None,
+        trust: None,
+        rate_limits: &[],
+        schema_fingerprint: "",
+    }
+    Route {
+        operation: "",
+        member: 0,
+        description: "",
+        category: Category::Read,
+        danger_level: DangerLevel::Safe,
+        requires_confirmation: false,
+        build: |_| Ok(UpstreamRequest::DEFAULT),
+        features: &[],
+        fields: None,
+        paging: None,
+        lifecycle: None,
+        query: None,
+        computed: &[],
+    }
+    Query { text: None, fields: &[], scan: ScanLimits::DEFAULT, valid: &[], hidden: &[] }
+    QueryField { name: "", path: None, kind: FieldKind::String, filter: None, sort: None }
+    UpstreamFilter { param: "", operator: Operator::Eq, list: false }
+    UpstreamSort { param: "", value: "", order: None }
+    ScanLimits { max_pages: 0, max_items: 0, max_bytes: 0, max_seconds: 0 }
+    ComputedField { name: "", kind: FieldKind::String, compute: |_, _| Value::Null }
+    Graph { max_depth: 0, nodes: &[], edges: &[] }
+    NodeType { name: "", template: &[], get: None }
+    Hop { operation: "", params: &[] }
+    EdgeType { kind: "", from: 0, to: 0, forward: None, inverse: None }
+    Lifecycle {
+        poll: Poll::Location,
+        id: None,
+        state: &[],
+        states: &[],
+        progress: None,
+        error: None,
+        result: None,
+        cancel: None,
+        poll_interval: 0,
+        timeout: 0,
+    }
+    IdCall { operation: "", id_param: "", params: &[] }
+    ProgressPaths { current: None, total: None, percentage: None, message: None }
+    FieldSelection { presets: &[], default: Preset::Standard, known: &[] }
+    Paging { style: PageStyle::Page { page: "", size: "" }, default_limit: 0, max_limit: 0 }
+    UpstreamRequest {
+        method: Method::Get,
+        path: String::new(),
+        query: Vec::new(),
+        headers: Vec::new(),
+        cookies: Vec::new(),
+        body: None,
+    }
+    Introspection { operations: &[], types: &[] }
+    OperationDoc {
+        name: "",
+        category: Category::Read,
+        description: "",
+        summary_json: "",
+        details_json: "",
+    }
+    TypeDoc { name: "", member: 0, summary_json: "", details_json: "" }
+    ToolDocs { create: "", read: "", update: "", delete: "", execute: "", single: "" }
+}

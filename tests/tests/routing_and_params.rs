@@ -1078,3 +1078,43 @@ async fn empty_path_values_are_refused_before_the_upstream() {
     github.cancel().await.expect("close");
     todo.cancel().await.expect("close");
 }
+
+/// A crate aqlgen 0.1 generated, kept unchanged in `tests/compat/github-0.1`, builds against
+/// the current runtime and serves as the freshly generated one does: the same introspection,
+/// a plain read and a compiled query.
+#[tokio::test]
+async fn a_crate_generated_by_an_earlier_aqlgen_serves_on_the_current_runtime() {
+    let api = demo_api().await;
+    let base_url = api.base_url();
+    let env = [
+        ("GITHUB_BASE_URL", base_url.as_str()),
+        ("GITHUB_TOKEN", support::GITHUB_TOKEN),
+    ];
+    let earlier =
+        support::stdio_client_for(env!("CARGO_BIN_EXE_github-adapter-0-1-server"), &[], &env).await;
+    let current = github_client(&api, &[]).await;
+    for arguments in [
+        json!({"operation": "introspect", "params": {"query": "operations"}}),
+        json!({"operation": "get_repo", "params": {"owner": "octo", "repo": "hello-world"}}),
+        json!({"operation": "list_issues", "params": {
+            "owner": "octo", "repo": "hello-world",
+            "filter": {"state": {"eq": "open"}}, "sort": {"field": "created_at", "order": "desc"}
+        }}),
+    ] {
+        let (mut then, then_error) = call(earlier.peer(), "mcp_aql_read", arguments.clone()).await;
+        let (mut now, now_error) = call(current.peer(), "mcp_aql_read", arguments.clone()).await;
+        assert!(!then_error && !now_error, "{arguments}: {then}");
+        assert_eq!(then["success"], true, "{arguments}: {then}");
+        // Each connection has a session of its own, and each process seals its cursors with a
+        // key of its own.
+        for answer in [&mut then, &mut now] {
+            if let Some(data) = answer.get_mut("data").and_then(Value::as_object_mut) {
+                data.remove("pageInfo");
+                if let Some(protocol) = data.get_mut("_protocol").and_then(Value::as_object_mut) {
+                    protocol.remove("session_id");
+                }
+            }
+        }
+        assert!(then == now, "{arguments}: {then}\nagainst {now}");
+    }
+}

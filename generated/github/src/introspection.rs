@@ -80,6 +80,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "create_issue",
@@ -189,6 +190,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "create_issue_comment",
@@ -258,6 +260,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "create_pull_request",
@@ -346,6 +349,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "create_label",
@@ -421,6 +425,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "get_repo",
@@ -486,6 +491,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_repos",
@@ -634,6 +640,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     "supported": true
   }
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_issues",
@@ -827,6 +834,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "get_issue",
@@ -923,6 +931,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_issue_comments",
@@ -1042,6 +1051,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_pull_requests",
@@ -1196,6 +1206,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     "supported": true
   }
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "get_pull_request",
@@ -1269,6 +1280,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "search_issues",
@@ -1456,6 +1468,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "get_user",
@@ -1514,6 +1527,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "get_team",
@@ -1579,6 +1593,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_team_repos",
@@ -1690,6 +1705,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_team_members",
@@ -1801,6 +1817,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_repo_teams",
@@ -1912,6 +1929,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_workflow_runs",
@@ -2043,6 +2061,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "get_workflow_run",
@@ -2116,6 +2135,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "update_repo",
@@ -2185,6 +2205,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "update_issue",
@@ -2285,6 +2306,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "update_pull_request",
@@ -2362,6 +2384,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "replace_repo_topics",
@@ -2431,6 +2454,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "delete_repo",
@@ -2491,6 +2515,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "delete_issue_comment",
@@ -2559,6 +2584,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "delete_label",
@@ -2626,6 +2652,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "merge_pull_request",
@@ -2719,6 +2746,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "rerun_workflow",
@@ -2788,6 +2816,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "dispatch_workflow",
@@ -2881,6 +2910,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     "supports_retry": false
   }
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "cancel_workflow_run",
@@ -2943,6 +2973,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
 ];
 
@@ -3031,6 +3062,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "IssueComment",
@@ -3067,6 +3099,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "IssueCommentPage",
@@ -3078,6 +3111,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "A JSON array with one page of comments. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "IssuePage",
@@ -3089,6 +3123,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "A JSON array with one page of issues. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "IssueSearchResult",
@@ -3119,6 +3154,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "Label",
@@ -3155,6 +3191,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListIssuesDirection",
@@ -3169,6 +3206,7 @@ pub static TYPES: &[TypeDoc] = &[
     "desc"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListIssuesFilter",
@@ -3243,6 +3281,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListIssuesSort",
@@ -3280,6 +3319,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListIssuesState",
@@ -3295,6 +3335,7 @@ pub static TYPES: &[TypeDoc] = &[
     "all"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListPullRequestsFilter",
@@ -3331,6 +3372,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListPullRequestsSort",
@@ -3362,6 +3404,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListPullRequestsState",
@@ -3377,6 +3420,7 @@ pub static TYPES: &[TypeDoc] = &[
     "all"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListReposDirection",
@@ -3391,6 +3435,7 @@ pub static TYPES: &[TypeDoc] = &[
     "desc"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListReposFilter",
@@ -3434,6 +3479,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListReposSort",
@@ -3466,6 +3512,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListReposType",
@@ -3481,6 +3528,7 @@ pub static TYPES: &[TypeDoc] = &[
     "member"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListWorkflowRunsStatus",
@@ -3499,6 +3547,7 @@ pub static TYPES: &[TypeDoc] = &[
     "cancelled"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "MergePullRequestMergeMethod",
@@ -3514,6 +3563,7 @@ pub static TYPES: &[TypeDoc] = &[
     "rebase"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "MergeResult",
@@ -3544,6 +3594,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "NoContent",
@@ -3555,6 +3606,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "Nothing; GitHub answers 202 Accepted with an empty object.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "PullRequest",
@@ -3651,6 +3703,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "PullRequestPage",
@@ -3662,6 +3715,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "A JSON array with one page of pull requests. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ReplaceRepoTopicsInput",
@@ -3680,6 +3734,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "Repository",
@@ -3764,6 +3819,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "RepositoryPage",
@@ -3775,6 +3831,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "A JSON array with one page of repositories. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "SearchIssuesFilter",
@@ -3837,6 +3894,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "SearchIssuesOrder",
@@ -3851,6 +3909,7 @@ pub static TYPES: &[TypeDoc] = &[
     "desc"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "SearchIssuesSort",
@@ -3887,6 +3946,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "Team",
@@ -3923,6 +3983,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "TeamPage",
@@ -3934,6 +3995,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "A JSON array with one page of teams. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "Topics",
@@ -3952,6 +4014,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "UpdateIssueInput",
@@ -3998,6 +4061,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "UpdateIssueState",
@@ -4012,6 +4076,7 @@ pub static TYPES: &[TypeDoc] = &[
     "closed"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "UpdatePullRequestInput",
@@ -4052,6 +4117,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "UpdatePullRequestState",
@@ -4066,6 +4132,7 @@ pub static TYPES: &[TypeDoc] = &[
     "closed"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "UpdateRepoInput",
@@ -4109,6 +4176,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "User",
@@ -4157,6 +4225,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "UserPage",
@@ -4168,6 +4237,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "A JSON array with one page of users, each with its `login`. Answered as one page: 'items', and 'pageInfo' (hasNextPage, hasPreviousPage, startCursor, endCursor, totalCount when known); pass 'pageInfo.endCursor' as 'after', with 'first', for the next page.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "WorkflowDispatch",
@@ -4179,6 +4249,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "GitHub answers the run's `workflow_run_id`, `run_url` and `html_url`; the adapter answers the run's execution state.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "WorkflowRun",
@@ -4209,6 +4280,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "WorkflowRunList",
@@ -4233,5 +4305,6 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
 ];

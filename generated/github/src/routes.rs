@@ -65,6 +65,7 @@ pub static CREATE_REPO_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `create_repo` params and builds its upstream request.
@@ -87,6 +88,7 @@ fn build_create_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -109,18 +111,22 @@ pub static CREATE_ISSUE_ROUTE: Route = Route {
             name: "age_days",
             kind: FieldKind::Integer,
             compute: issue_age_days,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "label_count",
             kind: FieldKind::Integer,
             compute: issue_label_count,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "is_stale",
             kind: FieldKind::Boolean,
             compute: issue_is_stale,
+            ..ComputedField::DEFAULT
         },
     ],
+    ..Route::DEFAULT
 };
 
 /// Parses `create_issue` params and builds its upstream request.
@@ -150,6 +156,7 @@ fn build_create_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -168,6 +175,7 @@ pub static CREATE_ISSUE_COMMENT_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `create_issue_comment` params and builds its upstream request.
@@ -197,6 +205,7 @@ fn build_create_issue_comment(
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -215,6 +224,7 @@ pub static CREATE_PULL_REQUEST_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `create_pull_request` params and builds its upstream request.
@@ -246,6 +256,7 @@ fn build_create_pull_request(
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -264,6 +275,7 @@ pub static CREATE_LABEL_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `create_label` params and builds its upstream request.
@@ -291,6 +303,7 @@ fn build_create_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -336,12 +349,14 @@ pub static GET_REPO_ROUTE: Route = Route {
                 "auto_init",
                 "created_at",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_repo` params and builds its upstream request.
@@ -364,6 +379,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -379,8 +395,10 @@ static LIST_REPOS_QUERY: Query = Query {
                 param: "type",
                 operator: Operator::Eq,
                 list: false,
+                ..UpstreamFilter::DEFAULT
             }),
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "full_name",
@@ -391,7 +409,9 @@ static LIST_REPOS_QUERY: Query = Query {
                 param: "sort",
                 value: "full_name",
                 order: Some(("direction", "asc", "desc")),
+                ..UpstreamSort::DEFAULT
             }),
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "created_at",
@@ -402,7 +422,9 @@ static LIST_REPOS_QUERY: Query = Query {
                 param: "sort",
                 value: "created",
                 order: Some(("direction", "asc", "desc")),
+                ..UpstreamSort::DEFAULT
             }),
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "private",
@@ -410,6 +432,7 @@ static LIST_REPOS_QUERY: Query = Query {
             kind: FieldKind::Boolean,
             filter: None,
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "topic",
@@ -417,6 +440,7 @@ static LIST_REPOS_QUERY: Query = Query {
             kind: FieldKind::String,
             filter: None,
             sort: None,
+            ..QueryField::DEFAULT
         },
     ],
     scan: ScanLimits {
@@ -424,9 +448,11 @@ static LIST_REPOS_QUERY: Query = Query {
         max_items: 1000,
         max_bytes: 8388608,
         max_seconds: 20,
+        ..ScanLimits::DEFAULT
     },
     valid: schema_params::ListReposParams::NAMES,
     hidden: &["type", "sort", "direction"],
+    ..Query::DEFAULT
 };
 
 /// `list_repos`: GET `/users/{username}/repos`.
@@ -468,6 +494,7 @@ pub static LIST_REPOS_ROUTE: Route = Route {
                 "auto_init",
                 "created_at",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -478,11 +505,13 @@ pub static LIST_REPOS_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: Some(&LIST_REPOS_QUERY),
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_repos` params and builds its upstream request.
@@ -534,6 +563,7 @@ fn build_list_repos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -549,8 +579,10 @@ static LIST_ISSUES_QUERY: Query = Query {
                 param: "state",
                 operator: Operator::Eq,
                 list: false,
+                ..UpstreamFilter::DEFAULT
             }),
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "label",
@@ -560,8 +592,10 @@ static LIST_ISSUES_QUERY: Query = Query {
                 param: "labels",
                 operator: Operator::Contains,
                 list: false,
+                ..UpstreamFilter::DEFAULT
             }),
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "author",
@@ -569,6 +603,7 @@ static LIST_ISSUES_QUERY: Query = Query {
             kind: FieldKind::String,
             filter: None,
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "comments",
@@ -579,7 +614,9 @@ static LIST_ISSUES_QUERY: Query = Query {
                 param: "sort",
                 value: "comments",
                 order: Some(("direction", "asc", "desc")),
+                ..UpstreamSort::DEFAULT
             }),
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "created_at",
@@ -590,7 +627,9 @@ static LIST_ISSUES_QUERY: Query = Query {
                 param: "sort",
                 value: "created",
                 order: Some(("direction", "asc", "desc")),
+                ..UpstreamSort::DEFAULT
             }),
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "updated_at",
@@ -600,12 +639,15 @@ static LIST_ISSUES_QUERY: Query = Query {
                 param: "since",
                 operator: Operator::Gte,
                 list: false,
+                ..UpstreamFilter::DEFAULT
             }),
             sort: Some(UpstreamSort {
                 param: "sort",
                 value: "updated",
                 order: Some(("direction", "asc", "desc")),
+                ..UpstreamSort::DEFAULT
             }),
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "title",
@@ -613,6 +655,7 @@ static LIST_ISSUES_QUERY: Query = Query {
             kind: FieldKind::String,
             filter: None,
             sort: None,
+            ..QueryField::DEFAULT
         },
     ],
     scan: ScanLimits {
@@ -620,9 +663,11 @@ static LIST_ISSUES_QUERY: Query = Query {
         max_items: 1000,
         max_bytes: 8388608,
         max_seconds: 20,
+        ..ScanLimits::DEFAULT
     },
     valid: schema_params::ListIssuesParams::NAMES,
     hidden: &["state", "labels", "sort", "direction", "since"],
+    ..Query::DEFAULT
 };
 
 /// `list_issues`: GET `/repos/{owner}/{repo}/issues`.
@@ -679,6 +724,7 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
                 "created_at",
                 "updated_at",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -689,6 +735,7 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
@@ -698,18 +745,22 @@ pub static LIST_ISSUES_ROUTE: Route = Route {
             name: "age_days",
             kind: FieldKind::Integer,
             compute: issue_age_days,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "label_count",
             kind: FieldKind::Integer,
             compute: issue_label_count,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "is_stale",
             kind: FieldKind::Boolean,
             compute: issue_is_stale,
+            ..ComputedField::DEFAULT
         },
     ],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_issues` params and builds its upstream request.
@@ -775,6 +826,7 @@ fn build_list_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -806,6 +858,7 @@ pub static GET_ISSUE_ROUTE: Route = Route {
                 "created_at",
                 "updated_at",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
@@ -816,18 +869,22 @@ pub static GET_ISSUE_ROUTE: Route = Route {
             name: "age_days",
             kind: FieldKind::Integer,
             compute: issue_age_days,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "label_count",
             kind: FieldKind::Integer,
             compute: issue_label_count,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "is_stale",
             kind: FieldKind::Boolean,
             compute: issue_is_stale,
+            ..ComputedField::DEFAULT
         },
     ],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_issue` params and builds its upstream request.
@@ -852,6 +909,7 @@ fn build_get_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -877,6 +935,7 @@ pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Standard,
             known: &[],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -887,11 +946,13 @@ pub static LIST_ISSUE_COMMENTS_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_issue_comments` params and builds its upstream request.
@@ -931,6 +992,7 @@ fn build_list_issue_comments(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -946,8 +1008,10 @@ static LIST_PULL_REQUESTS_QUERY: Query = Query {
                 param: "state",
                 operator: Operator::Eq,
                 list: false,
+                ..UpstreamFilter::DEFAULT
             }),
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "base",
@@ -957,8 +1021,10 @@ static LIST_PULL_REQUESTS_QUERY: Query = Query {
                 param: "base",
                 operator: Operator::Eq,
                 list: false,
+                ..UpstreamFilter::DEFAULT
             }),
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "draft",
@@ -966,6 +1032,7 @@ static LIST_PULL_REQUESTS_QUERY: Query = Query {
             kind: FieldKind::Boolean,
             filter: None,
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "author",
@@ -973,6 +1040,7 @@ static LIST_PULL_REQUESTS_QUERY: Query = Query {
             kind: FieldKind::String,
             filter: None,
             sort: None,
+            ..QueryField::DEFAULT
         },
     ],
     scan: ScanLimits {
@@ -980,9 +1048,11 @@ static LIST_PULL_REQUESTS_QUERY: Query = Query {
         max_items: 1000,
         max_bytes: 8388608,
         max_seconds: 20,
+        ..ScanLimits::DEFAULT
     },
     valid: schema_params::ListPullRequestsParams::NAMES,
     hidden: &["state", "base"],
+    ..Query::DEFAULT
 };
 
 /// `list_pull_requests`: GET `/repos/{owner}/{repo}/pulls`.
@@ -1026,6 +1096,7 @@ pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
                 "merge_commit_sha",
                 "merge_method",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -1036,11 +1107,13 @@ pub static LIST_PULL_REQUESTS_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: Some(&LIST_PULL_REQUESTS_QUERY),
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_pull_requests` params and builds its upstream request.
@@ -1090,6 +1163,7 @@ fn build_list_pull_requests(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1123,12 +1197,14 @@ pub static GET_PULL_REQUEST_ROUTE: Route = Route {
                 "merge_commit_sha",
                 "merge_method",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_pull_request` params and builds its upstream request.
@@ -1155,6 +1231,7 @@ fn build_get_pull_request(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1174,7 +1251,9 @@ static SEARCH_ISSUES_QUERY: Query = Query {
                 param: "sort",
                 value: "comments",
                 order: Some(("order", "asc", "desc")),
+                ..UpstreamSort::DEFAULT
             }),
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "created_at",
@@ -1185,7 +1264,9 @@ static SEARCH_ISSUES_QUERY: Query = Query {
                 param: "sort",
                 value: "created",
                 order: Some(("order", "asc", "desc")),
+                ..UpstreamSort::DEFAULT
             }),
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "updated_at",
@@ -1196,7 +1277,9 @@ static SEARCH_ISSUES_QUERY: Query = Query {
                 param: "sort",
                 value: "updated",
                 order: Some(("order", "asc", "desc")),
+                ..UpstreamSort::DEFAULT
             }),
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "label",
@@ -1204,6 +1287,7 @@ static SEARCH_ISSUES_QUERY: Query = Query {
             kind: FieldKind::String,
             filter: None,
             sort: None,
+            ..QueryField::DEFAULT
         },
         QueryField {
             name: "state",
@@ -1211,6 +1295,7 @@ static SEARCH_ISSUES_QUERY: Query = Query {
             kind: FieldKind::String,
             filter: None,
             sort: None,
+            ..QueryField::DEFAULT
         },
     ],
     scan: ScanLimits {
@@ -1218,9 +1303,11 @@ static SEARCH_ISSUES_QUERY: Query = Query {
         max_items: 1000,
         max_bytes: 8388608,
         max_seconds: 20,
+        ..ScanLimits::DEFAULT
     },
     valid: schema_params::SearchIssuesParams::NAMES,
     hidden: &["q", "sort", "order"],
+    ..Query::DEFAULT
 };
 
 /// `search_issues`: GET `/search/issues`.
@@ -1263,6 +1350,7 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
                 "created_at",
                 "updated_at",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -1273,6 +1361,7 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
@@ -1282,18 +1371,22 @@ pub static SEARCH_ISSUES_ROUTE: Route = Route {
             name: "age_days",
             kind: FieldKind::Integer,
             compute: issue_age_days,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "label_count",
             kind: FieldKind::Integer,
             compute: issue_label_count,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "is_stale",
             kind: FieldKind::Boolean,
             compute: issue_is_stale,
+            ..ComputedField::DEFAULT
         },
     ],
+    ..Route::DEFAULT
 };
 
 /// Parses `search_issues` params and builds its upstream request.
@@ -1346,6 +1439,7 @@ fn build_search_issues(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1364,12 +1458,14 @@ pub static GET_USER_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Full,
             known: &["login", "id", "type", "name", "public_repos", "created_at"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_user` params and builds its upstream request.
@@ -1390,6 +1486,7 @@ fn build_get_user(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1408,12 +1505,14 @@ pub static GET_TEAM_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Full,
             known: &["id", "name", "slug", "organization"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_team` params and builds its upstream request.
@@ -1436,6 +1535,7 @@ fn build_get_team(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1474,6 +1574,7 @@ pub static LIST_TEAM_REPOS_ROUTE: Route = Route {
                 "auto_init",
                 "created_at",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -1484,11 +1585,13 @@ pub static LIST_TEAM_REPOS_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_team_repos` params and builds its upstream request.
@@ -1526,6 +1629,7 @@ fn build_list_team_repos(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1551,6 +1655,7 @@ pub static LIST_TEAM_MEMBERS_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Standard,
             known: &["login", "id", "type", "name", "public_repos", "created_at"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -1561,11 +1666,13 @@ pub static LIST_TEAM_MEMBERS_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_team_members` params and builds its upstream request.
@@ -1603,6 +1710,7 @@ fn build_list_team_members(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1628,6 +1736,7 @@ pub static LIST_REPO_TEAMS_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Standard,
             known: &["id", "name", "slug", "organization"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -1638,11 +1747,13 @@ pub static LIST_REPO_TEAMS_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_repo_teams` params and builds its upstream request.
@@ -1680,6 +1791,7 @@ fn build_list_repo_teams(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1705,6 +1817,7 @@ pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Standard,
             known: &["total_count", "workflow_runs"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -1715,11 +1828,13 @@ pub static LIST_WORKFLOW_RUNS_ROUTE: Route = Route {
             },
             default_limit: 30,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_workflow_runs` params and builds its upstream request.
@@ -1769,6 +1884,7 @@ fn build_list_workflow_runs(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1787,12 +1903,14 @@ pub static GET_WORKFLOW_RUN_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Full,
             known: &["id", "status", "conclusion"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_workflow_run` params and builds its upstream request.
@@ -1819,6 +1937,7 @@ fn build_get_workflow_run(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1837,6 +1956,7 @@ pub static UPDATE_REPO_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `update_repo` params and builds its upstream request.
@@ -1869,6 +1989,7 @@ fn build_update_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1891,18 +2012,22 @@ pub static UPDATE_ISSUE_ROUTE: Route = Route {
             name: "age_days",
             kind: FieldKind::Integer,
             compute: issue_age_days,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "label_count",
             kind: FieldKind::Integer,
             compute: issue_label_count,
+            ..ComputedField::DEFAULT
         },
         ComputedField {
             name: "is_stale",
             kind: FieldKind::Boolean,
             compute: issue_is_stale,
+            ..ComputedField::DEFAULT
         },
     ],
+    ..Route::DEFAULT
 };
 
 /// Parses `update_issue` params and builds its upstream request.
@@ -1933,6 +2058,7 @@ fn build_update_issue(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -1951,6 +2077,7 @@ pub static UPDATE_PULL_REQUEST_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `update_pull_request` params and builds its upstream request.
@@ -1982,6 +2109,7 @@ fn build_update_pull_request(
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -2000,6 +2128,7 @@ pub static REPLACE_REPO_TOPICS_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `replace_repo_topics` params and builds its upstream request.
@@ -2027,6 +2156,7 @@ fn build_replace_repo_topics(
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -2045,6 +2175,7 @@ pub static DELETE_REPO_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `delete_repo` params and builds its upstream request.
@@ -2067,6 +2198,7 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -2085,6 +2217,7 @@ pub static DELETE_ISSUE_COMMENT_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `delete_issue_comment` params and builds its upstream request.
@@ -2111,6 +2244,7 @@ fn build_delete_issue_comment(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -2129,6 +2263,7 @@ pub static DELETE_LABEL_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `delete_label` params and builds its upstream request.
@@ -2153,6 +2288,7 @@ fn build_delete_label(raw: &Map<String, Value>) -> Result<UpstreamRequest, Param
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -2171,6 +2307,7 @@ pub static MERGE_PULL_REQUEST_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `merge_pull_request` params and builds its upstream request.
@@ -2207,6 +2344,7 @@ fn build_merge_pull_request(
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -2225,6 +2363,7 @@ pub static RERUN_WORKFLOW_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `rerun_workflow` params and builds its upstream request.
@@ -2258,6 +2397,7 @@ fn build_rerun_workflow(
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -2279,6 +2419,7 @@ pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
                 operation: "get_workflow_run",
                 id_param: "run_id",
                 params: &["owner", "repo"],
+                ..IdCall::DEFAULT
             }),
             id: Some(&["workflow_run_id"]),
             state: &[&["conclusion"], &["status"]],
@@ -2305,13 +2446,16 @@ pub static DISPATCH_WORKFLOW_ROUTE: Route = Route {
                 operation: "cancel_workflow_run",
                 id_param: "run_id",
                 params: &["owner", "repo"],
+                ..IdCall::DEFAULT
             }),
             poll_interval: 1,
             timeout: 21600,
+            ..Lifecycle::DEFAULT
         },
     ),
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `dispatch_workflow` params and builds its upstream request.
@@ -2347,6 +2491,7 @@ fn build_dispatch_workflow(
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -2365,6 +2510,7 @@ pub static CANCEL_WORKFLOW_RUN_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `cancel_workflow_run` params and builds its upstream request.
@@ -2392,6 +2538,7 @@ fn build_cancel_workflow_run(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 

@@ -85,6 +85,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_todos",
@@ -193,6 +194,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "get_todo",
@@ -252,6 +254,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_activity",
@@ -331,6 +334,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "update_todo",
@@ -394,6 +398,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "delete_todo",
@@ -448,6 +453,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "clear_completed_todos",
@@ -493,6 +499,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "bulk_delete_todos",
@@ -546,6 +553,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "delete_all_todos",
@@ -591,6 +599,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "complete_todo",
@@ -645,6 +654,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
 ];
 
@@ -673,6 +683,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ClearResult",
@@ -691,6 +702,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "CreateTodoPriority",
@@ -706,6 +718,7 @@ pub static TYPES: &[TypeDoc] = &[
     "high"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "NoContent",
@@ -717,6 +730,7 @@ pub static TYPES: &[TypeDoc] = &[
   "description": "Nothing; the API answers 204 No Content.",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "Todo",
@@ -789,6 +803,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "TodoList",
@@ -813,6 +828,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "UpdateTodoInput",
@@ -862,6 +878,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "UpdateTodoPriority",
@@ -877,5 +894,6 @@ pub static TYPES: &[TypeDoc] = &[
     "high"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
 ];

@@ -28,6 +28,7 @@ pub static CREATE_TODO_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `create_todo` params and builds its upstream request.
@@ -50,6 +51,7 @@ fn build_create_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -78,6 +80,7 @@ pub static LIST_TODOS_ROUTE: Route = Route {
             ],
             default: Preset::Standard,
             known: &["items", "total"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -88,11 +91,13 @@ pub static LIST_TODOS_ROUTE: Route = Route {
             },
             default_limit: 20,
             max_limit: 100,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_todos` params and builds its upstream request.
@@ -133,6 +138,7 @@ fn build_list_todos(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -162,12 +168,14 @@ pub static GET_TODO_ROUTE: Route = Route {
                 "created_at",
                 "updated_at",
             ],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_todo` params and builds its upstream request.
@@ -184,6 +192,7 @@ fn build_get_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -207,6 +216,7 @@ pub static LIST_ACTIVITY_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Standard,
             known: &["entries", "next_cursor"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: Some(
@@ -217,11 +227,13 @@ pub static LIST_ACTIVITY_ROUTE: Route = Route {
             },
             default_limit: 2,
             max_limit: 50,
+            ..Paging::DEFAULT
         },
     ),
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_activity` params and builds its upstream request.
@@ -250,6 +262,7 @@ fn build_list_activity(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -268,6 +281,7 @@ pub static UPDATE_TODO_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `update_todo` params and builds its upstream request.
@@ -290,6 +304,7 @@ fn build_update_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -308,6 +323,7 @@ pub static DELETE_TODO_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `delete_todo` params and builds its upstream request.
@@ -324,6 +340,7 @@ fn build_delete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -342,6 +359,7 @@ pub static CLEAR_COMPLETED_TODOS_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `clear_completed_todos` params and builds its upstream request.
@@ -360,6 +378,7 @@ fn build_clear_completed_todos(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -378,6 +397,7 @@ pub static BULK_DELETE_TODOS_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `bulk_delete_todos` params and builds its upstream request.
@@ -400,6 +420,7 @@ fn build_bulk_delete_todos(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -418,6 +439,7 @@ pub static DELETE_ALL_TODOS_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `delete_all_todos` params and builds its upstream request.
@@ -436,6 +458,7 @@ fn build_delete_all_todos(
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -454,6 +477,7 @@ pub static COMPLETE_TODO_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `complete_todo` params and builds its upstream request.
@@ -473,6 +497,7 @@ fn build_complete_todo(raw: &Map<String, Value>) -> Result<UpstreamRequest, Para
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 

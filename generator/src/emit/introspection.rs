@@ -49,6 +49,7 @@ fn operation_docs(adapter: &Adapter) -> Vec<TokenStream> {
                     description: #description,
                     summary_json: #summary,
                     details_json: #details,
+                    ..OperationDoc::DEFAULT
                 }
             }
         })
@@ -69,7 +70,7 @@ fn type_docs(adapter: &Adapter) -> Vec<TokenStream> {
                 json::compact(&summary),
                 json::raw_literal(&json::pretty(&details)),
             );
-            quote! { TypeDoc { name: #name, member: #member, summary_json: #summary, details_json: #details } }
+            quote! { TypeDoc { name: #name, member: #member, summary_json: #summary, details_json: #details, ..TypeDoc::DEFAULT } }
         })
         .collect()
 }

@@ -82,7 +82,7 @@ pub fn emit_graph(adapters: &[Adapter]) -> Option<TokenStream> {
                 let at = path(at);
                 quote! { (#param, #at) }
             });
-            quote! { Some(Hop { operation: #operation, params: &[#(#params),*] }) }
+            quote! { Some(Hop { operation: #operation, params: &[#(#params),*], ..Hop::DEFAULT }) }
         }
         None => quote! { None },
     };
@@ -100,7 +100,7 @@ pub fn emit_graph(adapters: &[Adapter]) -> Option<TokenStream> {
                 }
             });
             let get = hop(&node.get);
-            nodes.push(quote! { NodeType { name: #name, template: &[#(#template),*], get: #get } });
+            nodes.push(quote! { NodeType { name: #name, template: &[#(#template),*], get: #get, ..NodeType::DEFAULT } });
         }
         for edge in &graph.edges {
             let kind = &edge.kind;
@@ -110,12 +110,12 @@ pub fn emit_graph(adapters: &[Adapter]) -> Option<TokenStream> {
             );
             let (forward, inverse) = (hop(&edge.forward), hop(&edge.inverse));
             edges.push(quote! {
-                EdgeType { kind: #kind, from: #from, to: #to, forward: #forward, inverse: #inverse }
+                EdgeType { kind: #kind, from: #from, to: #to, forward: #forward, inverse: #inverse, ..EdgeType::DEFAULT }
             });
         }
     }
     Some(quote! {
-        Some(&Graph { max_depth: #max_depth, nodes: &[#(#nodes),*], edges: &[#(#edges),*] })
+        Some(&Graph { max_depth: #max_depth, nodes: &[#(#nodes),*], edges: &[#(#edges),*], ..Graph::DEFAULT })
     })
 }
 
@@ -174,12 +174,14 @@ pub fn emit_server(
                 version: #version,
                 description: #description,
                 schema_fingerprint: #fingerprint,
+                ..ServerInfo::DEFAULT
             };
             const MEMBERS: &'static [&'static AdapterInfo] = #members;
             const ROUTES: &'static [&'static Route] = #routes;
             const INTROSPECTION: &'static Introspection = &Introspection {
                 operations: introspection::OPERATIONS,
                 types: introspection::TYPES,
+                ..Introspection::DEFAULT
             };
             const TOOLS: &'static ToolDocs = &ToolDocs {
                 create: #create,
@@ -188,6 +190,7 @@ pub fn emit_server(
                 delete: #delete,
                 execute: #execute,
                 single: #single,
+                ..ToolDocs::DEFAULT
             };
             #graph
 
@@ -197,6 +200,30 @@ pub fn emit_server(
         }
     };
     vec![declaration, implementation]
+}
+
+/// The crate-level attribute of a generated `lib.rs`: every literal of a runtime struct
+/// ends in `..Type::DEFAULT`, which today names no field the literal leaves out but keeps the
+/// crate building when a later runtime of the same `0.Y` adds one.
+pub fn contract_lints() -> TokenStream {
+    quote! {
+        #![allow(
+            clippy::needless_update,
+            reason = "`..Type::DEFAULT` keeps this crate building when the runtime adds a field"
+        )]
+    }
+}
+
+/// [`contract_lints`] as the attribute of one item, for a file a build script includes
+/// (where a crate-level attribute cannot go): `item` with it.
+pub fn with_contract_lints(item: TokenStream) -> TokenStream {
+    quote! {
+        #[allow(
+            clippy::needless_update,
+            reason = "`..Type::DEFAULT` keeps this code building when the runtime adds a field"
+        )]
+        #item
+    }
 }
 
 /// The `&AdapterInfo { .. }` of `adapter`: its upstream, auth, trust and limits.
@@ -217,7 +244,7 @@ pub fn emit_info(adapter: &Adapter) -> TokenStream {
     };
     let rate_limits = adapter.rate_limits.iter().map(|(window, limit)| {
         let window = variant(*window);
-        quote! { RateLimit { window: Window::#window, limit: #limit } }
+        quote! { RateLimit { window: Window::#window, limit: #limit, ..RateLimit::DEFAULT } }
     });
     quote! {
         &AdapterInfo {
@@ -230,6 +257,7 @@ pub fn emit_info(adapter: &Adapter) -> TokenStream {
             trust: #trust,
             rate_limits: &[#(#rate_limits),*],
             schema_fingerprint: #fingerprint,
+            ..AdapterInfo::DEFAULT
         }
     }
 }

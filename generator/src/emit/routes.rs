@@ -166,7 +166,7 @@ fn emit_route(operation: &Operation, member: usize) -> TokenStream {
                 .map(|(name, paths)| quote! { (#name, &[#(#paths),*]) });
             let default = variant(fields.default);
             let known = &operation.known_fields;
-            quote! { Some(&FieldSelection { presets: &[#(#presets),*], default: Preset::#default, known: &[#(#known),*] }) }
+            quote! { Some(&FieldSelection { presets: &[#(#presets),*], default: Preset::#default, known: &[#(#known),*], ..FieldSelection::DEFAULT }) }
         }
         None => quote! { None },
     };
@@ -185,7 +185,7 @@ fn emit_route(operation: &Operation, member: usize) -> TokenStream {
             };
             let default_limit = proc_macro2::Literal::u64_unsuffixed(paging.default_limit);
             let max_limit = proc_macro2::Literal::u64_unsuffixed(paging.max_limit);
-            quote! { Some(&Paging { style: #style, default_limit: #default_limit, max_limit: #max_limit }) }
+            quote! { Some(&Paging { style: #style, default_limit: #default_limit, max_limit: #max_limit, ..Paging::DEFAULT }) }
         }
         None => quote! { None },
     };
@@ -206,7 +206,7 @@ fn emit_route(operation: &Operation, member: usize) -> TokenStream {
     let computed = operation.computed.iter().map(|field| {
         let (name, compute) = (&field.name, ident(&field.fn_name));
         let kind = variant(field.field_kind());
-        quote! { ComputedField { name: #name, kind: FieldKind::#kind, compute: #compute } }
+        quote! { ComputedField { name: #name, kind: FieldKind::#kind, compute: #compute, ..ComputedField::DEFAULT } }
     });
     quote! {
         #doc
@@ -224,6 +224,7 @@ fn emit_route(operation: &Operation, member: usize) -> TokenStream {
             lifecycle: #lifecycle,
             query: #query,
             computed: &[#(#computed),*],
+            ..Route::DEFAULT
         };
     }
 }
@@ -297,7 +298,7 @@ fn emit_query(operation: &Operation, query: &QueryPlan) -> TokenStream {
             Some(filter) => {
                 let (param, operator) = (&filter.param, variant(filter.operator));
                 let list = filter.param_type == ParamType::Array;
-                quote! { Some(UpstreamFilter { param: #param, operator: Operator::#operator, list: #list }) }
+                quote! { Some(UpstreamFilter { param: #param, operator: Operator::#operator, list: #list, ..UpstreamFilter::DEFAULT }) }
             }
             None => quote! { None },
         };
@@ -308,12 +309,12 @@ fn emit_query(operation: &Operation, query: &QueryPlan) -> TokenStream {
                     Some((param, asc, desc)) => quote! { Some((#param, #asc, #desc)) },
                     None => quote! { None },
                 };
-                quote! { Some(UpstreamSort { param: #param, value: #value, order: #order }) }
+                quote! { Some(UpstreamSort { param: #param, value: #value, order: #order, ..UpstreamSort::DEFAULT }) }
             }
             None => quote! { None },
         };
         quote! {
-            QueryField { name: #name, path: #path, kind: FieldKind::#kind, filter: #filter, sort: #sort }
+            QueryField { name: #name, path: #path, kind: FieldKind::#kind, filter: #filter, sort: #sort, ..QueryField::DEFAULT }
         }
     });
     let [max_pages, max_items, max_bytes, max_seconds] =
@@ -329,9 +330,10 @@ fn emit_query(operation: &Operation, query: &QueryPlan) -> TokenStream {
         static #name: Query = Query {
             text: #text,
             fields: &[#(#fields),*],
-            scan: ScanLimits { max_pages: #max_pages, max_items: #max_items, max_bytes: #max_bytes, max_seconds: #max_seconds },
+            scan: ScanLimits { max_pages: #max_pages, max_items: #max_items, max_bytes: #max_bytes, max_seconds: #max_seconds, ..ScanLimits::DEFAULT },
             valid: schema_params::#struct_name::NAMES,
             hidden: &[#(#hidden),*],
+            ..Query::DEFAULT
         };
     }
 }
@@ -348,7 +350,7 @@ fn emit_lifecycle(lifecycle: &Lifecycle) -> TokenStream {
     };
     let id_call = |call: &IdCall| {
         let (operation, id_param, params) = (&call.operation, &call.id_param, &call.params);
-        quote! { IdCall { operation: #operation, id_param: #id_param, params: &[#(#params),*] } }
+        quote! { IdCall { operation: #operation, id_param: #id_param, params: &[#(#params),*], ..IdCall::DEFAULT } }
     };
     let poll = match &lifecycle.poll {
         Poll::Location => quote! { Poll::Location },
@@ -368,7 +370,7 @@ fn emit_lifecycle(lifecycle: &Lifecycle) -> TokenStream {
             let [current, total, percentage, message] =
                 [current, total, percentage, message].map(optional);
             quote! {
-                Some(&ProgressPaths { current: #current, total: #total, percentage: #percentage, message: #message })
+                Some(&ProgressPaths { current: #current, total: #total, percentage: #percentage, message: #message, ..ProgressPaths::DEFAULT })
             }
         }
         None => quote! { None },
@@ -396,6 +398,7 @@ fn emit_lifecycle(lifecycle: &Lifecycle) -> TokenStream {
             cancel: #cancel,
             poll_interval: #poll_interval,
             timeout: #timeout,
+            ..Lifecycle::DEFAULT
         }
     }
 }
@@ -522,7 +525,7 @@ fn emit_builder(operation: &Operation) -> TokenStream {
             #cookies
             #body_init
             #(#body)*
-            Ok(UpstreamRequest { method: Method::#method, path, query, headers, cookies, body: #body_expr })
+            Ok(UpstreamRequest { method: Method::#method, path, query, headers, cookies, body: #body_expr, ..UpstreamRequest::DEFAULT })
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::adapter::{AdapterInfo, RateLimit, ScanLimits, ServerInfo};
 
 impl Config {
     /// The clap command of an adapter binary: see [`settings`](super::settings).
-    pub fn command(info: &'static ServerInfo, members: &[&AdapterInfo]) -> Command {
+    pub(crate) fn command(info: &'static ServerInfo, members: &[&AdapterInfo]) -> Command {
         settings::command(info, members)
     }
 
@@ -62,7 +62,7 @@ impl Config {
     /// # Errors
     ///
     /// A sentence for the operator when settings conflict (two quotas for one window).
-    pub fn from_matches(matches: &ArgMatches) -> Result<Self, String> {
+    pub(crate) fn from_matches(matches: &ArgMatches) -> Result<Self, String> {
         let transport = match one::<String>(matches, "transport")?.as_str() {
             "http" => Transport::Http,
             _ => Transport::Stdio,

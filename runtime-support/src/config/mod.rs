@@ -1,6 +1,6 @@
 //! The settings of one server process, as data: what the operator chose on the command line,
-//! in the environment or in a config file ([`Config::command`] and [`Config::from_matches`]
-//! read them), with the specification's defaults. Every layer reads its part; nothing here acts on them.
+//! in the environment or in a config file ([`Config::from_env`] reads them), with the
+//! specification's defaults. Every layer reads its part; nothing here acts on them.
 
 mod cache;
 mod confirm;

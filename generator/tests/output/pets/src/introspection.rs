@@ -63,6 +63,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "list_pets",
@@ -129,6 +130,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "rename_pet",
@@ -189,6 +191,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "remove_pet",
@@ -240,6 +243,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
 ];
 
@@ -254,6 +258,7 @@ pub static TYPES: &[TypeDoc] = &[
   "kind": "object",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListPetsKind",
@@ -268,6 +273,7 @@ pub static TYPES: &[TypeDoc] = &[
     "dog"
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "ListPetsResult",
@@ -278,6 +284,7 @@ pub static TYPES: &[TypeDoc] = &[
   "kind": "object",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "RemovePetResult",
@@ -288,6 +295,7 @@ pub static TYPES: &[TypeDoc] = &[
   "kind": "object",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "RenamePetInput",
@@ -306,6 +314,7 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "RenamePetResult",
@@ -316,5 +325,6 @@ pub static TYPES: &[TypeDoc] = &[
   "kind": "object",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
 ];

@@ -28,12 +28,14 @@ pub static GET_PET_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Full,
             known: &[],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_pet` params and builds its upstream request.
@@ -54,6 +56,7 @@ fn build_get_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamError
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -72,12 +75,14 @@ pub static LIST_PETS_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Standard,
             known: &[],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `list_pets` params and builds its upstream request.
@@ -106,6 +111,7 @@ fn build_list_pets(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErr
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -124,6 +130,7 @@ pub static RENAME_PET_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `rename_pet` params and builds its upstream request.
@@ -146,6 +153,7 @@ fn build_rename_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
         headers,
         cookies,
         body: Body::json(body),
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -164,6 +172,7 @@ pub static REMOVE_PET_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `remove_pet` params and builds its upstream request.
@@ -184,6 +193,7 @@ fn build_remove_pet(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamEr
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 

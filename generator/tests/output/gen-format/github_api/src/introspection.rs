@@ -68,6 +68,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
     OperationDoc {
         name: "delete_repo",
@@ -125,6 +126,7 @@ pub static OPERATIONS: &[OperationDoc] = &[
     }
   ]
 }"#,
+        ..OperationDoc::DEFAULT
     },
 ];
 
@@ -139,6 +141,7 @@ pub static TYPES: &[TypeDoc] = &[
   "kind": "object",
   "fields": []
 }"#,
+        ..TypeDoc::DEFAULT
     },
     TypeDoc {
         name: "Repository",
@@ -170,5 +173,6 @@ pub static TYPES: &[TypeDoc] = &[
     }
   ]
 }"#,
+        ..TypeDoc::DEFAULT
     },
 ];

@@ -27,12 +27,14 @@ pub static GET_REPO_ROUTE: Route = Route {
             presets: &[],
             default: Preset::Full,
             known: &["id", "name", "full_name", "private"],
+            ..FieldSelection::DEFAULT
         },
     ),
     paging: None,
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `get_repo` params and builds its upstream request.
@@ -55,6 +57,7 @@ fn build_get_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamErro
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 
@@ -73,6 +76,7 @@ pub static DELETE_REPO_ROUTE: Route = Route {
     lifecycle: None,
     query: None,
     computed: &[],
+    ..Route::DEFAULT
 };
 
 /// Parses `delete_repo` params and builds its upstream request.
@@ -95,6 +99,7 @@ fn build_delete_repo(raw: &Map<String, Value>) -> Result<UpstreamRequest, ParamE
         headers,
         cookies,
         body: None,
+        ..UpstreamRequest::DEFAULT
     })
 }
 

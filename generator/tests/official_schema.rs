@@ -20,6 +20,18 @@ fn undeclared(text: &str) -> String {
     format!("---\n{yaml}---\n")
 }
 
+/// The text of `file`, which `check` accepts without a warning.
+fn checks_clean(file: &str) -> String {
+    let text = std::fs::read_to_string(file).expect("a readable schema");
+    let checked = aqlgen_build::check_text(file, &text).expect("valid for aqlgen");
+    assert!(
+        checked.warnings.is_empty(),
+        "{file}: {:?}",
+        checked.warnings
+    );
+    text
+}
+
 fn schema_files() -> Vec<PathBuf> {
     let mut files = vec![
         PathBuf::from("../adapters/github-adapter.md"),
@@ -81,13 +93,7 @@ fn the_example_adapters_pass_both_but_for_their_declared_extensions() {
         ),
         ("../adapters/todo-adapter.md", &[][..]),
     ] {
-        let text = std::fs::read_to_string(file).expect("a readable schema");
-        let checked = aqlgen_build::check_text(file, &text).expect("valid for aqlgen");
-        assert!(
-            checked.warnings.is_empty(),
-            "{file}: {:?}",
-            checked.warnings
-        );
+        let text = checks_clean(file);
         let undeclared = aqlgen_build::check_text(file, &undeclared(&text)).expect("valid");
         let warned: BTreeSet<String> = undeclared
             .warnings
@@ -123,13 +129,7 @@ fn an_import_declares_what_it_uses() {
         "tests/output/openapi/petstore-adapter.md",
         "tests/output/openapi/wire-adapter.md",
     ] {
-        let text = std::fs::read_to_string(file).expect("a readable schema");
-        let checked = aqlgen_build::check_text(file, &text).expect("valid for aqlgen");
-        assert!(
-            checked.warnings.is_empty(),
-            "{file}: {:?}",
-            checked.warnings
-        );
+        let text = checks_clean(file);
         assert!(
             text.contains("\nextensions:\n"),
             "{file} declares its extensions"

@@ -678,7 +678,7 @@ pub struct ToolDocs {
 macro_rules! defaults {
     ($($ty:ident { $($field:ident: $value:expr),* $(,)? })*) => {
         $(impl $ty {
-            #[doc = concat!("`", stringify!($ty), "` as a crate that names none of its fields would have it.")]
+            #[doc = concat!("The value each field of a `", stringify!($ty), "` takes unless a crate names it.")]
             pub const DEFAULT: Self = Self { $($field: $value),* };
         })*
     };

@@ -127,15 +127,7 @@ fn line_of(text: &str, offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapter::ServerInfo;
-    use crate::config::Config;
-
-    static INFO: ServerInfo = ServerInfo {
-        name: "demo",
-        version: "1.2.3",
-        description: "Demo",
-        schema_fingerprint: "sha256:00",
-    };
+    use crate::config::{Config, TEST_SERVER as INFO};
 
     fn config(file: &str, args: &[&str]) -> Result<Config, String> {
         let command = apply(Config::command(&INFO, &[]), file)?;
@@ -147,10 +139,10 @@ mod tests {
 
     #[test]
     fn a_file_sets_what_no_flag_gives_and_a_flag_still_wins() {
-        let file = "transport = \"http\"\nmax-sessions = 512\nstateless = true\n\
+        let file = "mode = \"single\"\nmax-sessions = 512\nstateless = true\n\
                     deny = [\"forbidden\", \"dangerous\"]\ncache-max-bytes = \"4MiB\"\n";
         let config = config(file, &["--max-sessions", "64"]).expect("accepted");
-        assert_eq!(config.transport, crate::config::Transport::Http);
+        assert_eq!(config.mode, crate::config::EndpointMode::Single);
         assert_eq!(config.transport_limits.max_sessions, 64);
         assert!(config.stateless);
         assert_eq!(config.safety.deny.len(), 2);

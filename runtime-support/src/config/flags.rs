@@ -296,13 +296,7 @@ fn safety(matches: &ArgMatches) -> Result<SafetyConfig, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    static INFO: ServerInfo = ServerInfo {
-        name: "demo",
-        version: "1.2.3",
-        description: "Demo",
-        schema_fingerprint: "sha256:00",
-    };
+    use crate::config::TEST_SERVER as INFO;
 
     fn parse(args: &[&str]) -> Result<Config, String> {
         let matches = Config::command(&INFO, &[])

@@ -28,6 +28,15 @@ pub use resource::{Introspection, ResourceConfig, ScopeRules, Scoped, Selector};
 pub use safety::{Quota, SafetyConfig, TokenConfig, parse_rate_limit};
 pub use safety_loop::{LoopConfig, LoopMode};
 
+/// The server the configuration tests name.
+#[cfg(test)]
+static TEST_SERVER: crate::adapter::ServerInfo = crate::adapter::ServerInfo {
+    name: "demo",
+    version: "1.2.3",
+    description: "Demo",
+    schema_fingerprint: "sha256:00",
+};
+
 /// Which MCP tools the server registers (seed mcp-integration §2.2, endpoint modes §3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EndpointMode {

@@ -259,29 +259,13 @@ fn tool(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapter::UpstreamRequest;
-    use crate::params::ParamError;
-    use serde_json::{Map, Value};
-
-    fn unbuildable(_: &Map<String, Value>) -> Result<UpstreamRequest, ParamError> {
-        unreachable!("a safety note never builds a request")
-    }
 
     fn route(operation: &'static str, danger_level: DangerLevel) -> &'static Route {
         Box::leak(Box::new(Route {
             operation,
-            member: 0,
-            description: "",
             category: Category::Delete,
             danger_level,
-            requires_confirmation: false,
-            build: unbuildable,
-            features: &[],
-            fields: None,
-            paging: None,
-            lifecycle: None,
-            query: None,
-            computed: &[],
+            ..Route::DEFAULT
         }))
     }
 

@@ -70,6 +70,11 @@ fn every_invalid_fixture_reports_its_code_path_and_line() {
             "operations.read[1].maps_to",
         ),
         (
+            "invalid_placeholder",
+            "SCHEMA_INVALID_PLACEHOLDER",
+            "operations.delete[1].maps_to",
+        ),
+        (
             "invalid_default",
             "SCHEMA_INVALID_DEFAULT",
             "operations.read[1].params.kind.default",

@@ -875,6 +875,14 @@ fn check_operation(
                     } else {
                         "no such param"
                     };
+                    let suggestion = match renamed(operation, &parsed, name) {
+                        Some(param) if declared.is_none() => format!(
+                            "rename the param `{param}` to `{name}`, or write the placeholder as `{{{param}}}`"
+                        ),
+                        _ => format!(
+                            "declare `{name}: {{type: string, required: true}}` under params"
+                        ),
+                    };
                     whole.push(
                         Diagnostic::new(
                             Code::InvalidPlaceholder,
@@ -883,9 +891,7 @@ fn check_operation(
                         )
                         .expected(format!("a param `{name}` with `required: true`"))
                         .found(found)
-                        .suggest(format!(
-                            "declare `{name}: {{type: string, required: true}}` under params"
-                        )),
+                        .suggest(suggestion),
                     );
                 }
             }
@@ -949,6 +955,31 @@ fn check_operation(
             .into_iter()
             .map(|diagnostic| (Within::Operation, diagnostic)),
     );
+}
+
+/// The param the placeholder `{name}` most likely meant: one no placeholder of the path
+/// names whose name is a part of `name` or close to it (`id` for `{note_id}`).
+fn renamed<'a>(operation: &'a Operation, parsed: &MapsTo<'_>, name: &str) -> Option<&'a str> {
+    let placeholders: Vec<&str> = parsed
+        .pieces
+        .iter()
+        .filter_map(|piece| match piece {
+            PathPiece::Placeholder(placeholder) => Some(*placeholder),
+            PathPiece::Literal(_) => None,
+        })
+        .collect();
+    let unused = operation
+        .params
+        .keys()
+        .map(String::as_str)
+        .filter(|param| !placeholders.contains(param));
+    let (parts, others): (Vec<&str>, Vec<&str>) = unused.partition(|param| {
+        name.starts_with(&format!("{param}_")) || name.ends_with(&format!("_{param}"))
+    });
+    parts
+        .first()
+        .copied()
+        .or_else(|| super::nearest(name, others))
 }
 
 /// Where each param goes: `in`, `wire_name`, `style` and `explode` agree with the template

@@ -157,16 +157,56 @@ pub struct OAuth2 {
     pub scope: &'static str,
 }
 
+/// An environment variable an adapter reads, as an operator sets it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variable {
+    /// Its name, e.g. `GITHUB_TOKEN`.
+    pub env: &'static str,
+    /// What it holds, e.g. `token, sent in the Authorization header`.
+    pub holds: String,
+    /// Whether it holds a secret, never to be printed.
+    pub secret: bool,
+    /// Whether a call needs it set; the others override a default or are used when set.
+    pub required: bool,
+}
+
+impl Variable {
+    fn secret(env: &'static str, holds: impl Into<String>) -> Self {
+        Self {
+            env,
+            holds: holds.into(),
+            secret: true,
+            required: true,
+        }
+    }
+
+    fn optional(mut self) -> Self {
+        self.required = false;
+        self
+    }
+
+    fn setting(env: &'static str, holds: String) -> Self {
+        Self {
+            env,
+            holds,
+            secret: false,
+            required: false,
+        }
+    }
+}
+
 impl Auth {
-    /// The environment variables this auth reads, each with what it holds, in the order an
-    /// operator sets them.
-    pub fn variables(&self) -> Vec<(&'static str, String)> {
+    /// The environment variables this auth reads, in the order an operator sets them.
+    pub fn variables(&self) -> Vec<Variable> {
         match *self {
             Self::None => Vec::new(),
             Self::Bearer {
                 token_env, header, ..
-            } => vec![(token_env, format!("token, sent in the {header} header"))],
-            Self::ApiKey { key_env, location } => vec![(
+            } => vec![Variable::secret(
+                token_env,
+                format!("token, sent in the {header} header"),
+            )],
+            Self::ApiKey { key_env, location } => vec![Variable::secret(
                 key_env,
                 match location {
                     ApiKeyLocation::Header(name) => format!("key, sent in the {name} header"),
@@ -179,43 +219,56 @@ impl Auth {
                 username_env,
                 password_env,
             } => vec![
-                (username_env, "user name (basic auth)".to_owned()),
-                (password_env, "password (basic auth)".to_owned()),
+                Variable::secret(username_env, "user name (basic auth)"),
+                Variable::secret(password_env, "password (basic auth)"),
             ],
             Self::OAuth2(oauth) => {
                 let mut variables = vec![
-                    (oauth.client_id_env, "OAuth client id".to_owned()),
-                    (oauth.client_secret_env, "OAuth client secret".to_owned()),
+                    Variable::secret(oauth.client_id_env, "OAuth client id"),
+                    Variable::secret(oauth.client_secret_env, "OAuth client secret"),
                 ];
                 if let Some(refresh) = oauth.refresh_token_env {
-                    variables.push((
-                        refresh,
-                        "OAuth refresh token, when the client has one".to_owned(),
-                    ));
+                    variables.push(
+                        Variable::secret(refresh, "OAuth refresh token, when the client has one")
+                            .optional(),
+                    );
                 }
-                variables.push((
+                variables.push(Variable::setting(
                     oauth.token_url_env,
                     format!("OAuth token endpoint [default: {}]", oauth.token_url),
                 ));
                 variables
             }
             Self::AwsSigV4(aws) => vec![
-                (aws.access_key_id_env, "AWS access key id".to_owned()),
-                (
-                    aws.secret_access_key_env,
-                    "AWS secret access key".to_owned(),
-                ),
-                (
+                Variable::secret(aws.access_key_id_env, "AWS access key id"),
+                Variable::secret(aws.secret_access_key_env, "AWS secret access key"),
+                Variable::secret(
                     aws.session_token_env,
-                    "AWS session token, with temporary credentials".to_owned(),
-                ),
-                (
+                    "AWS session token, with temporary credentials",
+                )
+                .optional(),
+                Variable::setting(
                     aws.region_env,
                     format!("AWS region [default: {}]", aws.region),
                 ),
             ],
             Self::Combined(parts) => parts.iter().flat_map(Self::variables).collect(),
         }
+    }
+}
+
+impl AdapterInfo {
+    /// Every environment variable the adapter reads: its base URL's, then its auth's.
+    pub fn variables(&self) -> Vec<Variable> {
+        let mut variables = vec![Variable::setting(
+            self.base_url_env,
+            format!("{} API base URL [default: {}]", self.name, self.base_url),
+        )];
+        variables.extend(self.auth.variables().into_iter().map(|mut variable| {
+            variable.holds = format!("{} API {}", self.name, variable.holds);
+            variable
+        }));
+        variables
     }
 }
 

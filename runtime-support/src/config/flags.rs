@@ -11,6 +11,7 @@ use std::time::Duration;
 use aqlgen_model::{DangerLevel, TrustLevel};
 use clap::{ArgMatches, Command};
 
+use super::client::{Client, Launch};
 use super::resource::{Introspection, ResourceConfig, ScopeRules, Selector};
 use super::{
     Backend, CacheConfig, CacheTtl, Channel, Config, ConfirmConfig, EndpointMode, Fallback, Glob,
@@ -48,13 +49,18 @@ impl Config {
             std::process::exit(0);
         }
         let matches = command
-            .try_get_matches_from_mut(args)
+            .try_get_matches_from_mut(&args)
             .unwrap_or_else(|error| error.exit());
-        Self::from_matches(&matches).unwrap_or_else(|message| {
+        let config = Self::from_matches(&matches).unwrap_or_else(|message| {
             command
                 .error(clap::error::ErrorKind::ArgumentConflict, message)
                 .exit()
-        })
+        });
+        if let Some(client) = matches.get_one::<Client>(settings::PRINT_CONFIG_FLAG) {
+            print_client_config(*client, info, members, &args, &config);
+            std::process::exit(0);
+        }
+        config
     }
 
     /// Builds a configuration from parsed arguments.
@@ -143,6 +149,57 @@ impl Config {
             Some(missing) => Err(missing.to_owned()),
             None => Ok(config),
         }
+    }
+}
+
+/// Prints `client`'s configuration for this server started with `args` (less
+/// `--print-config`); says on stderr when it would run at a trust level that lets it do little,
+/// so that a snippet never vouches for an adapter unless the operator asked it to.
+fn print_client_config(
+    client: Client,
+    info: &ServerInfo,
+    members: &[&AdapterInfo],
+    args: &[OsString],
+    config: &Config,
+) {
+    let flag = format!("--{}", settings::PRINT_CONFIG_FLAG);
+    let mut kept = Vec::new();
+    let mut rest = args
+        .iter()
+        .skip(1)
+        .map(|arg| arg.to_string_lossy().into_owned());
+    while let Some(arg) = rest.next() {
+        if arg == flag {
+            rest.next();
+        } else if !arg.starts_with(&format!("{flag}=")) {
+            kept.push(arg);
+        }
+    }
+    let command = std::env::current_exe()
+        .ok()
+        .and_then(|path| path.canonicalize().ok())
+        .map_or_else(
+            || {
+                args.first()
+                    .map(|arg| arg.to_string_lossy().into_owned())
+                    .unwrap_or_default()
+            },
+            |path| path.display().to_string(),
+        );
+    let launch = Launch::new(info.name, command, kept, members, |env| {
+        std::env::var(env).ok().filter(|value| !value.is_empty())
+    });
+    print!("{}", launch.snippet(client));
+    let vouched = config.safety.trust_level.is_some();
+    let untested = members.iter().any(|member| {
+        member
+            .trust
+            .is_none_or(|level| level < TrustLevel::Validated)
+    });
+    if untested && !vouched {
+        eprintln!(
+            "note: this configuration runs the server at its schema's trust level, which lets it run only some operations; to vouch for it, give --trust-level LEVEL before --print-config"
+        );
     }
 }
 

@@ -3,6 +3,7 @@
 //! specification's defaults. Every layer reads its part; nothing here acts on them.
 
 mod cache;
+mod client;
 mod confirm;
 mod file;
 mod flags;

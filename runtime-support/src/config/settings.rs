@@ -9,6 +9,7 @@ use clap::builder::ValueParser;
 use clap::{Arg, ArgAction, Command, value_parser};
 
 use super::cache::parse_bytes;
+use super::client::Client;
 use super::resource::ScopeRules;
 use super::values::{
     parse_danger, parse_header_name, parse_mode, parse_number, parse_oauth_url, parse_origin,
@@ -22,6 +23,8 @@ use crate::adapter::{AdapterInfo, ServerInfo};
 
 /// The flag naming a config file, and its environment variable.
 pub(super) const CONFIG_FLAG: &str = "config";
+/// The flag that prints a client's configuration instead of serving.
+pub(super) const PRINT_CONFIG_FLAG: &str = "print-config";
 pub(super) const CONFIG_ENV: &str = "MCP_AQL_CONFIG";
 
 /// The flag that lists every setting: `-h` lists those a first run needs.
@@ -779,6 +782,13 @@ pub(super) fn command(info: &'static ServerInfo, members: &[&AdapterInfo]) -> Co
                 .help("Print every setting, by group"),
         )
         .arg(
+            Arg::new(PRINT_CONFIG_FLAG)
+                .long(PRINT_CONFIG_FLAG)
+                .value_name("CLIENT")
+                .value_parser(Client::parse_flag)
+                .help("Print what installs this server, with the other arguments given, in an MCP client (claude-desktop, claude-code, cursor, vscode, codex, windsurf), and exit"),
+        )
+        .arg(
             Arg::new(CONFIG_FLAG)
                 .long(CONFIG_FLAG)
                 .env(CONFIG_ENV)
@@ -805,23 +815,14 @@ pub(super) fn full_help(command: &Command) -> String {
 
 /// The "this adapter" section: the variables the adapter itself reads, member by member.
 fn variables(members: &[&AdapterInfo]) -> String {
-    let mut rows: Vec<(String, String)> = Vec::new();
-    for member in members {
-        rows.push((
-            member.base_url_env.to_owned(),
-            format!(
-                "{} API base URL [default: {}]",
-                member.name, member.base_url
-            ),
-        ));
-        for (env, holds) in member.auth.variables() {
-            rows.push((env.to_owned(), format!("{} API {holds}", member.name)));
-        }
-    }
-    let width = rows.iter().map(|(env, _)| env.len()).max().unwrap_or(0);
+    let rows: Vec<_> = members
+        .iter()
+        .flat_map(|member| member.variables())
+        .collect();
+    let width = rows.iter().map(|row| row.env.len()).max().unwrap_or(0);
     let mut text = String::from("This adapter:");
-    for (env, holds) in rows {
-        text.push_str(&format!("\n  {env:width$}  {holds}"));
+    for row in rows {
+        text.push_str(&format!("\n  {:width$}  {}", row.env, row.holds));
     }
     text
 }

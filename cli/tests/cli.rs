@@ -95,7 +95,7 @@ fn dry_run_lists_files_and_writes_nothing() {
         .code(0);
     let report = json_of(&assert.get_output().stdout);
     assert_eq!(report["success"], true);
-    assert_eq!(report["files_generated"].as_array().map(Vec::len), Some(8));
+    assert_eq!(report["files_generated"].as_array().map(Vec::len), Some(9));
     assert!(
         report["provenance"]["schema_fingerprint"]
             .as_str()

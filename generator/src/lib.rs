@@ -36,6 +36,7 @@ mod fingerprint;
 mod gen_format;
 mod ident;
 mod ir;
+mod mcpb;
 mod openapi;
 mod output;
 mod render;
@@ -291,6 +292,10 @@ pub fn generate_crate(
     Ok(vec![
         file("Cargo.toml", renderer.cargo_toml(adapter, location)?),
         file("MCPAQL-PROVENANCE.json", renderer.provenance(adapter)?),
+        file(
+            "mcpb/manifest.json",
+            mcpb::manifest(adapter, &adapter.package),
+        ),
         file("README.md", renderer.readme(adapter)?),
         file(
             "src/introspection.rs",

@@ -262,30 +262,38 @@ pub struct AwsSigV4 {
 impl Auth {
     /// The environment variables the server reads for credentials.
     pub fn env_vars(&self) -> Vec<&str> {
+        self.credentials().into_iter().map(|(env, _)| env).collect()
+    }
+
+    /// The variables holding its credentials, each with whether a call needs it (an OAuth
+    /// refresh token and an AWS session token are used when set).
+    pub fn credentials(&self) -> Vec<(&str, bool)> {
         match self {
             Self::None => Vec::new(),
-            Self::Bearer { token_env, .. } => vec![token_env],
-            Self::ApiKeyHeader { key_env, .. } | Self::ApiKeyQuery { key_env, .. } => vec![key_env],
+            Self::Bearer { token_env, .. } => vec![(token_env, true)],
+            Self::ApiKeyHeader { key_env, .. } | Self::ApiKeyQuery { key_env, .. } => {
+                vec![(key_env, true)]
+            }
             Self::Basic {
                 username_env,
                 password_env,
-            } => vec![username_env, password_env],
+            } => vec![(username_env, true), (password_env, true)],
             Self::OAuth2 {
                 client_id_env,
                 client_secret_env,
                 refresh_token_env,
                 ..
-            } => [client_id_env, client_secret_env]
+            } => [(client_id_env, true), (client_secret_env, true)]
                 .into_iter()
-                .chain(refresh_token_env)
-                .map(String::as_str)
+                .chain(refresh_token_env.iter().map(|env| (env, false)))
+                .map(|(env, required)| (env.as_str(), required))
                 .collect(),
             Self::AwsSigV4(aws) => vec![
-                &aws.access_key_id_env,
-                &aws.secret_access_key_env,
-                &aws.session_token_env,
+                (&aws.access_key_id_env, true),
+                (&aws.secret_access_key_env, true),
+                (&aws.session_token_env, false),
             ],
-            Self::Combined(parts) => parts.iter().flat_map(Self::env_vars).collect(),
+            Self::Combined(parts) => parts.iter().flat_map(Self::credentials).collect(),
         }
     }
 

@@ -1,9 +1,17 @@
-//! `--print-config CLIENT` of real generated servers: each client's configuration parses in
-//! that client's format (JSON, TOML, or `claude mcp add-json`'s JSON), names the running binary
-//! by a path that exists, passes on the arguments given, asks for each credential without ever
-//! printing one, and says so when it does not vouch for the adapter.
+//! How users install a generated server, tried with real servers and real tools.
+//!
+//! `--print-config CLIENT`: each client's configuration parses in that client's format (JSON,
+//! TOML, or `claude mcp add-json`'s JSON), names the running binary by a path that exists,
+//! passes on the arguments given, asks for each credential without ever printing one, and
+//! says so when it does not vouch for the adapter.
+//!
+//! MCP Bundles: the manifest a generated crate holds passes `mcpb validate`, `mcpb pack`
+//! makes a bundle of it and the server binary, and the binary unpacked from the bundle serves
+//! `tools/list`.
 
-use std::process::{Command, Output};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -161,5 +169,92 @@ fn an_unknown_client_is_refused_with_the_known_ones() {
     assert!(
         stderr.contains("claude-desktop, claude-code, cursor, vscode, codex, windsurf"),
         "{stderr}"
+    );
+}
+
+/// The MCP Bundles CLI `scripts/setup` installs.
+fn mcpb() -> PathBuf {
+    let ts = std::env::var_os("AQLGEN_TS_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/ts-mcp"),
+        PathBuf::from,
+    );
+    ts.join("node_modules/.bin/mcpb")
+}
+
+fn run(command: &mut Command) -> String {
+    let output = command.output().expect("run");
+    assert!(output.status.success(), "{command:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+#[test]
+fn the_generated_bundle_manifest_validates_packs_and_serves() {
+    let manifest =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/todo/mcpb/manifest.json");
+    let work = tempfile::tempdir().expect("a directory");
+    let bundle = work.path().join("bundle");
+    std::fs::create_dir_all(bundle.join("server")).expect("server/");
+    std::fs::copy(&manifest, bundle.join("manifest.json")).expect("the manifest");
+    std::fs::copy(TODO, bundle.join("server/todo-adapter")).expect("the binary");
+    let said = run(Command::new(mcpb())
+        .arg("validate")
+        .arg(bundle.join("manifest.json")));
+    assert!(said.contains("passes"), "{said}");
+    let packed = work.path().join("todo.mcpb");
+    run(Command::new(mcpb()).arg("pack").arg(&bundle).arg(&packed));
+    let unpacked = work.path().join("unpacked");
+    run(Command::new("python3")
+        .args(["-m", "zipfile", "-e"])
+        .arg(&packed)
+        .arg(&unpacked));
+    let binary = unpacked.join("server/todo-adapter");
+    let mut permissions = std::fs::metadata(&binary)
+        .expect("the unpacked binary")
+        .permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&binary, permissions).expect("executable");
+
+    // As the client starts it: the manifest's command, with the user_config as variables.
+    let mut server = Command::new(&binary)
+        .env("TODO_API_KEY", KEY)
+        .env("TODO_BASE_URL", "http://127.0.0.1:9")
+        .env("RUST_LOG", "error")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("start the unpacked server");
+    let mut stdin = server.stdin.take().expect("stdin");
+    for message in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"installs","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    ] {
+        writeln!(stdin, "{message}").expect("write");
+    }
+    let answers = BufReader::new(server.stdout.take().expect("stdout"));
+    let listed = answers
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(&line.expect("a line")).expect("JSON-RPC"))
+        .find(|answer| answer["id"] == 2)
+        .expect("an answer to tools/list");
+    drop(stdin);
+    let _ = server.wait();
+    let tools: Vec<&str> = listed["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).expect("read")).expect("JSON");
+    let declared: Vec<&str> = manifest["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert_eq!(
+        tools, declared,
+        "the manifest lists the tools the server serves"
     );
 }

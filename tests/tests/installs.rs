@@ -181,6 +181,16 @@ fn mcpb() -> PathBuf {
     ts.join("node_modules/.bin/mcpb")
 }
 
+/// The `name` of each tool in `tools`.
+fn names(tools: &Value) -> Vec<&str> {
+    tools
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect()
+}
+
 fn run(command: &mut Command) -> String {
     let output = command.output().expect("run");
     assert!(output.status.success(), "{command:?}: {output:?}");
@@ -239,22 +249,11 @@ fn the_generated_bundle_manifest_validates_packs_and_serves() {
         .expect("an answer to tools/list");
     drop(stdin);
     let _ = server.wait();
-    let tools: Vec<&str> = listed["result"]["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(&manifest).expect("read")).expect("JSON");
-    let declared: Vec<&str> = manifest["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
     assert_eq!(
-        tools, declared,
+        names(&listed["result"]["tools"]),
+        names(&manifest["tools"]),
         "the manifest lists the tools the server serves"
     );
 }

@@ -257,3 +257,22 @@ fn the_generated_bundle_manifest_validates_packs_and_serves() {
         "the manifest lists the tools the server serves"
     );
 }
+
+#[test]
+fn a_server_over_http_is_given_by_url_not_by_a_command() {
+    let output = Command::new(TODO)
+        .args([
+            "--transport",
+            "http",
+            "--port",
+            "9300",
+            "--print-config",
+            "cursor",
+        ])
+        .output()
+        .expect("run the server");
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("http://127.0.0.1:9300/mcp"), "{stderr}");
+}

@@ -78,6 +78,10 @@ fn texts(accepts: &Value, value: &DeValue<'_>) -> Result<Vec<String>, String> {
         _ => Err("expected a string or a whole number".to_owned()),
     };
     match (accepts, value) {
+        (_, DeValue::Table(_)) => Err(
+            "a section, where a value was expected: the file's keys are the flags themselves, at its top level"
+                .to_owned(),
+        ),
         (Value::Switch, DeValue::Boolean(on)) => Ok(vec![on.to_string()]),
         (Value::Switch, _) => Err("expected true or false".to_owned()),
         (Value::List(..), DeValue::Array(items)) => {
@@ -163,6 +167,11 @@ mod tests {
         );
         let kind = config("stateless = \"yes\"\n", &[]).expect_err("refused");
         assert_eq!(kind, ":1: `stateless`: expected true or false");
+        let section = config("[transport]\nport = 5\n", &[]).expect_err("refused");
+        assert!(
+            section.starts_with(":1: `transport`: a section"),
+            "{section}"
+        );
         let nested = config("config = \"other.toml\"\n", &[]).expect_err("refused");
         assert!(nested.contains("cannot name another"), "{nested}");
         let broken = config("max-sessions = \n", &[]).expect_err("refused");

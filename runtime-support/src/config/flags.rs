@@ -57,6 +57,17 @@ impl Config {
                 .exit()
         });
         if let Some(client) = matches.get_one::<Client>(settings::PRINT_CONFIG_FLAG) {
+            if config.transport == Transport::Http {
+                command
+                    .error(
+                        clap::error::ErrorKind::ArgumentConflict,
+                        format!(
+                            "--print-config writes how a client starts this server over stdio; a client reaches a server over HTTP by its URL, http://{}:{}/mcp here",
+                            config.bind, config.port
+                        ),
+                    )
+                    .exit()
+            }
             print_client_config(*client, info, members, &args, &config);
             std::process::exit(0);
         }

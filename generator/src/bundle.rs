@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::ident::{field_name, ident, type_name};
 use crate::ir::Adapter;
 use crate::output::{self, GeneratedFile};
-use crate::{Checked, CrateLocation, emit, render};
+use crate::{Checked, CrateLocation, emit, mcpb, render};
 
 /// Validated members under one name, ready to generate.
 #[derive(Debug)]
@@ -112,6 +112,12 @@ impl Bundle {
     }
 
     /// Every member's operations as one adapter, for the tool descriptions.
+    /// What the bundle is, for its manifest and server info.
+    fn description(&self) -> String {
+        let names: Vec<&str> = self.members.iter().map(|m| m.name.as_str()).collect();
+        format!("The {} APIs in one MCP-AQL server.", names.join(", "))
+    }
+
     fn combined(&self) -> Adapter {
         let mut combined = self.members[0].clone();
         combined.name.clone_from(&self.name);
@@ -134,7 +140,7 @@ impl Bundle {
             self.sources(),
             self.type_name()
         );
-        let description = format!("The {} APIs in one MCP-AQL server.", names.join(", "));
+        let description = self.description();
         let infos = self.members.iter().map(emit::emit_info);
         let routes = self.members.iter().flat_map(|member| {
             let module = ident(&module(member));
@@ -240,6 +246,16 @@ pub fn generate_bundle(
         file(
             "README.md".to_owned(),
             renderer.bundle_readme(&bundle.name, &package, &bundle.fingerprint, &bundle.members)?,
+        ),
+        file(
+            "mcpb/manifest.json".to_owned(),
+            mcpb::manifest(&mcpb::Server {
+                package: &package,
+                name: &bundle.name,
+                version: BUNDLE_VERSION,
+                description: &bundle.description(),
+                members: &bundle.members,
+            }),
         ),
         file(
             "src/introspection.rs".to_owned(),

@@ -294,7 +294,7 @@ pub fn generate_crate(
         file("MCPAQL-PROVENANCE.json", renderer.provenance(adapter)?),
         file(
             "mcpb/manifest.json",
-            mcpb::manifest(adapter, &adapter.package),
+            mcpb::manifest(&mcpb::Server::of(adapter)),
         ),
         file("README.md", renderer.readme(adapter)?),
         file(

@@ -1,4 +1,5 @@
-//! `mcpb/manifest.json` of a generated crate: the MCP Bundle manifest (version 0.3) that
+//! `mcpb/manifest.json` of a generated crate (an adapter's or a bundle's): the MCP Bundle
+//! manifest (version 0.3) that
 //! installs the server in one click in a client that takes `.mcpb` files. The binary goes at
 //! `mcpb/server/<binary>`; `mcpb pack mcpb` then writes the bundle. The client asks the person
 //! installing it for each credential (stored as a secret and passed as the variable the server
@@ -12,8 +13,35 @@ use crate::ir::Adapter;
 /// Operation names a tool's description lists before it counts the rest.
 const LISTED: usize = 8;
 
-/// The manifest of `adapter`'s server, whose binary is `binary`.
-pub fn manifest(adapter: &Adapter, binary: &str) -> String {
+/// A server a manifest describes: one adapter, or a bundle's members.
+pub struct Server<'a> {
+    /// The Cargo package, which names the binary too.
+    pub package: &'a str,
+    /// The adapter's name, or the bundle's.
+    pub name: &'a str,
+    /// The server's version.
+    pub version: &'a str,
+    /// What it is for.
+    pub description: &'a str,
+    /// The adapters it serves.
+    pub members: &'a [Adapter],
+}
+
+impl<'a> Server<'a> {
+    /// The server of one adapter.
+    pub fn of(adapter: &'a Adapter) -> Self {
+        Self {
+            package: &adapter.package,
+            name: &adapter.name,
+            version: &adapter.version,
+            description: &adapter.description,
+            members: std::slice::from_ref(adapter),
+        }
+    }
+}
+
+/// The manifest of `server`.
+pub fn manifest(server: &Server<'_>) -> String {
     let mut user_config = Map::new();
     let mut env = Map::new();
     let mut setting = |key: String, env_name: &str, config: Value| {
@@ -23,34 +51,55 @@ pub fn manifest(adapter: &Adapter, binary: &str) -> String {
         );
         user_config.insert(key, config);
     };
-    for (variable, required) in adapter.auth.credentials() {
+    let bundled = server.members.len() > 1;
+    for adapter in server.members {
+        for (variable, required) in adapter.auth.credentials() {
+            setting(
+                variable.to_ascii_lowercase(),
+                variable,
+                json!({
+                    "type": "string",
+                    "title": variable,
+                    "description": format!("The {} API credential the server sends, read from {variable}", adapter.name),
+                    "sensitive": true,
+                    "required": required,
+                }),
+            );
+        }
+        let key = if bundled {
+            format!("{}_base_url", adapter.name.replace('-', "_"))
+        } else {
+            "base_url".to_owned()
+        };
         setting(
-            variable.to_ascii_lowercase(),
-            variable,
+            key,
+            &adapter.base_url_env,
             json!({
                 "type": "string",
-                "title": variable,
-                "description": format!("The {} API credential the server sends, read from {variable}", adapter.name),
-                "sensitive": true,
-                "required": required,
+                "title": format!("{} API base URL", adapter.name),
+                "description": format!("Where the {} API is reached", adapter.name),
+                "default": adapter.base_url,
+                "required": false,
             }),
         );
     }
-    setting(
-        "base_url".to_owned(),
-        &adapter.base_url_env,
-        json!({
-            "type": "string",
-            "title": "Base URL",
-            "description": format!("Where the {} API is reached", adapter.name),
-            "default": adapter.base_url,
-            "required": false,
-        }),
-    );
-    if adapter
-        .trust
-        .is_none_or(|level| level < TrustLevel::Validated)
-    {
+    let untested: Vec<String> = server
+        .members
+        .iter()
+        .filter(|adapter| {
+            adapter
+                .trust
+                .is_none_or(|level| level < TrustLevel::Validated)
+        })
+        .map(|adapter| {
+            format!(
+                "{} declares {}",
+                adapter.name,
+                adapter.trust.map_or("no trust level", TrustLevel::as_str)
+            )
+        })
+        .collect();
+    if !untested.is_empty() {
         setting(
             "trust_level".to_owned(),
             "MCP_AQL_TRUST_LEVEL",
@@ -58,20 +107,20 @@ pub fn manifest(adapter: &Adapter, binary: &str) -> String {
                 "type": "string",
                 "title": "Trust level you vouch for",
                 "description": format!(
-                    "The schema declares {}, which lets the server run only some operations. Give `validated` once the adapter has passed your tests against the API; leave it empty otherwise.",
-                    adapter.trust.map_or("no trust level", TrustLevel::as_str)
+                    "The schema ({}) lets the server run only some operations. Give `validated` once the adapter has passed your tests against the API; leave it empty otherwise.",
+                    untested.join("; ")
                 ),
                 "required": false,
             }),
         );
     }
-    let entry = format!("server/{binary}");
+    let entry = format!("server/{}", server.package);
     let manifest = json!({
         "manifest_version": "0.3",
-        "name": adapter.package,
-        "display_name": format!("{} (MCP-AQL)", adapter.name),
-        "version": adapter.version,
-        "description": adapter.description,
+        "name": server.package,
+        "display_name": format!("{} (MCP-AQL)", server.name),
+        "version": server.version,
+        "description": server.description,
         "author": { "name": "aqlgen" },
         "server": {
             "type": "binary",
@@ -86,20 +135,25 @@ pub fn manifest(adapter: &Adapter, binary: &str) -> String {
             },
         },
         "user_config": user_config,
-        "tools": tools(adapter),
+        "tools": tools(server),
         "compatibility": { "platforms": ["darwin", "linux", "win32"] },
     });
     serde_json::to_string_pretty(&manifest).unwrap_or_default() + "\n"
 }
 
 /// The five CRUDE tools, each with the operations it serves.
-fn tools(adapter: &Adapter) -> Vec<Value> {
+fn tools(server: &Server<'_>) -> Vec<Value> {
+    let of = match server.members {
+        [_] => format!("the {} API", server.name),
+        _ => format!("the {} bundle", server.name),
+    };
     Category::ALL
         .iter()
         .map(|category| {
-            let names: Vec<&str> = adapter
-                .operations
+            let names: Vec<&str> = server
+                .members
                 .iter()
+                .flat_map(|adapter| &adapter.operations)
                 .filter(|operation| operation.category == *category)
                 .map(|operation| operation.name.as_str())
                 .collect();
@@ -113,9 +167,8 @@ fn tools(adapter: &Adapter) -> Vec<Value> {
             json!({
                 "name": format!("mcp_aql_{}", category.as_str()),
                 "description": format!(
-                    "{} operations of the {} API: {listed}",
-                    category.as_str().to_ascii_uppercase(),
-                    adapter.name
+                    "{} operations of {of}: {listed}",
+                    category.as_str().to_ascii_uppercase()
                 ),
             })
         })

@@ -276,3 +276,44 @@ fn a_server_over_http_is_given_by_url_not_by_a_command() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("http://127.0.0.1:9300/mcp"), "{stderr}");
 }
+
+/// A bundle's manifest, generated here from the todo adapter and `tasks-adapter.md`, passes
+/// `mcpb validate`, asks for every member's credentials and base URL, and lists every
+/// member's operations.
+#[test]
+fn a_bundle_crate_manifest_validates_and_covers_every_member() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let members = ["../adapters/todo-adapter.md", "tasks-adapter.md"]
+        .map(|schema| aqlgen_build::check(&root.join(schema)).expect("a valid schema"));
+    let bundle = aqlgen_build::Bundle::new("work", &members).expect("a bundle");
+    let files = aqlgen_build::generate_bundle(&bundle, &aqlgen_build::CrateLocation::default())
+        .expect("generated");
+    let manifest = files
+        .iter()
+        .find(|file| file.path == "mcpb/manifest.json")
+        .expect("a manifest");
+    let work = tempfile::tempdir().expect("a directory");
+    let path = work.path().join("manifest.json");
+    std::fs::write(&path, &manifest.contents).expect("write");
+    let said = run(Command::new(mcpb()).arg("validate").arg(&path));
+    assert!(said.contains("passes"), "{said}");
+    let manifest: Value = serde_json::from_str(&manifest.contents).expect("JSON");
+    let env = manifest["server"]["mcp_config"]["env"]
+        .as_object()
+        .expect("env");
+    for variable in [
+        "TODO_API_KEY",
+        "TODO_BASE_URL",
+        "TASKS_TOKEN",
+        "TASKS_BASE_URL",
+    ] {
+        assert!(env.contains_key(variable), "{variable}: {manifest}");
+    }
+    // tasks declares `low`: the person installing it may vouch.
+    assert!(env.contains_key("MCP_AQL_TRUST_LEVEL"), "{manifest}");
+    let read = manifest["tools"][1]["description"].as_str().expect("read");
+    assert!(
+        read.contains("todo__get_todo") && read.contains("tasks__"),
+        "{read}"
+    );
+}

@@ -13,17 +13,7 @@ use super::settings::{self, CONFIG_ENV, CONFIG_FLAG, Value};
 
 /// The config file named by `--config` among `args`, else by `MCP_AQL_CONFIG`.
 pub(super) fn path(args: &[OsString]) -> Option<PathBuf> {
-    let flag = format!("--{CONFIG_FLAG}");
-    let given = args.iter().enumerate().find_map(|(index, arg)| {
-        let arg = arg.to_str()?;
-        if arg == flag {
-            args.get(index + 1).map(PathBuf::from)
-        } else {
-            arg.strip_prefix(&flag)?
-                .strip_prefix('=')
-                .map(PathBuf::from)
-        }
-    });
+    let given = settings::given(args, CONFIG_FLAG).map(|(_, value)| PathBuf::from(value));
     given.or_else(|| {
         std::env::var_os(CONFIG_ENV)
             .filter(|value| !value.is_empty())

@@ -80,10 +80,7 @@ impl Config {
     ///
     /// A sentence for the operator when settings conflict (two quotas for one window).
     pub(crate) fn from_matches(matches: &ArgMatches) -> Result<Self, String> {
-        let transport = match one::<String>(matches, "transport")?.as_str() {
-            "http" => Transport::Http,
-            _ => Transport::Stdio,
-        };
+        let transport = one::<Transport>(matches, "transport")?;
         let credential_header = maybe::<String>(matches, "credential-header");
         if credential_header.is_some() && transport != Transport::Http {
             return Err(
@@ -128,7 +125,7 @@ impl Config {
             otlp_endpoint: maybe::<String>(matches, "otlp-endpoint")
                 .filter(|endpoint| !endpoint.trim().is_empty()),
             cache: CacheConfig {
-                enabled: one::<String>(matches, "cache")? == "on",
+                enabled: one::<bool>(matches, "cache")?,
                 max_bytes: one(matches, "cache-max-bytes")?,
                 ttl: CacheTtl::from_items(many(matches, "cache-ttl")),
             },
@@ -173,19 +170,14 @@ fn print_client_config(
     args: &[OsString],
     config: &Config,
 ) {
-    let flag = format!("--{}", settings::PRINT_CONFIG_FLAG);
-    let mut kept = Vec::new();
-    let mut rest = args
+    let taken = settings::given(args, settings::PRINT_CONFIG_FLAG).map(|(taken, _)| taken);
+    let kept: Vec<String> = args
         .iter()
+        .enumerate()
         .skip(1)
-        .map(|arg| arg.to_string_lossy().into_owned());
-    while let Some(arg) = rest.next() {
-        if arg == flag {
-            rest.next();
-        } else if !arg.starts_with(&format!("{flag}=")) {
-            kept.push(arg);
-        }
-    }
+        .filter(|(index, _)| !taken.as_ref().is_some_and(|taken| taken.contains(index)))
+        .map(|(_, arg)| arg.to_string_lossy().into_owned())
+        .collect();
     let command = std::env::current_exe()
         .ok()
         .and_then(|path| path.canonicalize().ok())

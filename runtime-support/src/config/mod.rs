@@ -79,6 +79,17 @@ pub enum Transport {
     Http,
 }
 
+impl Transport {
+    /// Parses `--transport`: `stdio` or `http`.
+    fn parse(text: &str) -> Result<Self, String> {
+        match text {
+            "stdio" => Ok(Self::Stdio),
+            "http" => Ok(Self::Http),
+            other => Err(format!("'{other}' is not a transport; use stdio or http")),
+        }
+    }
+}
+
 /// Payload limits with the specification's defaults and allowed ranges (SPEC §4.7.5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {

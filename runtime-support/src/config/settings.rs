@@ -3,6 +3,8 @@
 //! [`command`] builds the clap command from this table; `--help` shows each default and range
 //! from here, and the readers in `flags.rs` take what clap resolved.
 
+use std::ffi::OsString;
+use std::ops::Range;
 use std::path::PathBuf;
 
 use clap::builder::ValueParser;
@@ -12,11 +14,11 @@ use super::cache::parse_bytes;
 use super::client::Client;
 use super::resource::ScopeRules;
 use super::values::{
-    parse_danger, parse_header_name, parse_mode, parse_number, parse_oauth_url, parse_origin,
-    parse_prefix, parse_trust,
+    parse_danger, parse_header_name, parse_mode, parse_number, parse_oauth_url, parse_on_off,
+    parse_origin, parse_prefix, parse_trust,
 };
 use super::{
-    Backend, CacheTtl, Channel, Fallback, Glob, LogFormat, LoopMode, Quota, ToolSchema,
+    Backend, CacheTtl, Channel, Fallback, Glob, LogFormat, LoopMode, Quota, ToolSchema, Transport,
     parse_rate_limit,
 };
 use crate::adapter::{AdapterInfo, ServerInfo};
@@ -86,9 +88,7 @@ pub(super) const GROUPS: &[Group] = &[
                 flag: "transport",
                 env: "MCP_AQL_TRANSPORT",
                 default: Some("stdio"),
-                value: Value::One("stdio|http", || {
-                    ValueParser::new(clap::builder::PossibleValuesParser::new(["stdio", "http"]))
-                }),
+                value: Value::One("stdio|http", || ValueParser::new(Transport::parse)),
                 help: "MCP transport: stdio, or streamable HTTP on /mcp",
                 essential: true,
             },
@@ -615,9 +615,7 @@ pub(super) const GROUPS: &[Group] = &[
                 flag: "cache",
                 env: "MCP_AQL_CACHE",
                 default: Some("on"),
-                value: Value::One("on|off", || {
-                    ValueParser::new(clap::builder::PossibleValuesParser::new(["on", "off"]))
-                }),
+                value: Value::One("on|off", || ValueParser::new(parse_on_off)),
                 help: "Keep READ answers the upstream lets be kept (Cache-Control, Expires, ETag), per upstream credential, revalidated with If-None-Match / If-Modified-Since and dropped when a mutation touches their path",
                 essential: false,
             },
@@ -686,6 +684,22 @@ pub(super) const GROUPS: &[Group] = &[
         ],
     },
 ];
+
+/// Where `--flag VALUE` or `--flag=VALUE` stands among `args` (the program first), read before
+/// clap parses them: the arguments it takes up, and its value.
+pub(super) fn given(args: &[OsString], flag: &str) -> Option<(Range<usize>, OsString)> {
+    let flag = format!("--{flag}");
+    args.iter().enumerate().skip(1).find_map(|(index, arg)| {
+        let arg = arg.to_str()?;
+        if arg == flag {
+            args.get(index + 1)
+                .map(|value| (index..index + 2, value.clone()))
+        } else {
+            let value = arg.strip_prefix(&flag)?.strip_prefix('=')?;
+            Some((index..index + 1, OsString::from(value)))
+        }
+    })
+}
 
 /// Every setting, group by group.
 pub(super) fn all() -> impl Iterator<Item = &'static Setting> {

@@ -113,6 +113,15 @@ pub fn parse_origin(value: &str) -> Result<String, String> {
     })
 }
 
+/// Checks a setting that is `on` or `off`.
+pub fn parse_on_off(text: &str) -> Result<bool, String> {
+    match text {
+        "on" => Ok(true),
+        "off" => Ok(false),
+        other => Err(format!("'{other}' is neither on nor off")),
+    }
+}
+
 pub fn parse_number(text: &str, min: u64, max: u64, seconds: bool) -> Result<u64, String> {
     let unit = if seconds { " seconds" } else { "" };
     let value: u64 = text.parse().map_err(|_| {

@@ -202,26 +202,30 @@ pub fn emit_server(
     vec![declaration, implementation]
 }
 
-/// The crate-level attribute of a generated `lib.rs`: every literal of a runtime struct
-/// ends in `..Type::DEFAULT`, which today names no field the literal leaves out but keeps the
-/// crate building when a later runtime of the same `0.Y` adds one.
-pub fn contract_lints() -> TokenStream {
+/// The lint a generated crate allows: every literal of a runtime struct ends in
+/// `..Type::DEFAULT`, which today names no field the literal leaves out but keeps the crate
+/// building when a later runtime of the same `0.Y` adds one.
+fn contract_allow() -> TokenStream {
     quote! {
-        #![allow(
+        allow(
             clippy::needless_update,
-            reason = "`..Type::DEFAULT` keeps this crate building when the runtime adds a field"
-        )]
+            reason = "`..Type::DEFAULT` keeps this code building when the runtime adds a field"
+        )
     }
 }
 
-/// [`contract_lints`] as the attribute of one item, for a file a build script includes
+/// [`contract_allow`] as the crate-level attribute of a generated `lib.rs`.
+pub fn contract_lints() -> TokenStream {
+    let allow = contract_allow();
+    quote! { #![#allow] }
+}
+
+/// [`contract_allow`] as the attribute of one item, for a file a build script includes
 /// (where a crate-level attribute cannot go): `item` with it.
 pub fn with_contract_lints(item: TokenStream) -> TokenStream {
+    let allow = contract_allow();
     quote! {
-        #[allow(
-            clippy::needless_update,
-            reason = "`..Type::DEFAULT` keeps this code building when the runtime adds a field"
-        )]
+        #[#allow]
         #item
     }
 }

@@ -7,7 +7,7 @@
 
 #![allow(
     clippy::needless_update,
-    reason = "`..Type::DEFAULT` keeps this crate building when the runtime adds a field"
+    reason = "`..Type::DEFAULT` keeps this code building when the runtime adds a field"
 )]
 
 pub mod introspection;
